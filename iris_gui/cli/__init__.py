@@ -1,0 +1,32 @@
+"""The command line: ``iris-gui <command>``; every bad input is one line and exit status 2."""
+
+from __future__ import annotations
+
+from iris_gui.cli.parser import build_parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    from iris_gui.engine.errors import EngineError
+
+    try:
+        if args.command == "devices":
+            from iris_gui.cli.train_cmd import devices_command
+            return devices_command(args)
+        if args.command == "train":
+            from iris_gui.cli.train_cmd import train_command
+            return train_command(args)
+        if args.command == "compare":
+            from iris_gui.cli.train_cmd import compare_command
+            return compare_command(args)
+        from iris_gui.cli.runs_cmd import runs_command
+        return runs_command(args)
+    except EngineError as error:
+        # Store problems (an unknown id, an unwritable path) name what was wrong in one line.
+        args.command_parser.error(str(error))
+    except BrokenPipeError:
+        return 0

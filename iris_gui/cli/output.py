@@ -1,0 +1,67 @@
+"""Text output: aligned tables, numbers with their units, a progress bar for terminals."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+from iris_gui.engine.result import Chunk
+
+
+def number(value: float | None, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    return f"{value:.{digits}g}" if abs(value) < 1e5 else f"{value:,.0f}"
+
+
+def seconds(value: float | None) -> str:
+    return "-" if value is None or not math.isfinite(value) else f"{value:.3f}"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int] | None = None) -> str:
+    """Columns padded to their widest cell; ``right`` holds the indices to right-align."""
+    right = right or set()
+    widths = [max(len(str(c)) for c in column) for column in zip(headers, *rows)]
+
+    def line(cells: Sequence[str]) -> str:
+        out = [str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        return "  ".join(out).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+class ProgressBar:
+    """Redraws one terminal line per chunk; does nothing when ``stream`` is not a terminal."""
+
+    WIDTH = 30
+
+    def __init__(self, total: int, label: str = "", stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = self.stream.isatty()
+        self.total, self.label = total, label
+        self.started = time.perf_counter()
+        self.last_loss: float | None = None
+
+    def __call__(self, chunk: Chunk) -> None:
+        if not self.enabled:
+            return
+        if len(chunk.losses):
+            self.last_loss = float(chunk.losses[-1])
+        elapsed = time.perf_counter() - self.started
+        rate = chunk.epochs_done / elapsed if elapsed > 0 else 0.0
+        left = (self.total - chunk.epochs_done) / rate if rate else math.inf
+        filled = int(self.WIDTH * chunk.epochs_done / self.total)
+        loss = f"  loss {self.last_loss:.4f}" if self.last_loss is not None else ""
+        self.stream.write(
+            f"\r{self.label}[{'#' * filled}{'.' * (self.WIDTH - filled)}] "
+            f"{chunk.epochs_done:,}/{self.total:,} epochs  {rate:,.0f}/s  {left:.1f}s left{loss}  "
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()

@@ -1,0 +1,134 @@
+"""The argument parser: every bad value ends as one line and exit status 2."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from iris_gui import __version__
+from iris_gui.engine.config import (
+    DATASETS,
+    OPTIMIZERS,
+    SCALERS,
+    ConfigError,
+    RunConfig,
+    parse_hidden,
+)
+
+DEFAULTS = RunConfig()
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse prints the usage block before an error; we print the error alone, one line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _hidden(text: str) -> tuple[int, ...]:
+    try:
+        return parse_hidden(text)
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _csv(text: str) -> list[str]:
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError("give at least one value, separated by commas")
+    return items
+
+
+def _repeat(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 1000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; repeat must be a whole number from 1 to 1000")
+    return int(text)
+
+
+def _add_run_options(parser: argparse.ArgumentParser, single: bool) -> None:
+    """The RunConfig fields as options; defaults are the seed's experiment."""
+    group = parser.add_argument_group("run")
+    group.add_argument("--dataset", choices=DATASETS, default=DEFAULTS.dataset)
+    if single:
+        group.add_argument("--device", default=DEFAULTS.device, help="cpu, cuda:0, mps, ... (see 'devices')")
+        group.add_argument("--record", default=DEFAULTS.record, metavar="every-epoch|every:N|device|none",
+                           help="how the loss is brought back to the host (default: every-epoch, as the seed)")
+        group.add_argument("--call", choices=("call", "forward"), default=DEFAULTS.call,
+                           help="model(x) through nn.Module.__call__, or model.forward(x) as the seed")
+    group.add_argument("--epochs", type=int, default=DEFAULTS.epochs)
+    group.add_argument("--lr", type=float, default=DEFAULTS.lr)
+    group.add_argument("--hidden", type=_hidden, default=DEFAULTS.hidden, metavar="10[,10...]")
+    group.add_argument("--optimizer", choices=OPTIMIZERS, default=DEFAULTS.optimizer)
+    group.add_argument("--momentum", type=float, default=DEFAULTS.momentum)
+    group.add_argument("--scaler", choices=SCALERS, default=DEFAULTS.scaler)
+    group.add_argument("--test-size", type=float, default=DEFAULTS.test_size)
+    group.add_argument("--seed", type=int, default=DEFAULTS.seed, help="weight initialisation seed")
+    group.add_argument("--split-seed", type=int, default=DEFAULTS.split_seed)
+    group.add_argument("--threads", type=int, default=DEFAULTS.threads,
+                       help="intra-op threads (default 1: never slower for this model size, and "
+                            "torch's default is 2.5-3.5x slower beside another busy thread)")
+    group.add_argument("--rows", type=int, default=DEFAULTS.synthetic_rows, help="synthetic data set rows")
+    group.add_argument("--features", type=int, default=DEFAULTS.synthetic_features, help="synthetic features")
+    group.add_argument("--classes", type=int, default=DEFAULTS.synthetic_classes, help="synthetic classes")
+    group.add_argument("--repeat", type=_repeat, default=1, help="replicates; median and IQR are reported")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--no-save", action="store_true", help="do not keep the run(s) in the store")
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(prog="iris-gui", description=(
+        "A lab for timing PyTorch training on the CPU and on accelerators. With no command, "
+        "prints this help."))
+    parser.add_argument("--version", action="version", version=f"iris-gui {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="command")
+
+    devices = commands.add_parser("devices", help="list the devices this machine can train on")
+    devices.add_argument("--json", action="store_true")
+    devices.set_defaults(command_parser=devices)
+
+    train = commands.add_parser("train", help="train once (the seed's experiment by default)")
+    _add_run_options(train, single=True)
+    train.set_defaults(command_parser=train)
+
+    compare = commands.add_parser("compare", help="every device x recording x call style, in one table")
+    _add_run_options(compare, single=False)
+    compare.set_defaults(command_parser=compare)
+    compare.add_argument("--devices", type=_csv, default=["all"], metavar="all|cpu,cuda:0")
+    compare.add_argument("--records", type=_csv, default=["every-epoch", "every:200", "device", "none"],
+                         metavar="every-epoch,every:200,device,none")
+    compare.add_argument("--calls", type=_csv, default=[DEFAULTS.call], metavar="call,forward")
+    compare.add_argument("--baseline", default=None,
+                         help="row number or label prefix such as cpu/none (default: first row)")
+
+    runs = commands.add_parser("runs", help="the stored runs")
+    actions = runs.add_subparsers(dest="action", metavar="action", required=True)
+    listing = actions.add_parser("list", help="one line per stored run")
+    listing.add_argument("--json", action="store_true")
+    show = actions.add_parser("show", help="one run in full")
+    show.add_argument("id", type=int)
+    show.add_argument("--json", action="store_true")
+    show.add_argument("--curve", action="store_true", help="include the loss curve (with --json)")
+    export = actions.add_parser("export", help="write every run as a CSV row")
+    export.add_argument("--csv", required=True, metavar="PATH")
+    delete = actions.add_parser("delete", help="delete one run")
+    delete.add_argument("id", type=int)
+    for action_parser in (listing, show, export, delete):
+        action_parser.set_defaults(command_parser=action_parser)
+    return parser
+
+
+def config_from_args(args: argparse.Namespace, **overrides: object) -> RunConfig:
+    """Build the RunConfig the options describe; ConfigError names any bad value."""
+    values: dict[str, object] = {
+        "dataset": args.dataset, "epochs": args.epochs, "lr": args.lr, "hidden": args.hidden,
+        "optimizer": args.optimizer, "momentum": args.momentum, "scaler": args.scaler,
+        "test_size": args.test_size, "seed": args.seed, "split_seed": args.split_seed,
+        "threads": args.threads, "synthetic_rows": args.rows,
+        "synthetic_features": args.features, "synthetic_classes": args.classes,
+    }
+    for name in ("device", "record", "call"):
+        if hasattr(args, name):
+            values[name] = getattr(args, name)
+    values.update(overrides)
+    return RunConfig(**values)
+

@@ -1,0 +1,77 @@
+"""``iris-gui runs list|show|export|delete`` over the store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from iris_gui.cli.output import number, seconds, table
+from iris_gui.cli.session import open_store
+
+
+def runs_command(args: argparse.Namespace) -> int:
+    with open_store(True) as store:
+        return {"list": _list, "show": _show, "export": _export, "delete": _delete}[args.action](
+            args, store)
+
+
+def _list(args: argparse.Namespace, store) -> int:
+    runs = store.list_runs()
+    if args.json:
+        print(json.dumps([run.to_dict() for run in runs], indent=2, allow_nan=False))
+        return 0
+    if not runs:
+        print("no runs stored yet; try: iris-gui train")
+        return 0
+    headers = ["id", "saved", "dataset", "device", "record", "call", "thr", "epochs", "status",
+               "loop s", "us/epoch", "final loss", "test acc"]
+    rows = []
+    for run in runs:
+        r, c = run.result, run.result.config
+        rows.append([str(run.id), run.created_at[:19].replace("T", " "), c.dataset, c.device, c.record,
+                     c.call, str(c.threads), f"{r.epochs_completed:,}", r.status.value,
+                     seconds(r.timings.train_seconds), number(r.timings.epoch_us),
+                     number(r.final_loss), number(r.test_accuracy, 3)])
+    print(table(headers, rows, right={0, 6, 7, 9, 10, 11, 12}))
+    return 0
+
+
+def _show(args: argparse.Namespace, store) -> int:
+    run = store.get(args.id)
+    if args.json:
+        record = run.to_dict()
+        if args.curve:
+            record["losses"] = [float(v) for v in run.result.losses]
+        print(json.dumps(record, indent=2, allow_nan=False))
+        return 0
+    from iris_gui.cli.train_cmd import _summary_lines
+
+    print("\n".join(_summary_lines(run.result, run.id)))
+    r = run.result
+    print(f"  saved         {run.created_at}  (started {r.started_at})")
+    print(f"  curve         {len(r.losses):,} points, one every {r.loss_stride} epoch(s)")
+    if r.confusion_matrix:
+        print("  confusion matrix (rows: true class, columns: predicted)")
+        for row in r.confusion_matrix:
+            print("    " + " ".join(f"{v:4d}" for v in row))
+    env = r.env
+    print(f"  environment   torch {env.torch_version}, Python {env.python}, {env.os}")
+    print(f"                CPU {env.cpu_model}, {env.execution}")
+    return 0
+
+
+def _export(args: argparse.Namespace, store) -> int:
+    from pathlib import Path
+
+    from iris_gui.store.export import export_runs_csv
+
+    runs = store.list_runs()
+    export_runs_csv(runs, Path(args.csv))
+    print(f"wrote {len(runs)} run(s) to {args.csv}")
+    return 0
+
+
+def _delete(args: argparse.Namespace, store) -> int:
+    store.delete(args.id)
+    print(f"deleted run {args.id}")
+    return 0

@@ -1,0 +1,171 @@
+"""``iris-gui devices``, ``train`` and ``compare``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from iris_gui.cli.output import ProgressBar, number, seconds, table
+from iris_gui.cli.parser import config_from_args
+from iris_gui.cli.session import StopOnInterrupt, open_store
+from iris_gui.engine.config import ConfigError, RunConfig
+
+
+def devices_command(args: argparse.Namespace) -> int:
+    from iris_gui.engine.devices import discover_devices
+
+    found = discover_devices()
+    if args.json:
+        print(json.dumps([d.to_dict() for d in found], indent=2))
+        return 0
+    rows = [[d.id, d.kind, d.name,
+             f"{d.total_memory_bytes / 2**30:.1f} GiB" if d.total_memory_bytes else "-",
+             d.capability or "-"] for d in found]
+    print(table(["device", "kind", "name", "memory", "capability"], rows))
+    return 0
+
+
+def _checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
+    from iris_gui.engine.devices import resolve_device
+
+    try:
+        config = config_from_args(args, **overrides)
+        resolve_device(config.device)
+        return config
+    except ConfigError as error:
+        args.command_parser.error(str(error))
+
+
+def _run_all(configs: list[RunConfig], args: argparse.Namespace) -> tuple[list, list[int | None]]:
+    """Train each config in turn, saving as it goes; Ctrl+C stops the current one and the rest."""
+    from iris_gui.engine.trainer import train
+
+    results, ids = [], []
+    stop = StopOnInterrupt()
+    with open_store(not args.no_save) as store, stop.installed():
+        for index, config in enumerate(configs):
+            label = f"{config.label()} " if len(configs) > 1 else ""
+            bar = ProgressBar(config.epochs, f"[{index + 1}/{len(configs)}] {label}") \
+                if not args.json else None
+            result = train(config, observer=bar, stop=stop)
+            if bar:
+                bar.close()
+            results.append(result)
+            ids.append(store.save(result) if store is not None else None)
+            if stop():
+                break
+    return results, ids
+
+
+def _record(result: Any, run_id: int | None) -> dict[str, Any]:
+    record = result.to_dict()
+    if run_id is not None:
+        record = {"id": run_id, **record}
+    return record
+
+
+def _summary_lines(result: Any, run_id: int | None) -> list[str]:
+    t, c, env = result.timings, result.config, result.env
+    saved = f"run {run_id}" if run_id is not None else "run (not saved)"
+    lines = [
+        f"{saved}: {result.status.value}{f' - {result.message}' if result.message else ''}",
+        (f"  {c.dataset} on {c.device} ({env.device_name}), record {c.record}, call {c.call}, "
+         f"{env.threads} thread(s), {c.optimizer} lr {c.lr:g}, hidden {','.join(map(str, c.hidden))}"),
+        f"  epochs        {result.epochs_completed:,} / {c.epochs:,}",
+        f"  final loss    {number(result.final_loss)}",
+        f"  accuracy      train {number(result.train_accuracy, 3)}  test {number(result.test_accuracy, 3)}",
+        (f"  timings (s)   setup {seconds(t.setup_seconds)}  transfer {seconds(t.transfer_seconds)}"
+         f"  first epoch {seconds(t.first_epoch_seconds)}  loop {seconds(t.train_seconds)}"
+         f"  eval {seconds(t.eval_seconds)}"),
+        f"  steady state  {number(t.epoch_us)} us/epoch (IQR {number(t.epoch_us_iqr)}, {t.epoch_us_method})",
+    ]
+    return lines
+
+
+def train_command(args: argparse.Namespace) -> int:
+    from iris_gui.engine.compare import compare_groups
+
+    config = _checked_config(args)
+    results, ids = _run_all([config] * args.repeat, args)
+    row = compare_groups([results])[0]
+    chosen = row.representative
+    record = _record(chosen, ids[results.index(chosen)])
+    if len(results) > 1:
+        record["repeat"] = {
+            "ids": [i for i in ids if i is not None],
+            "train_seconds": row.train_seconds.to_dict(),
+            "epoch_us": row.epoch_us.to_dict(),
+        }
+    if args.json:
+        print(json.dumps(record, indent=2, allow_nan=False))
+    else:
+        print("\n".join(_summary_lines(chosen, record.get("id"))))
+        if len(results) > 1:
+            s, e = row.train_seconds, row.epoch_us
+            noisy = "  (noisy: IQR > 10% of the median)" if s.noisy or e.noisy else ""
+            print(f"  over {s.n} runs  loop median {seconds(s.median)} s (IQR {seconds(s.iqr)}), "
+                  f"{number(e.median)} us/epoch (IQR {number(e.iqr)}){noisy}")
+    return _exit_status(results)
+
+
+def _exit_status(results: list) -> int:
+    statuses = {r.status.value for r in results}
+    if "failed" in statuses:
+        return 1
+    return 130 if "stopped" in statuses else 0
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    from iris_gui.engine.compare import compare_groups, find_baseline
+    from iris_gui.engine.devices import discover_devices
+
+    devices = [d.id for d in discover_devices()] if args.devices == ["all"] else args.devices
+    combos = [_checked_config(args, device=d, record=r, call=c)
+              for d in devices for r in args.records for c in args.calls]
+    try:
+        baseline = find_baseline([c.label() for c in combos], args.baseline)
+    except ConfigError as error:
+        args.command_parser.error(str(error))
+    # Replicates interleave (all configs, then again) so a drift in machine load is shared.
+    results, ids = _run_all(combos * args.repeat, args)
+    groups = [[r for r in results[i::len(combos)]] for i in range(len(combos))]
+    id_groups = [ids[i::len(combos)] for i in range(len(combos))]
+    done = [(g, i) for g, i in zip(groups, id_groups) if g]
+    if baseline >= len(done):
+        baseline = 0
+    rows = compare_groups([g for g, _ in done], baseline)
+    if args.json:
+        print(json.dumps([_row_record(row, i) for row, (_, i) in zip(rows, done)], indent=2, allow_nan=False))
+    else:
+        print(_comparison_table(rows, baseline, args.repeat > 1))
+    return _exit_status(results)
+
+
+def _row_record(row: Any, ids: list[int | None]) -> dict[str, Any]:
+    chosen = row.representative
+    record = _record(chosen, ids[row.runs.index(chosen)])
+    record["speedup"] = row.speedup if row.speedup == row.speedup else None
+    if len(row.runs) > 1:
+        record["repeat"] = {"ids": [i for i in ids if i is not None],
+                            "train_seconds": row.train_seconds.to_dict(), "epoch_us": row.epoch_us.to_dict()}
+    return record
+
+
+def _comparison_table(rows: list, baseline: int, replicated: bool) -> str:
+    headers = ["#", "device", "record", "call", "status", "total s"]
+    headers += ["IQR s"] if replicated else []
+    headers += ["us/epoch", "speedup", "final loss", "test acc"]
+    body = []
+    for index, row in enumerate(rows, 1):
+        r, c = row.representative, row.representative.config
+        cells = [str(index), c.device, c.record, c.call, r.status.value, seconds(row.train_seconds.median)]
+        cells += [seconds(row.train_seconds.iqr)] if replicated else []
+        speed = "baseline" if index - 1 == baseline else (
+            f"{row.speedup:.2f}x" if row.speedup == row.speedup else "-")
+        cells += [number(row.epoch_us.median), speed, number(r.final_loss), number(r.test_accuracy, 3)]
+        body.append(cells)
+    right = set(range(5, len(headers))) | {0}
+    title = f"{rows[0].runs[0].config.dataset}, {rows[0].runs[0].config.epochs:,} epochs" if rows else ""
+    return f"{title}\n{table(headers, body, right)}\nspeedup = baseline time per epoch / row time per epoch"
+

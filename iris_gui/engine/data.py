@@ -1,0 +1,71 @@
+"""Data sets, the train/test split and scaling, as the seed prepares them (host-side numpy)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn import datasets
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Dataset:
+    x_train: np.ndarray  # float32, scaled
+    x_test: np.ndarray
+    y_train: np.ndarray  # int64, as CrossEntropyLoss wants
+    y_test: np.ndarray
+    n_features: int
+    n_classes: int
+
+
+def _load_raw(config: RunConfig) -> tuple[np.ndarray, np.ndarray]:
+    if config.dataset == "synthetic":
+        try:
+            return datasets.make_classification(
+                n_samples=config.synthetic_rows,
+                n_features=config.synthetic_features,
+                n_informative=config.synthetic_features,
+                n_redundant=0,
+                n_classes=config.synthetic_classes,
+                n_clusters_per_class=1,
+                random_state=config.split_seed,
+            )
+        except ValueError as error:
+            raise ConfigError(f"synthetic data cannot be made: {error}") from None
+    loaders = {
+        "iris": datasets.load_iris,
+        "wine": datasets.load_wine,
+        "breast_cancer": datasets.load_breast_cancer,
+        "digits": datasets.load_digits,
+    }
+    bunch = loaders[config.dataset]()
+    return bunch.data, bunch.target
+
+
+def _scaler(name: str):
+    return {"minmax": MinMaxScaler, "standard": StandardScaler}[name]()
+
+
+def load_dataset(config: RunConfig) -> Dataset:
+    """Load, split and scale; the scaler is fitted on the training part only, as the seed does."""
+    x, y = _load_raw(config)
+    x_train, x_test, y_train, y_test = train_test_split(
+        x, y, test_size=config.test_size, random_state=config.split_seed
+    )
+    if config.scaler != "none":
+        scaler = _scaler(config.scaler)
+        x_train = scaler.fit_transform(x_train)
+        x_test = scaler.transform(x_test)
+    return Dataset(
+        x_train=np.ascontiguousarray(x_train, dtype=np.float32),
+        x_test=np.ascontiguousarray(x_test, dtype=np.float32),
+        y_train=np.ascontiguousarray(y_train, dtype=np.int64),
+        y_test=np.ascontiguousarray(y_test, dtype=np.int64),
+        n_features=int(x.shape[1]),
+        n_classes=int(np.max(y)) + 1,
+    )

@@ -1,0 +1,81 @@
+"""Which devices this machine has, and resolving a device string against them."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any
+
+import torch
+
+from iris_gui.engine.environment import cpu_model
+from iris_gui.engine.errors import DeviceUnavailable
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    id: str  # "cpu", "cuda:0", "mps", "xpu:0"
+    kind: str  # "cpu" | "cuda" | "mps" | "xpu"
+    name: str
+    total_memory_bytes: int | None = None
+    capability: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def describe(self) -> str:
+        """``cuda:0 — NVIDIA H200 (139.8 GiB, sm 9.0)``, for lists and menus."""
+        extras = []
+        if self.total_memory_bytes:
+            extras.append(f"{self.total_memory_bytes / 2**30:.1f} GiB")
+        if self.capability:
+            extras.append(f"sm {self.capability}")
+        tail = f" ({', '.join(extras)})" if extras else ""
+        return f"{self.id} — {self.name}{tail}"
+
+
+@lru_cache(maxsize=1)
+def discover_devices() -> tuple[DeviceInfo, ...]:
+    """Every device torch can train on here; the CPU is always first."""
+    found = [DeviceInfo("cpu", "cpu", cpu_model())]
+    if torch.cuda.is_available():
+        for index in range(torch.cuda.device_count()):
+            props = torch.cuda.get_device_properties(index)
+            found.append(DeviceInfo(
+                f"cuda:{index}", "cuda", props.name, int(props.total_memory),
+                f"{props.major}.{props.minor}",
+            ))
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        found.append(DeviceInfo("mps", "mps", "Apple Metal (MPS)"))
+    xpu = getattr(torch, "xpu", None)
+    if xpu is not None and xpu.is_available():
+        for index in range(xpu.device_count()):
+            props = xpu.get_device_properties(index)
+            found.append(DeviceInfo(
+                f"xpu:{index}", "xpu", props.name, int(getattr(props, "total_memory", 0)) or None,
+            ))
+    return tuple(found)
+
+
+def resolve_device(spec: str) -> DeviceInfo:
+    """Map ``cpu``, ``cuda``, ``cuda:1``, ``mps``, ``xpu`` to a present device or raise."""
+    wanted = spec.strip().lower()
+    devices = discover_devices()
+    if wanted in ("cuda", "xpu"):
+        wanted += ":0"
+    for device in devices:
+        if device.id == wanted:
+            return device
+    available = ", ".join(d.id for d in devices)
+    raise DeviceUnavailable(f"device {spec!r} is not available here; available: {available}")
+
+
+def synchronize(device: torch.device) -> None:
+    """Wait for queued work on ``device``; a clock read after device work must follow this."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type == "mps":
+        torch.mps.synchronize()
+    elif device.type == "xpu":
+        torch.xpu.synchronize(device)

@@ -1,0 +1,13 @@
+"""Exceptions the engine raises for input a user can correct."""
+
+
+class EngineError(Exception):
+    """Base class for errors whose message is meant for the user, as one line."""
+
+
+class ConfigError(EngineError, ValueError):
+    """A run description names a value outside what is allowed."""
+
+
+class DeviceUnavailable(ConfigError):
+    """The requested device is unknown or absent on this machine."""

@@ -1,0 +1,161 @@
+"""The records a run produces: Chunk (streamed while training) and RunResult (at the end).
+
+``RunResult.to_dict`` defines the keys that ``train --json``, ``runs show --json``, the store
+and the CSV export share; everything that reads a run reads these names.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from iris_gui.engine.config import RunConfig
+
+
+class RunStatus(str, Enum):
+    COMPLETED = "completed"
+    STOPPED = "stopped"
+    DIVERGED = "diverged"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Progress since the previous chunk.
+
+    ``losses`` holds the recorded losses of epochs ``first_epoch, first_epoch + stride, ...``
+    (empty when the loss is not recorded); ``epochs_done`` counts every epoch run so far, so
+    progress is known even with recording ``none``. ``stamp`` is ``time.time()`` at emission.
+    """
+
+    first_epoch: int
+    losses: np.ndarray
+    stride: int
+    epochs_done: int
+    stamp: float
+
+
+@dataclass
+class Timings:
+    """Phases kept apart, in seconds, with the steady state in microseconds per epoch.
+
+    ``train_seconds`` is the whole training loop, first epoch included. ``epoch_us`` is the
+    median over chunks after the first when chunk boundaries are synchronised
+    (``epoch_us_method == "chunk-median"``); otherwise the mean of the epochs after the first
+    between two synchronised clock reads (``"mean"``).
+    """
+
+    setup_seconds: float = 0.0
+    transfer_seconds: float = 0.0
+    first_epoch_seconds: float = 0.0
+    train_seconds: float = 0.0
+    epoch_us: float = math.nan
+    epoch_us_iqr: float = math.nan
+    epoch_us_method: str = "mean"
+    eval_seconds: float = 0.0
+
+
+@dataclass
+class EnvRecord:
+    torch_version: str = ""
+    device: str = ""
+    device_name: str = ""
+    threads: int = 1
+    cpu_model: str = ""
+    os: str = ""
+    python: str = ""
+    execution: str = "in-process"
+
+
+@dataclass
+class RunResult:
+    config: RunConfig
+    status: RunStatus
+    message: str = ""
+    epochs_completed: int = 0
+    losses: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    loss_stride: int = 1
+    final_loss: float = math.nan
+    train_accuracy: float = math.nan
+    test_accuracy: float = math.nan
+    diverged_epoch: int | None = None
+    confusion_matrix: list[list[int]] = field(default_factory=list)
+    timings: Timings = field(default_factory=Timings)
+    env: EnvRecord = field(default_factory=EnvRecord)
+    started_at: str = ""
+
+    @property
+    def loss_epochs(self) -> np.ndarray:
+        """The epoch index of each recorded loss."""
+        return np.arange(len(self.losses), dtype=np.int64) * self.loss_stride
+
+    def to_dict(self) -> dict[str, Any]:
+        """The shared record, JSON-ready (NaN becomes None); the loss curve is left out."""
+        return _json_ready({
+            "status": self.status.value,
+            "message": self.message,
+            "device": self.config.device,
+            "device_name": self.env.device_name,
+            "dataset": self.config.dataset,
+            "record": self.config.record,
+            "call": self.config.call,
+            "threads": self.config.threads,
+            "epochs": self.config.epochs,
+            "epochs_completed": self.epochs_completed,
+            "final_loss": self.final_loss,
+            "train_accuracy": self.train_accuracy,
+            "test_accuracy": self.test_accuracy,
+            "diverged_epoch": self.diverged_epoch,
+            "confusion_matrix": self.confusion_matrix,
+            "curve_points": len(self.losses),
+            "loss_stride": self.loss_stride,
+            "started_at": self.started_at,
+            "timings": asdict(self.timings),
+            "config": self.config.to_dict(),
+            "env": asdict(self.env),
+        })
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], losses: np.ndarray | None = None) -> RunResult:
+        """Rebuild a result from ``to_dict`` output (and the curve kept beside it)."""
+        return cls(
+            config=RunConfig.from_dict(data["config"]),
+            status=RunStatus(data["status"]),
+            message=data.get("message", ""),
+            epochs_completed=data.get("epochs_completed", 0),
+            losses=np.zeros(0, np.float32) if losses is None else np.asarray(losses, np.float32),
+            loss_stride=data.get("loss_stride", 1),
+            final_loss=_nan_if_none(data.get("final_loss")),
+            train_accuracy=_nan_if_none(data.get("train_accuracy")),
+            test_accuracy=_nan_if_none(data.get("test_accuracy")),
+            diverged_epoch=data.get("diverged_epoch"),
+            confusion_matrix=data.get("confusion_matrix") or [],
+            timings=_known(Timings, data.get("timings", {})),
+            env=_known(EnvRecord, data.get("env", {})),
+            started_at=data.get("started_at", ""),
+        )
+
+
+def _known(kind: type, data: dict[str, Any]) -> Any:
+    names = {f.name for f in fields(kind)}
+    return kind(**{k: _nan_if_none(v) if v is None else v for k, v in data.items() if k in names})
+
+
+def _nan_if_none(value: Any) -> Any:
+    return math.nan if value is None else value
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, np.generic):
+        return _json_ready(value.item())
+    return value

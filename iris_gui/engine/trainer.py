@@ -1,0 +1,152 @@
+"""One run: a RunConfig in, a RunResult out, with every phase timed apart.
+
+Phases: setup (data, model, optimizer), host-to-device transfer, the epoch loop (first epoch
+and steady state kept apart, see loop.py), evaluation. Observers hear chunks; ``stop`` is
+checked at chunk boundaries. Bad input raises ConfigError before anything runs; anything that
+goes wrong once the run has started becomes a ``failed`` result that keeps what was done.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from datetime import datetime
+
+import numpy as np
+import torch
+from torch import nn
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.data import load_dataset
+from iris_gui.engine.devices import DeviceInfo, resolve_device
+from iris_gui.engine.environment import environment_record
+from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.loop import LoopState, Observer, StopCheck, TrainingStep, run_loop
+from iris_gui.engine.model import build_model
+from iris_gui.engine.recording import make_recorder
+from iris_gui.engine.result import RunResult, RunStatus
+from iris_gui.engine.timing import summarize, synced_clock
+
+_warmed_devices: set[str] = set()
+
+
+def warm_up(device: torch.device) -> None:
+    """Pay one-time costs outside any timed phase.
+
+    The first ``torch.optim`` optimizer of a process costs about a second (a lazy import inside
+    torch), and an accelerator's context is created on first use; neither belongs to a run.
+    """
+    if not _warmed_devices:
+        probe = torch.zeros(1, requires_grad=True)
+        torch.optim.SGD([probe], lr=0.1)
+        torch.optim.Adam([probe], lr=0.1)
+    if str(device) not in _warmed_devices:
+        torch.zeros(1, device=device)
+        synced_clock(device)
+        _warmed_devices.add(str(device))
+
+
+def _make_optimizer(config: RunConfig, model: nn.Module) -> torch.optim.Optimizer:
+    if config.optimizer == "adam":
+        return torch.optim.Adam(model.parameters(), lr=config.lr)
+    return torch.optim.SGD(model.parameters(), lr=config.lr, momentum=config.momentum)
+
+
+def train(
+    config: RunConfig,
+    observer: Observer | None = None,
+    stop: StopCheck | None = None,
+    execution: str = "in-process",
+) -> RunResult:
+    """Run ``config`` to the end, a stop, a divergence or a failure."""
+    info = resolve_device(config.device)
+    device = torch.device(info.id)
+    previous_threads = torch.get_num_threads()
+    torch.set_num_threads(config.threads)
+    try:
+        warm_up(device)
+        result = RunResult(
+            config=config, status=RunStatus.COMPLETED,
+            started_at=datetime.now().astimezone().isoformat(timespec="seconds"),
+            env=environment_record(info.id, info.name, torch.get_num_threads(), execution),
+        )
+        state = LoopState()
+        try:
+            _run_phases(config, info, device, result, state, observer, stop)
+        except ConfigError:
+            raise
+        except Exception as error:  # noqa: BLE001 - a failed run is a result, not a crash
+            result.status = RunStatus.FAILED
+            result.message = f"{type(error).__name__}: {error}"
+        _finish(result, state)
+        return result
+    finally:
+        torch.set_num_threads(previous_threads)
+
+
+def _run_phases(
+    config: RunConfig, info: DeviceInfo, device: torch.device, result: RunResult,
+    state: LoopState, observer: Observer | None, stop: StopCheck | None,
+) -> None:
+    timings = result.timings
+    t0 = time.perf_counter()
+    data = load_dataset(config)
+    model = build_model(data.n_features, config.hidden, data.n_classes, config.seed)
+    criterion = nn.CrossEntropyLoss()
+    t1 = synced_clock(device)
+    x_train = torch.from_numpy(data.x_train).to(device)
+    y_train = torch.from_numpy(data.y_train).to(device)
+    x_test = torch.from_numpy(data.x_test).to(device)
+    y_test = torch.from_numpy(data.y_test).to(device)
+    model.to(device)
+    t2 = synced_clock(device)
+    optimizer = _make_optimizer(config, model)
+    recorder = make_recorder(config.recording, config.epochs, device)
+    timings.setup_seconds = (t1 - t0) + (time.perf_counter() - t2)
+    timings.transfer_seconds = t2 - t1
+    result.loss_stride = recorder.stride
+
+    forward = model.forward if config.call == "forward" else model
+    step = TrainingStep(forward, criterion, optimizer, x_train, y_train)
+    run_loop(step, config.epochs, recorder, device, state, observer, stop)
+
+    t3 = synced_clock(device)
+    with torch.no_grad():
+        train_logits = model(x_train)
+        result.final_loss = criterion(train_logits, y_train).item()
+        result.train_accuracy = (train_logits.argmax(1) == y_train).sum().item() / len(y_train)
+        predicted = model(x_test).argmax(1)
+        result.test_accuracy = (predicted == y_test).sum().item() / len(y_test)
+        pairs = y_test * data.n_classes + predicted
+        counts = torch.bincount(pairs, minlength=data.n_classes**2)
+        result.confusion_matrix = counts.reshape(data.n_classes, data.n_classes).tolist()
+    timings.eval_seconds = synced_clock(device) - t3
+
+
+def _finish(result: RunResult, state: LoopState) -> None:
+    """Fold the loop's state into the result and settle the status."""
+    timings = result.timings
+    result.epochs_completed = state.epochs_done
+    result.losses = np.concatenate(state.points) if state.points else np.zeros(0, np.float32)
+    timings.first_epoch_seconds = state.first_epoch_seconds
+    timings.train_seconds = state.train_seconds
+    steady = summarize(state.chunk_epoch_us)
+    if steady.n:
+        timings.epoch_us, timings.epoch_us_iqr = steady.median, steady.iqr
+        timings.epoch_us_method = "chunk-median"
+    elif state.epochs_done > 1 and math.isfinite(state.train_seconds):
+        later = state.train_seconds - state.first_epoch_seconds
+        timings.epoch_us = later / (state.epochs_done - 1) * 1e6
+        timings.epoch_us_method = "mean"
+    if result.status is RunStatus.FAILED:
+        return
+    if state.diverged_epoch is not None:
+        result.status = RunStatus.DIVERGED
+        result.diverged_epoch = state.diverged_epoch
+        result.message = f"the loss became NaN or infinite at epoch {state.diverged_epoch}"
+    elif not math.isfinite(result.final_loss):
+        result.status = RunStatus.DIVERGED
+        result.message = "the loss became NaN or infinite (epoch unknown: the loss was not recorded)"
+    elif state.stopped:
+        result.status = RunStatus.STOPPED
+        result.message = f"stopped after {state.epochs_done} of {result.config.epochs} epochs"

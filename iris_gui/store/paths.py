@@ -1,0 +1,41 @@
+"""Where the store lives: the user data directory, or ``IRIS_GUI_DATA_DIR`` when it is set."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+from iris_gui.engine.errors import EngineError
+
+DATA_DIR_ENV = "IRIS_GUI_DATA_DIR"
+DB_FILE_NAME = "runs.sqlite3"
+
+
+class StoreError(EngineError):
+    """The store cannot do what was asked; the message is one line a user can act on.
+
+    Defined here, at the bottom of the store's imports, so that every store module can raise it;
+    callers import it from ``iris_gui.store.runs``.
+    """
+
+
+def data_dir() -> Path:
+    """The directory for iris-gui's data, created if missing."""
+    override = os.environ.get(DATA_DIR_ENV, "").strip()
+    path = Path(override).expanduser() if override else Path(
+        platformdirs.user_data_dir("iris-gui", appauthor=False)
+    )
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        source = f" (from {DATA_DIR_ENV})" if override else ""
+        raise StoreError(
+            f"cannot create the data directory {path}{source}: {exc.strerror or exc}"
+        ) from None
+    return path
+
+
+def default_db_path() -> Path:
+    return data_dir() / DB_FILE_NAME

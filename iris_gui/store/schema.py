@@ -1,0 +1,209 @@
+"""Opening the runs database: validation, setting aside a file that is not ours, migrations.
+
+The schema version lives in ``PRAGMA user_version``. ``MIGRATIONS[i]`` takes a file from version
+``i`` to ``i + 1``; a new file starts at 0, so creating the store is simply the first migration.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from iris_gui.store.paths import DATA_DIR_ENV, StoreError
+
+BUSY_TIMEOUT_S = 5.0
+# Files SQLite keeps beside the database. A stale journal or WAL left next to a fresh database
+# would be replayed into it, so they travel with a file that is set aside.
+SIBLING_SUFFIXES = ("-wal", "-shm", "-journal")
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _create_v1(conn: sqlite3.Connection) -> None:
+    # The scalar columns duplicate part of record_json so that lists can be sorted and filtered in
+    # SQL later; record_json (RunResult.to_dict) stays the one complete record of a run.
+    conn.execute(
+        """CREATE TABLE runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            created_at TEXT NOT NULL,
+            status TEXT NOT NULL,
+            dataset TEXT NOT NULL,
+            device TEXT NOT NULL,
+            record TEXT NOT NULL,
+            call_style TEXT NOT NULL,
+            epochs_completed INTEGER NOT NULL,
+            train_seconds REAL,
+            epoch_us REAL,
+            final_loss REAL,
+            test_accuracy REAL,
+            record_json TEXT NOT NULL
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE curves (
+            run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+            stride INTEGER NOT NULL,
+            losses BLOB NOT NULL
+        )"""
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_create_v1]
+SCHEMA_VERSION = len(MIGRATIONS)
+# Tables every version from 1 on has; a later migration that renames one must update this.
+REQUIRED_TABLES = frozenset({"runs", "curves"})
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction. IMMEDIATE takes the write lock up front, so a busy database makes
+    us wait (busy timeout) instead of failing when a read would later upgrade to a write."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def connect(path: Path) -> tuple[sqlite3.Connection, str | None]:
+    """Open the store at ``path``, creating or upgrading it.
+
+    Returns the connection and a notice for the user when an invalid file was set aside.
+    """
+    reason = _header_reason(path)
+    if reason is None:
+        conn = _open_file(path)
+        try:
+            reason = _invalid_reason(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+        if reason is None:
+            return _prepare(conn, path), None
+        conn.close()
+    aside = set_aside(path)
+    notice = (
+        f"{path} was not a runs store ({reason}); it was set aside as {aside} "
+        "and a new, empty store was created"
+    )
+    return _prepare(_open_file(path), path), notice
+
+
+def _prepare(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:
+    try:
+        # WAL lets other processes read while this one writes; it is a property of the file.
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        _migrate(conn, path)
+    except BaseException as exc:
+        conn.close()
+        if isinstance(exc, sqlite3.Error):
+            raise StoreError(f"cannot open the runs store {path}: {exc}") from None
+        raise
+    return conn
+
+
+def _open_file(path: Path) -> sqlite3.Connection:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return _connect(path)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open the runs store {path}: {exc}") from None
+    except OSError as exc:
+        raise StoreError(f"cannot open the runs store {path}: {exc.strerror or exc}") from None
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # Autocommit mode: transactions are begun explicitly (``transaction``), because the module's
+    # implicit ones skip DDL and begin deferred.
+    return sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _header_reason(path: Path) -> str | None:
+    """Why the file's first bytes rule it out, read before SQLite opens it: closing SQLite's
+    connection to a file that is not a database deletes the -wal and -shm beside it."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(f"cannot open the runs store {path}: {exc.strerror or exc}") from None
+    if head and head != SQLITE_HEADER:
+        return "not a SQLite database"
+    return None
+
+
+def _invalid_reason(conn: sqlite3.Connection, path: Path) -> str | None:
+    """Why the file is not a runs store, or None when it is one (or is new and empty)."""
+    try:
+        version = user_version(conn)
+        rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    except sqlite3.OperationalError as exc:
+        # Locked, unreadable, ...: the file may well be a runs store, so it is not set aside.
+        raise StoreError(f"cannot open the runs store {path}: {exc}") from None
+    except sqlite3.DatabaseError as exc:
+        return f"not a SQLite database: {exc}"
+    tables = {name for (name,) in rows if not name.startswith("sqlite_")}
+    _check_not_newer(version, path)
+    if version == 0 and tables:
+        return f"a SQLite database holding other tables: {', '.join(sorted(tables))}"
+    if version > 0 and not REQUIRED_TABLES <= tables:
+        missing = ", ".join(sorted(REQUIRED_TABLES - tables))
+        return f"schema version {version} but no table {missing}"
+    return None
+
+
+def _check_not_newer(version: int, path: Path) -> None:
+    if version > len(MIGRATIONS):
+        raise StoreError(
+            f"{path} was written by a newer iris-gui (store schema version {version}; this "
+            f"version reads up to {len(MIGRATIONS)}); upgrade iris-gui, or set {DATA_DIR_ENV} "
+            "to use another directory"
+        )
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    # Up to date needs no write lock, so a reader can open while another process writes.
+    if user_version(conn) == len(MIGRATIONS):
+        return
+    with transaction(conn):
+        # Read again under the lock: another process may have migrated while we waited.
+        version = user_version(conn)
+        _check_not_newer(version, path)
+        for step in MIGRATIONS[version:]:
+            step(conn)
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+
+
+def set_aside(path: Path) -> Path:
+    """Rename ``path`` (and its SQLite siblings) to ``<name>.invalid-<stamp>``; return the new path."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.invalid-{stamp}")
+    count = 1
+    while any(_sibling(aside, s).exists() for s in ("", *SIBLING_SUFFIXES)):
+        aside = path.with_name(f"{path.name}.invalid-{stamp}-{count}")
+        count += 1
+    try:
+        os.rename(path, aside)
+        for suffix in SIBLING_SUFFIXES:
+            if _sibling(path, suffix).exists():
+                os.rename(_sibling(path, suffix), _sibling(aside, suffix))
+    except OSError as exc:
+        raise StoreError(
+            f"{path} is not a runs store and cannot be set aside: {exc.strerror or exc}"
+        ) from None
+    return aside
+
+
+def _sibling(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)

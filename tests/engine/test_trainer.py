@@ -1,0 +1,173 @@
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from iris_gui.engine import loop, trainer
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.errors import DeviceUnavailable
+from iris_gui.engine.result import RunStatus
+from iris_gui.engine.trainer import train
+
+
+def test_a_short_run_completes_with_every_phase_timed():
+    result = train(RunConfig(epochs=300))
+    t = result.timings
+    assert result.status is RunStatus.COMPLETED and result.message == ""
+    assert result.epochs_completed == 300 and len(result.losses) == 300
+    assert result.losses[-1] < result.losses[0]
+    assert 0 < result.final_loss < result.losses[0]
+    assert 0 <= result.train_accuracy <= 1 and 0 <= result.test_accuracy <= 1
+    assert np.array(result.confusion_matrix).sum() == 30
+    assert np.trace(np.array(result.confusion_matrix)) == round(result.test_accuracy * 30)
+    for phase in (t.setup_seconds, t.transfer_seconds, t.first_epoch_seconds, t.eval_seconds):
+        assert phase >= 0
+    assert 0 < t.first_epoch_seconds < t.train_seconds
+    assert t.epoch_us > 0 and math.isfinite(t.epoch_us)
+    # The steady state cannot be slower on average than the whole loop's per-epoch time allows.
+    assert t.epoch_us * 1e-6 * (300 - 1) <= t.train_seconds * 1.5
+    assert result.env.threads == 1 and result.env.torch_version == torch.__version__
+    assert result.env.device == "cpu" and result.env.cpu_model and result.env.python
+    assert result.started_at
+
+
+def test_same_seed_gives_the_same_curve_and_another_seed_does_not():
+    a = train(RunConfig(epochs=200, seed=3))
+    b = train(RunConfig(epochs=200, seed=3))
+    c = train(RunConfig(epochs=200, seed=4))
+    assert np.array_equal(a.losses, b.losses)
+    assert not np.array_equal(a.losses, c.losses)
+
+
+@pytest.mark.parametrize("record, points, stride", [
+    ("every-epoch", 250, 1), ("every:50", 5, 50), ("device", 250, 1), ("none", 0, 1),
+])
+def test_recording_choices_keep_what_they_promise(record, points, stride):
+    reference = train(RunConfig(epochs=250))
+    result = train(RunConfig(epochs=250, record=record))
+    assert len(result.losses) == points and result.loss_stride == stride
+    assert np.allclose(result.losses, reference.losses[::stride][:points])
+    assert result.final_loss == pytest.approx(reference.final_loss)
+
+
+def test_call_and_forward_train_the_same_model():
+    a = train(RunConfig(epochs=200, call="call"))
+    b = train(RunConfig(epochs=200, call="forward"))
+    assert np.array_equal(a.losses, b.losses)
+
+
+def test_chunks_are_throttled_contiguous_and_flushed_at_the_end(monkeypatch):
+    monkeypatch.setattr(loop, "CHUNK_SECONDS", 0.01)
+    chunks = []
+    result = train(RunConfig(epochs=3000), observer=chunks.append)
+    assert len(chunks) >= 3
+    assert chunks[-1].epochs_done == 3000
+    assert np.array_equal(np.concatenate([c.losses for c in chunks]), result.losses)
+    expected_first = 0
+    for chunk in chunks:
+        assert chunk.first_epoch == expected_first
+        expected_first += len(chunk.losses)
+    done = [c.epochs_done for c in chunks]
+    assert done == sorted(done) and len(set(done)) == len(done)
+    gaps = np.diff([c.stamp for c in chunks[:-1]])
+    assert (gaps >= 0.009).all()
+    assert result.timings.epoch_us_method == "chunk-median"
+
+
+def test_recording_none_still_reports_progress(monkeypatch):
+    monkeypatch.setattr(loop, "CHUNK_SECONDS", 0.01)
+    chunks = []
+    train(RunConfig(epochs=1000, record="none"), observer=chunks.append)
+    assert all(len(c.losses) == 0 for c in chunks)
+    assert chunks[-1].epochs_done == 1000
+
+
+def test_stop_ends_the_run_at_a_chunk_boundary_and_keeps_the_work(monkeypatch):
+    monkeypatch.setattr(loop, "CHUNK_SECONDS", 0.01)
+    chunks = []
+    result = train(RunConfig(epochs=1_000_000), observer=chunks.append, stop=lambda: len(chunks) >= 2)
+    assert result.status is RunStatus.STOPPED
+    assert result.epochs_completed == chunks[-1].epochs_done < 1_000_000
+    assert len(result.losses) == result.epochs_completed
+    assert "stopped after" in result.message
+    assert math.isfinite(result.final_loss) and math.isfinite(result.test_accuracy)
+
+
+@pytest.mark.parametrize("record", ["every-epoch", "device", "every:5"])
+def test_a_diverging_run_reports_where_the_loss_blew_up(record):
+    config = RunConfig(dataset="synthetic", scaler="none", lr=100.0, momentum=0.99,
+                       epochs=2000, record=record, hidden=(64, 64))
+    result = train(config)
+    assert result.status is RunStatus.DIVERGED
+    assert result.diverged_epoch is not None and result.diverged_epoch < 2000
+    assert str(result.diverged_epoch) in result.message
+    assert np.isfinite(result.losses).all()
+    assert len(result.losses) * result.loss_stride <= result.diverged_epoch + result.loss_stride
+
+
+def test_a_diverging_run_without_a_curve_says_the_epoch_is_unknown():
+    config = RunConfig(dataset="synthetic", scaler="none", lr=100.0, momentum=0.99,
+                       epochs=2000, record="none", hidden=(64, 64))
+    result = train(config)
+    assert result.status is RunStatus.DIVERGED and result.diverged_epoch is None
+    assert "unknown" in result.message
+
+
+def test_an_error_mid_run_becomes_a_failed_result_that_keeps_progress(monkeypatch):
+    monkeypatch.setattr(loop, "CHUNK_SECONDS", 0.005)
+    calls = []
+
+    def observer(chunk):
+        calls.append(chunk)
+        if len(calls) == 2:
+            raise RuntimeError("the display went away")
+
+    result = train(RunConfig(epochs=100_000), observer=observer)
+    assert result.status is RunStatus.FAILED
+    assert result.message == "RuntimeError: the display went away"
+    assert 0 < result.epochs_completed < 100_000
+    assert result.timings.first_epoch_seconds > 0
+
+
+def test_an_absent_device_is_refused_before_anything_runs():
+    with pytest.raises(DeviceUnavailable, match="available: cpu"):
+        train(RunConfig(device="cuda:3", epochs=10))
+
+
+def test_threads_are_applied_recorded_and_restored():
+    before = torch.get_num_threads()
+    result = train(RunConfig(epochs=20, threads=2))
+    assert result.env.threads == 2
+    assert torch.get_num_threads() == before
+
+
+def test_clock_syncs_do_not_grow_with_the_number_of_chunks(monkeypatch):
+    """Chunking adds no device sync: the synchronised clock reads are a fixed handful per run."""
+    counts = []
+    for chunk_seconds in (0.1, 0.002):
+        monkeypatch.setattr(loop, "CHUNK_SECONDS", chunk_seconds)
+        calls = []
+        real = loop.synced_clock
+
+        def counting(device, calls=calls, real=real):
+            calls.append(device)
+            return real(device)
+
+        monkeypatch.setattr(loop, "synced_clock", counting)
+        monkeypatch.setattr(trainer, "synced_clock", counting)
+        train(RunConfig(epochs=2000, record="none"))
+        counts.append(len(calls))
+        monkeypatch.setattr(loop, "synced_clock", real)
+        monkeypatch.setattr(trainer, "synced_clock", real)
+    assert counts[0] == counts[1] <= 8
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
+@pytest.mark.parametrize("record", ["every-epoch", "every:100", "device", "none"])
+def test_cuda_runs_match_the_cpu_curve(record):
+    cpu = train(RunConfig(epochs=500, record=record))
+    gpu = train(RunConfig(epochs=500, record=record, device="cuda:0"))
+    assert gpu.status is RunStatus.COMPLETED and gpu.env.device_name
+    assert np.allclose(cpu.losses, gpu.losses, atol=1e-4)
+    assert gpu.timings.epoch_us_method == ("chunk-median" if record in ("every-epoch", "device") else "mean")

@@ -1,0 +1,91 @@
+"""Another process reads the store while this one holds a write connection and writes (WAL)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from iris_gui.store.runs import RunStore
+from iris_gui.store.schema import BUSY_TIMEOUT_S
+
+READ_ONCE = """
+import json, sys
+from pathlib import Path
+from iris_gui.store.runs import RunStore
+with RunStore.open(Path(sys.argv[1])) as store:
+    runs = store.list_runs()
+    curves = store.curves([run.id for run in runs])
+    print(json.dumps({"ids": [run.id for run in runs],
+                      "points": [len(curves[run.id][0]) for run in runs],
+                      "notice": store.notice}))
+"""
+
+# Reads until it has seen ``want`` runs, printing each count; a fresh open each time, like a
+# CLI call would make.
+READ_UNTIL = """
+import sys, time
+from pathlib import Path
+from iris_gui.store.runs import RunStore
+path, want, deadline = Path(sys.argv[1]), int(sys.argv[2]), time.monotonic() + 30
+while time.monotonic() < deadline:
+    with RunStore.open(path) as store:
+        count = len(store.list_runs())
+    print(count, flush=True)
+    if count >= want:
+        break
+"""
+
+
+def _read_once(path: Path) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", READ_ONCE, str(path)],
+        check=False, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_reader_sees_committed_runs_while_writer_holds_the_lock(store, make_result, db_path):
+    first, second = store.save(make_result()), store.save(make_result(epochs=50))
+    # An open, uncommitted write: the reader must neither wait for it nor see it.
+    store._conn.execute("BEGIN IMMEDIATE")
+    store._conn.execute("DELETE FROM runs WHERE id = ?", (first,))
+    started = time.monotonic()
+    seen = _read_once(db_path)
+    assert time.monotonic() - started < BUSY_TIMEOUT_S
+    store._conn.execute("ROLLBACK")
+
+    assert seen == {"ids": [first, second], "points": [100, 50], "notice": None}
+    third = store.save(make_result())
+    assert _read_once(db_path)["ids"] == [first, second, third]
+
+
+def test_reader_follows_a_writer_saving_runs(store, make_result, db_path):
+    want = 25
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READ_UNTIL, str(db_path), str(want)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        first_count = reader.stdout.readline()  # the reader is up and reading before writes start
+        for _ in range(want):
+            store.save(make_result())
+            time.sleep(0.01)
+        out, err = reader.communicate(timeout=60)
+    finally:
+        reader.kill()
+    assert reader.returncode == 0, err
+    counts = [int(line) for line in (first_count + out).split()]
+    assert counts[0] == 0 and counts[-1] == want
+    assert counts == sorted(counts) and len(counts) > 2  # it read between the writes too
+
+
+def test_two_stores_in_one_process_share_the_file(store, make_result, db_path):
+    with RunStore.open(db_path) as other:
+        run_id = store.save(make_result())
+        assert other.get(run_id).result.epochs_completed == 100
+        other.delete(run_id)
+    assert store.list_runs() == []

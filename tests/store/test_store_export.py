@@ -1,0 +1,137 @@
+"""CSV export: columns, values, and an atomic write."""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from iris_gui.engine.result import RunStatus
+from iris_gui.store import export
+from iris_gui.store.export import CSV_COLUMNS, export_runs_csv, flat_record
+from iris_gui.store.runs import StoreError
+
+EXPECTED_COLUMNS = (
+    "id", "created_at", "status", "message", "dataset", "device", "device_name", "record", "call",
+    "threads", "epochs", "epochs_completed", "final_loss", "train_accuracy", "test_accuracy",
+    "diverged_epoch", "setup_seconds", "transfer_seconds", "first_epoch_seconds", "train_seconds",
+    "epoch_us", "epoch_us_iqr", "epoch_us_method", "eval_seconds", "optimizer", "lr", "momentum",
+    "hidden", "seed", "scaler", "execution", "torch_version", "cpu_model", "os", "python",
+)
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        return list(reader.fieldnames or []), list(reader)
+
+
+def _leftovers(directory: Path) -> list[str]:
+    return [p.name for p in directory.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.fixture
+def saved(store, make_result):
+    store.save(make_result())
+    store.save(make_result(
+        status=RunStatus.DIVERGED, epochs_completed=12, diverged_epoch=11, final_loss=math.nan,
+        test_accuracy=math.nan, message='loss became "nan", at epoch 11',
+    ))
+    return store.list_runs()
+
+
+def test_columns():
+    assert CSV_COLUMNS == EXPECTED_COLUMNS
+
+
+def test_flat_record_values(saved):
+    row = flat_record(saved[0])
+    assert tuple(row) == CSV_COLUMNS
+    assert row["id"] == saved[0].id and row["created_at"] == saved[0].created_at
+    assert row["status"] == "completed" and row["call"] == "forward"
+    assert (row["dataset"], row["device"], row["device_name"]) == ("iris", "cpu", "Test CPU")
+    assert (row["epochs"], row["epochs_completed"], row["threads"]) == (100, 100, 1)
+    assert (row["final_loss"], row["test_accuracy"], row["diverged_epoch"]) == (0.1, 1.0, None)
+    assert (row["epoch_us"], row["epoch_us_method"], row["train_seconds"]) == (
+        14.75, "chunk-median", 1.5
+    )
+    assert (row["optimizer"], row["lr"], row["momentum"], row["seed"]) == ("sgd", 0.05, 0.0, 7)
+    assert (row["hidden"], row["scaler"], row["execution"]) == ("10,10", "minmax", "worker")
+    assert (row["torch_version"], row["os"], row["python"]) == ("2.13.0", "Linux-6", "3.11.7")
+
+
+def test_export_writes_header_and_rows(saved, tmp_path):
+    target = tmp_path / "runs.csv"
+    export_runs_csv(saved, target)
+    header, rows = _read_csv(target)
+    assert tuple(header) == CSV_COLUMNS
+    assert [row["id"] for row in rows] == [str(run.id) for run in saved]
+    completed, diverged = rows
+    assert completed["hidden"] == "10,10" and completed["epoch_us"] == "14.75"
+    assert completed["diverged_epoch"] == "" and completed["message"] == ""
+    assert diverged["status"] == "diverged" and diverged["diverged_epoch"] == "11"
+    assert diverged["final_loss"] == "" and diverged["test_accuracy"] == ""  # NaN: empty cell
+    assert diverged["message"] == 'loss became "nan", at epoch 11'
+    assert _leftovers(tmp_path) == []
+
+
+def test_export_of_no_runs_is_a_header(tmp_path):
+    target = tmp_path / "empty.csv"
+    export_runs_csv([], target)
+    assert _read_csv(target) == (list(CSV_COLUMNS), [])
+
+
+def test_export_replaces_an_existing_file(saved, tmp_path):
+    target = tmp_path / "runs.csv"
+    target.write_text("old contents\n")
+    export_runs_csv(saved[:1], target)
+    assert len(_read_csv(target)[1]) == 1
+
+
+def test_failed_replace_leaves_the_old_file_whole(saved, tmp_path, monkeypatch):
+    target = tmp_path / "runs.csv"
+    target.write_text("old contents\n")
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(export.os, "replace", refuse)
+    with pytest.raises(StoreError, match=rf"^cannot write {target}: Permission denied$"):
+        export_runs_csv(saved, target)
+    assert target.read_text() == "old contents\n"
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs a non-root POSIX user")
+def test_unwritable_directory(saved, tmp_path):
+    directory = tmp_path / "locked"
+    directory.mkdir()
+    target = directory / "runs.csv"
+    target.write_text("old contents\n")
+    directory.chmod(0o500)
+    try:
+        with pytest.raises(StoreError, match=rf"^cannot write {target}: Permission denied$"):
+            export_runs_csv(saved, target)
+    finally:
+        directory.chmod(0o700)
+    assert target.read_text() == "old contents\n"
+
+
+def test_path_that_is_a_directory(saved, tmp_path):
+    target = tmp_path / "a-directory"
+    (target / "inside").mkdir(parents=True)
+    with pytest.raises(StoreError) as caught:
+        export_runs_csv(saved, target)
+    message = str(caught.value)
+    assert message.startswith(f"cannot write {target}: ") and "\n" not in message
+    assert (target / "inside").is_dir()
+    assert _leftovers(tmp_path) == []
+
+
+def test_missing_directory(saved, tmp_path):
+    target = tmp_path / "nowhere" / "runs.csv"
+    with pytest.raises(StoreError, match=rf"^cannot write {target}: No such file or directory$"):
+        export_runs_csv(saved, target)
