@@ -19,7 +19,7 @@ from iris_gui.engine.config import RunConfig
 from iris_gui.engine.data import load_dataset
 from iris_gui.engine.devices import resolve_device, synchronize
 from iris_gui.engine.model import build_model
-from iris_gui.engine.timing import summarize
+from iris_gui.engine.stats import summarize
 from iris_gui.engine.trainer import train, warm_up
 
 
@@ -44,9 +44,7 @@ def plain_loop(config: RunConfig) -> float:
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        if recording.mode == "every-epoch":
-            losses.append(loss.item())
-        elif recording.mode == "every" and epoch % recording.interval == 0:
+        if recording.mode == "every-epoch" or recording.mode == "every" and epoch % recording.interval == 0:
             losses.append(loss.item())
         elif recording.mode == "device":
             buffer[epoch] = loss.detach()

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from iris_gui.engine.errors import ConfigError
 from iris_gui.engine.result import RunResult
-from iris_gui.engine.timing import Summary, summarize
+from iris_gui.engine.stats import Summary, summarize
 
 
 def seconds_per_epoch(result: RunResult) -> float:

@@ -2,36 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Any
 
 import torch
 
+from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.environment import cpu_model
 from iris_gui.engine.errors import DeviceUnavailable
-
-
-@dataclass(frozen=True)
-class DeviceInfo:
-    id: str  # "cpu", "cuda:0", "mps", "xpu:0"
-    kind: str  # "cpu" | "cuda" | "mps" | "xpu"
-    name: str
-    total_memory_bytes: int | None = None
-    capability: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def describe(self) -> str:
-        """``cuda:0 — NVIDIA H200 (139.8 GiB, sm 9.0)``, for lists and menus."""
-        extras = []
-        if self.total_memory_bytes:
-            extras.append(f"{self.total_memory_bytes / 2**30:.1f} GiB")
-        if self.capability:
-            extras.append(f"sm {self.capability}")
-        tail = f" ({', '.join(extras)})" if extras else ""
-        return f"{self.id} — {self.name}{tail}"
 
 
 @lru_cache(maxsize=1)

@@ -25,7 +25,8 @@ from iris_gui.engine.loop import LoopState, Observer, StopCheck, TrainingStep, r
 from iris_gui.engine.model import build_model
 from iris_gui.engine.recording import make_recorder
 from iris_gui.engine.result import RunResult, RunStatus
-from iris_gui.engine.timing import summarize, synced_clock
+from iris_gui.engine.stats import summarize
+from iris_gui.engine.timing import synced_clock
 
 _warmed_devices: set[str] = set()
 

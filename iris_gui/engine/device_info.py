@@ -1,0 +1,33 @@
+"""DeviceInfo: what the app shows about a device. No torch here, so a window can list devices
+that a worker process discovered without importing torch itself."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    id: str  # "cpu", "cuda:0", "mps", "xpu:0"
+    kind: str  # "cpu" | "cuda" | "mps" | "xpu"
+    name: str
+    total_memory_bytes: int | None = None
+    capability: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def describe(self) -> str:
+        """``cuda:0 — NVIDIA H200 (139.8 GiB, sm 9.0)``, for lists and menus."""
+        extras = []
+        if self.total_memory_bytes:
+            extras.append(f"{self.total_memory_bytes / 2**30:.1f} GiB")
+        if self.capability:
+            extras.append(f"sm {self.capability}")
+        tail = f" ({', '.join(extras)})" if extras else ""
+        return f"{self.id} — {self.name}{tail}"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DeviceInfo:
+        return cls(**data)

@@ -1,0 +1,1 @@
+"""The desktop app: Qt only. Panels observe the engine through the worker's signals."""
