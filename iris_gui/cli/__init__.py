@@ -9,8 +9,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 0
+        from iris_gui.ui.app import run_app
+
+        return run_app()
     from iris_gui.engine.errors import EngineError
 
     try:
@@ -23,6 +24,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "compare":
             from iris_gui.cli.train_cmd import compare_command
             return compare_command(args)
+        if args.command == "plot":
+            from iris_gui.cli.plot_cmd import plot_command
+            return plot_command(args)
         from iris_gui.cli.runs_cmd import runs_command
         return runs_command(args)
     except EngineError as error:

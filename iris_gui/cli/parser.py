@@ -45,6 +45,19 @@ def _repeat(text: str) -> int:
     return int(text)
 
 
+def _run_ids(text: str) -> list[int]:
+    items = _csv(text)
+    if not all(item.isdigit() and int(item) > 0 for item in items):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of run ids such as 1,2")
+    return [int(item) for item in items]
+
+
+def _width(text: str) -> int:
+    if not text.isdigit() or not 200 <= int(text) <= 10_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; the width is 200 to 10000 pixels")
+    return int(text)
+
+
 def _add_run_options(parser: argparse.ArgumentParser, single: bool) -> None:
     """The RunConfig fields as options; defaults are the seed's experiment."""
     group = parser.add_argument_group("run")
@@ -78,7 +91,7 @@ def _add_run_options(parser: argparse.ArgumentParser, single: bool) -> None:
 def build_parser() -> OneLineParser:
     parser = OneLineParser(prog="iris-gui", description=(
         "A lab for timing PyTorch training on the CPU and on accelerators. With no command, "
-        "prints this help."))
+        "opens the desktop app."))
     parser.add_argument("--version", action="version", version=f"iris-gui {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="command")
 
@@ -114,6 +127,13 @@ def build_parser() -> OneLineParser:
     delete.add_argument("id", type=int)
     for action_parser in (listing, show, export, delete):
         action_parser.set_defaults(command_parser=action_parser)
+
+    plot = commands.add_parser("plot", help="draw stored runs' loss curves to a PNG, SVG or CSV")
+    plot.add_argument("--runs", type=_run_ids, required=True, metavar="ID[,ID...]")
+    plot.add_argument("--out", required=True, metavar="FILE.png|.svg|.csv")
+    plot.add_argument("--width", type=_width, default=1600, metavar="PX", help="PNG width (default 1600)")
+    plot.add_argument("--log-y", action="store_true", help="logarithmic loss axis")
+    plot.set_defaults(command_parser=plot)
     return parser
 
 

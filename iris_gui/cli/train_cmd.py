@@ -27,10 +27,9 @@ def devices_command(args: argparse.Namespace) -> int:
 
 
 def _checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
-    from iris_gui.engine.devices import resolve_device
-
     try:
         config = config_from_args(args, **overrides)
+        from iris_gui.engine.devices import resolve_device  # torch: only once the values are valid
         resolve_device(config.device)
         return config
     except ConfigError as error:
@@ -90,7 +89,7 @@ def train_command(args: argparse.Namespace) -> int:
     results, ids = _run_all([config] * args.repeat, args)
     row = compare_groups([results])[0]
     chosen = row.representative
-    record = _record(chosen, ids[results.index(chosen)])
+    record = _record(chosen, ids[[r is chosen for r in results].index(True)])
     if len(results) > 1:
         record["repeat"] = {
             "ids": [i for i in ids if i is not None],
@@ -144,7 +143,7 @@ def compare_command(args: argparse.Namespace) -> int:
 
 def _row_record(row: Any, ids: list[int | None]) -> dict[str, Any]:
     chosen = row.representative
-    record = _record(chosen, ids[row.runs.index(chosen)])
+    record = _record(chosen, ids[[r is chosen for r in row.runs].index(True)])
     record["speedup"] = row.speedup if row.speedup == row.speedup else None
     if len(row.runs) > 1:
         record["repeat"] = {"ids": [i for i in ids if i is not None],

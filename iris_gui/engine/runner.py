@@ -93,7 +93,6 @@ class ProcessRunner:
         """Start the process if it is not running; block until it has loaded torch."""
         if self.alive:
             return self.devices
-        self._stop.clear()
         ours, theirs = self._context.Pipe()
         self._process = self._context.Process(
             target=_worker_main, args=(theirs, self._stop), name="iris-gui-worker", daemon=True)
@@ -104,6 +103,7 @@ class ProcessRunner:
         while not ours.poll(0.05):
             if self._stop.is_set():
                 self._kill()
+                self._stop.clear()
                 raise WorkerCancelled("the worker process was stopped while starting")
             if time.monotonic() > deadline or not self._process.is_alive():
                 break
@@ -138,10 +138,19 @@ class ProcessRunner:
         return self.devices
 
     def run(self, config: RunConfig, observer: Any = None) -> RunResult:
-        """Train ``config`` in the worker; raises ConfigError for input the worker refused."""
+        """Train ``config`` in the worker; raises ConfigError for input the worker refused.
+
+        A stop requested before the run begins (Stop pressed while it was queued) still counts:
+        the flag is cleared when a run ends, not when one starts.
+        """
+        try:
+            return self._run(config, observer)
+        finally:
+            self._stop.clear()
+            self._grace = STOP_GRACE_SECONDS
+
+    def _run(self, config: RunConfig, observer: Any) -> RunResult:
         self.start()
-        self._stop.clear()
-        self._grace = STOP_GRACE_SECONDS
         assert self._conn is not None
         partial = _Partial(config, self._device_name(config.device))
         self._conn.send(("run", config.to_dict()))
@@ -257,8 +266,10 @@ class InProcessRunner:
     def run(self, config: RunConfig, observer: Any = None) -> RunResult:
         from iris_gui.engine.trainer import train
 
-        self._stop.clear()
-        return train(config, observer, self._stop.is_set, execution="in-process")
+        try:
+            return train(config, observer, self._stop.is_set, execution="in-process")
+        finally:
+            self._stop.clear()  # cleared at the end, so a stop sent before the start counts
 
     def close(self) -> None:
         self._stop.set()

@@ -1,0 +1,58 @@
+"""Loss curves as CSV: an ``epoch`` column and one column per curve, written atomically.
+
+Curves recorded at different strides share one table: a row for every epoch that any curve
+recorded, and an empty cell where a curve has no value at that epoch. A recorded NaN (a diverged
+run) stays ``nan``, so a missing value and a failed one are told apart.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import secrets
+from contextlib import suppress
+from pathlib import Path
+
+import numpy as np
+
+from iris_gui.store.paths import StoreError
+
+
+def export_curves_csv(curves: list[tuple[str, np.ndarray, int]], path: Path) -> None:
+    """Write ``(label, losses, stride)`` curves to ``path``; StoreError names a failure."""
+    epochs = _all_epochs(curves)
+    cells = np.full((len(epochs), len(curves)), "", dtype=object)
+    for column, (_, losses, stride) in enumerate(curves):
+        values = np.asarray(losses, dtype=np.float32)
+        rows = np.searchsorted(epochs, np.arange(len(values), dtype=np.int64) * stride)
+        # float32 to str gives the shortest text that reads back as the same float32.
+        cells[rows, column] = values.astype(str)
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(["epoch", *(label for label, _, _ in curves)])
+    for epoch, row in zip(epochs.tolist(), cells.tolist()):
+        writer.writerow([epoch, *row])
+    write_atomically(Path(path), text.getvalue().encode("utf-8"))
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path`` that then replaces it, so an existing
+    file is either kept whole or fully replaced, never left half-written."""
+    if not path.name:
+        raise StoreError(f"cannot write {path}: not a file name")
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        # Mode "x" creates the file with the user's umask, as a plain open of ``path`` would.
+        with open(temp, "xb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except OSError as exc:
+        with suppress(OSError):
+            temp.unlink(missing_ok=True)
+        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _all_epochs(curves: list[tuple[str, np.ndarray, int]]) -> np.ndarray:
+    recorded = [np.arange(len(losses), dtype=np.int64) * int(stride) for _, losses, stride in curves]
+    return np.unique(np.concatenate(recorded)) if recorded else np.zeros(0, np.int64)

@@ -1,0 +1,53 @@
+"""Start the desktop app: the window paints first; torch loads in the worker process after.
+
+Only Qt, pyqtgraph, numpy and the torch-free parts of the engine load in this process, so the
+first paint does not wait for torch or scikit-learn; Train enables when the worker is warm.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from iris_gui import APP_NAME, __version__
+from iris_gui.engine.errors import EngineError
+from iris_gui.store.runs import RunStore
+from iris_gui.ui.main_window import MainWindow
+from iris_gui.ui.settings import AppSettings
+from iris_gui.ui.training_controller import TrainingController
+
+
+def open_store_or_explain() -> RunStore | None:
+    try:
+        return RunStore.open()
+    except EngineError as error:
+        QMessageBox.critical(None, APP_NAME, f"The runs store cannot be opened: {error}")
+        return None
+
+
+def create_window(settings: AppSettings | None = None) -> MainWindow | None:
+    """The composed window with its worker, not yet shown (tests use this too)."""
+    store = open_store_or_explain()
+    if store is None:
+        return None
+    controller = TrainingController()
+    window = MainWindow(store, settings or AppSettings(), controller)
+    controller.setParent(window)
+    return window
+
+
+def run_app(argv: list[str] | None = None) -> int:
+    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(APP_NAME)
+    app.setApplicationVersion(__version__)
+    window = create_window()
+    if window is None:
+        return 1
+    window.show()
+    # Start the worker once the first frame is out: the window must not wait for torch.
+    QTimer.singleShot(0, window.controller.start)
+    QTimer.singleShot(0, window.show_store_notice)
+    return app.exec()

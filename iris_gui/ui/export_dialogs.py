@@ -1,0 +1,60 @@
+"""The File menu's exports: a file dialog around the programmatic exporters, errors as boxes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
+
+from iris_gui.engine.errors import EngineError
+from iris_gui.store.curve_csv import export_curves_csv
+from iris_gui.ui import plot_export
+from iris_gui.ui.panels.loss_plot import LossPlotPanel
+from iris_gui.ui.panels.results import ResultsPanel
+
+
+def _ask_path(parent: QWidget, title: str, name: str, pattern: str) -> Path | None:
+    path, _ = QFileDialog.getSaveFileName(parent, title, str(Path.home() / name), pattern)
+    return Path(path) if path else None
+
+
+def _write(parent: QWidget, path: Path, write: Callable[[Path], None]) -> str | None:
+    """Run an export; a failure becomes a message box and the app goes on."""
+    try:
+        write(path)
+    except (EngineError, OSError) as error:
+        QMessageBox.warning(parent, "Export failed", str(error))
+        return None
+    return f"Saved {path}"
+
+
+def export_plot_png(parent: QWidget, plot: LossPlotPanel) -> str | None:
+    path = _ask_path(parent, "Export plot as PNG", "loss.png", "PNG image (*.png)")
+    if path is None:
+        return None
+    width, ok = QInputDialog.getInt(parent, "PNG width", "Width in pixels:", 1600, 200, 10000, 100)
+    if not ok:
+        return None
+    return _write(parent, path, lambda p: plot_export.export_png(plot, p, width))
+
+
+def export_plot_svg(parent: QWidget, plot: LossPlotPanel) -> str | None:
+    path = _ask_path(parent, "Export plot as SVG", "loss.svg", "SVG image (*.svg)")
+    return None if path is None else _write(parent, path, lambda p: plot_export.export_svg(plot, p))
+
+
+def export_results_csv(parent: QWidget, results: ResultsPanel) -> str | None:
+    path = _ask_path(parent, "Export results as CSV", "runs.csv", "CSV (*.csv)")
+    return None if path is None else _write(parent, path, results.export_csv)
+
+
+def export_curves(parent: QWidget, plot: LossPlotPanel) -> str | None:
+    curves = plot.curves()
+    if not curves:
+        QMessageBox.information(parent, "Nothing to export",
+                                "Select runs in the results table to show their curves first.")
+        return None
+    path = _ask_path(parent, "Export curves as CSV", "curves.csv", "CSV (*.csv)")
+    rows = [(c.label, c.losses, c.stride) for c in curves]
+    return None if path is None else _write(parent, path, lambda p: export_curves_csv(rows, p))

@@ -1,0 +1,98 @@
+"""MainWindow: composes the panels; the run's path through them lives in RunPresenter."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox
+
+from iris_gui.store.runs import RunStore
+from iris_gui.ui import export_dialogs
+from iris_gui.ui.about import show_about
+from iris_gui.ui.menus import build_menus
+from iris_gui.ui.panels.controls import ControlsPanel
+from iris_gui.ui.panels.loss_plot import LossPlotPanel
+from iris_gui.ui.panels.results import ResultsPanel
+from iris_gui.ui.panels.run_status import RunStatusBar
+from iris_gui.ui.run_presenter import RunPresenter
+from iris_gui.ui.settings import AppSettings
+from iris_gui.ui.training_controller import TrainingController
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, store: RunStore, settings: AppSettings,
+                 controller: TrainingController) -> None:
+        super().__init__()
+        self.setWindowTitle("iris-gui — PyTorch training timer")
+        self.store, self.settings, self.controller = store, settings, controller
+        self.plot = LossPlotPanel()
+        self.controls = ControlsPanel()
+        self.results = ResultsPanel(store)
+        self.status = RunStatusBar()
+        self.setCentralWidget(self.plot)
+        self.setStatusBar(self.status)
+        self.controls_dock = self._dock("Run", "controls", self.controls, Qt.LeftDockWidgetArea)
+        self.results_dock = self._dock("Results", "results", self.results, Qt.BottomDockWidgetArea)
+        self.actions = build_menus(self)
+        self.view_menu.addAction(self.controls_dock.toggleViewAction())
+        self.view_menu.addAction(self.results_dock.toggleViewAction())
+        self.presenter = RunPresenter(self, controller)
+        self._connect_actions()
+        self._restore()
+
+    def _dock(self, title: str, name: str, widget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"{name}-dock")  # saveState() needs stable names
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _connect_actions(self) -> None:
+        a = self.actions
+        a.train.triggered.connect(self.controls.train_button.click)
+        a.stop.triggered.connect(self.controls.stop_button.click)
+        a.run_all.triggered.connect(self.controls.run_all_button.click)
+        a.refresh_devices.triggered.connect(self.presenter.refresh_devices)
+        a.quit.triggered.connect(self.close)
+        a.about.triggered.connect(lambda: show_about(self, self.controller))
+        a.log_y.toggled.connect(self.plot.set_log_y)
+        self.plot.log_y_changed.connect(a.log_y.setChecked)
+        exports = {
+            a.export_png: lambda: export_dialogs.export_plot_png(self, self.plot),
+            a.export_svg: lambda: export_dialogs.export_plot_svg(self, self.plot),
+            a.export_results_csv: lambda: export_dialogs.export_results_csv(self, self.results),
+            a.export_curves_csv: lambda: export_dialogs.export_curves(self, self.plot),
+        }
+        for action, export in exports.items():
+            action.triggered.connect(lambda _=False, export=export: self._report(export()))
+
+    def _report(self, text: str | None) -> None:
+        if text:
+            self.status.showMessage(text, 8000)
+
+    def _restore(self) -> None:
+        config, execution = self.settings.load_config()
+        self.controls.set_config(config)
+        self.controls.set_execution(execution)
+        self.plot.set_log_y(self.settings.log_y)
+        geometry, state = self.settings.load_window()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1280, 820)
+        if state is not None:
+            self.restoreState(state)
+
+    def show_store_notice(self) -> None:
+        if self.store.notice:
+            QMessageBox.information(self, "Runs store", self.store.notice)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        try:
+            self.settings.save_config(self.controls.config(), self.controls.execution())
+        except ValueError:
+            pass  # an invalid form is not worth keeping; the last good one stays saved
+        self.settings.save_window(self.saveGeometry(), self.saveState())
+        self.settings.log_y = self.actions.log_y.isChecked()
+        self.controller.shutdown()
+        super().closeEvent(event)

@@ -1,0 +1,68 @@
+"""The window's actions and menus (File / Run / View / Help) with their shortcuts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow
+
+
+@dataclass
+class WindowActions:
+    export_png: QAction
+    export_svg: QAction
+    export_results_csv: QAction
+    export_curves_csv: QAction
+    quit: QAction
+    train: QAction
+    stop: QAction
+    run_all: QAction
+    refresh_devices: QAction
+    log_y: QAction
+    about: QAction
+
+
+def build_menus(window: QMainWindow) -> WindowActions:
+    def action(text: str, shortcut: QKeySequence | str | None = None, tip: str = "") -> QAction:
+        made = QAction(text, window)
+        if shortcut is not None:
+            made.setShortcut(QKeySequence(shortcut))
+        made.setStatusTip(tip)
+        return made
+
+    actions = WindowActions(
+        export_png=action("Export Plot as &PNG…", "Ctrl+E", "Save the loss plot as a PNG image"),
+        export_svg=action("Export Plot as &SVG…", "Ctrl+Shift+E", "Save the loss plot as SVG"),
+        export_results_csv=action("Export &Results as CSV…", None, "Every stored run, one row each"),
+        export_curves_csv=action("Export Selected &Curves as CSV…", None,
+                                 "The loss curves shown in the plot, one row per epoch"),
+        quit=action("&Quit", QKeySequence.StandardKey.Quit),
+        train=action("&Train", "Ctrl+Return", "Train the configured run"),
+        stop=action("&Stop", "Esc", "Stop the current run and keep what it did"),
+        run_all=action("Run on &Every Device", "Ctrl+Shift+Return",
+                       "Queue the note's experiment: every device x every loss-recording choice"),
+        refresh_devices=action("&Refresh Devices", "F5"),
+        log_y=action("&Logarithmic Loss Axis", "Ctrl+L"),
+        about=action("&About iris-gui"),
+    )
+    actions.quit.setShortcut(QKeySequence("Ctrl+Q"))
+    actions.log_y.setCheckable(True)
+    bar = window.menuBar()
+    file_menu = bar.addMenu("&File")
+    for item in (actions.export_png, actions.export_svg, actions.export_results_csv,
+                 actions.export_curves_csv):
+        file_menu.addAction(item)
+    file_menu.addSeparator()
+    file_menu.addAction(actions.quit)
+    run_menu = bar.addMenu("&Run")
+    for item in (actions.train, actions.stop, actions.run_all):
+        run_menu.addAction(item)
+    run_menu.addSeparator()
+    run_menu.addAction(actions.refresh_devices)
+    view_menu = bar.addMenu("&View")
+    view_menu.addAction(actions.log_y)
+    view_menu.addSeparator()
+    window.view_menu = view_menu
+    bar.addMenu("&Help").addAction(actions.about)
+    return actions

@@ -1,0 +1,144 @@
+"""ControlsPanel: the RunConfig form with Train, Stop and Run-on-every-device.
+
+The panel only asks: pressing Train emits ``train_requested(config)`` and the main window decides
+what happens. Its keyboard shortcuts belong to the main window's menu actions; the tooltips
+here only name them. Run alone with ``python -m iris_gui.ui.panels.controls``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.ui.panels.controls_form import RunConfigForm
+from iris_gui.ui.run_state import RunState
+from iris_gui.ui.settings import DEFAULT_EXECUTION
+
+TRAIN_TIP = "Train with these settings (Ctrl+Return)"
+RUN_ALL_TIP = "Run these settings once on each detected device"
+BUSY_STATES = (RunState.STARTING, RunState.RUNNING, RunState.STOPPING)
+
+
+class ControlsPanel(QWidget):
+    train_requested = Signal(object)  # RunConfig
+    run_all_requested = Signal(object)  # RunConfig whose device the window varies
+    stop_requested = Signal()
+    refresh_devices_requested = Signal()
+    config_changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._state = RunState.IDLE
+        self.form = RunConfigForm()
+        self.problem_label = QLabel(wordWrap=True, visible=False)
+        self.problem_label.setStyleSheet("color: #b03a2e;")
+        style = self.style()
+        self.train_button = QPushButton(
+            style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), "Train")
+        self.stop_button = QPushButton(
+            style.standardIcon(QStyle.StandardPixmap.SP_MediaStop), "Stop", toolTip="Stop (Esc)")
+        self.run_all_button = QPushButton("Run on every device")
+        self._build_layout()
+        self.form.changed.connect(self._form_changed)
+        self.form.refresh_devices_requested.connect(self.refresh_devices_requested)
+        self.train_button.clicked.connect(self._request_train)
+        self.run_all_button.clicked.connect(self._request_run_all)
+        self.stop_button.clicked.connect(self.stop_requested)
+        self._update_controls()
+
+    def _build_layout(self) -> None:
+        # The form scrolls in a short dock; the buttons stay in sight below it.
+        scroll = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(self.form)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.train_button, 2)
+        buttons.addWidget(self.stop_button, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.problem_label)
+        layout.addLayout(buttons)
+        layout.addWidget(self.run_all_button)
+
+    # --- API ------------------------------------------------------------------------------
+    def config(self) -> RunConfig:
+        """The config the form shows; raises ConfigError if a field is invalid."""
+        return self.form.config()
+
+    def set_config(self, config: RunConfig) -> None:
+        self.form.set_config(config)
+
+    def execution(self) -> str:
+        return self.form.execution_combo.value()
+
+    def set_execution(self, execution: str) -> None:
+        if not self.form.execution_combo.set_value(execution):
+            self.form.execution_combo.set_value(DEFAULT_EXECUTION)
+
+    def set_devices(self, devices: list[DeviceInfo]) -> None:
+        self.form.set_devices(devices)
+
+    def set_state(self, state: RunState) -> None:
+        self._state = state
+        self._update_controls()
+
+    # --- behaviour ------------------------------------------------------------------------
+    def _form_changed(self) -> None:
+        self._update_controls()
+        self.config_changed.emit()
+
+    def _update_controls(self) -> None:
+        problem = self.form.problem()
+        self.problem_label.setText(problem)
+        self.problem_label.setVisible(bool(problem))
+        can_train = self._state.can_train and not problem
+        self.train_button.setEnabled(can_train)
+        self.train_button.setToolTip(f"Fix the form first: {problem}" if problem else TRAIN_TIP)
+        # Varying over devices needs the list of devices to vary over.
+        self.run_all_button.setEnabled(can_train and self.form.devices_known())
+        self.run_all_button.setToolTip(f"Fix the form first: {problem}" if problem else RUN_ALL_TIP)
+        self.stop_button.setEnabled(self._state.can_stop)
+        self.form.set_busy(self._state in BUSY_STATES)
+
+    def _request_train(self) -> None:
+        self.train_requested.emit(self.config())
+
+    def _request_run_all(self) -> None:
+        self.run_all_requested.emit(self.config())
+
+
+def sample_devices() -> list[DeviceInfo]:
+    return [DeviceInfo("cpu", "cpu", "Intel Xeon Platinum 8480+"),
+            DeviceInfo("cuda:0", "cuda", "NVIDIA H200", 150_110_000_000, "9.0")]
+
+
+def main() -> int:
+    app = QApplication.instance() or QApplication(sys.argv)
+    panel = ControlsPanel()
+    panel.setWindowTitle("Controls")
+    panel.set_devices(sample_devices())
+    panel.train_requested.connect(lambda config: print("train", config))
+    panel.run_all_requested.connect(lambda config: print("run on every device", config))
+    panel.stop_requested.connect(lambda: print("stop"))
+    panel.refresh_devices_requested.connect(lambda: panel.set_devices(sample_devices()))
+    panel.resize(340, 900)
+    panel.show()
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,268 @@
+"""RunConfigForm: one widget per RunConfig field, grouped as Data, Model, Training, Measurement.
+
+The form maps widgets to and from RunConfig by value; it starts nothing and knows no run state
+beyond "busy" (fields locked while a run is in flight).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from iris_gui.engine import config as limits
+from iris_gui.engine.config import RunConfig, parse_hidden
+from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.engine.errors import ConfigError
+from iris_gui.ui.panels.controls_fields import (
+    CheckedLineEdit,
+    CompactDoubleSpin,
+    ValueCombo,
+    int_spin,
+    parse_positive_float,
+    parse_seed,
+)
+from iris_gui.ui.settings import DEFAULT_EXECUTION
+
+DETECTING = "detecting devices…"
+THREADS_TIP = "intra-op threads; 1 is never slower for this model size"
+HIDDEN_TIP = (
+    f"hidden layer widths, e.g. 10 or 10,10: 1 to {limits.MAX_LAYERS} layers, "
+    f"each 1 to {limits.MAX_WIDTH:,} units"
+)
+DATASET_ITEMS = [
+    ("Iris (150 × 4, 3 classes)", "iris"), ("Wine (178 × 13, 3 classes)", "wine"),
+    ("Breast cancer (569 × 30, 2 classes)", "breast_cancer"),
+    ("Digits (1,797 × 64, 10 classes)", "digits"), ("Synthetic", "synthetic"),
+]
+SCALER_ITEMS = [("MinMax (fit on train)", "minmax"), ("Standard (fit on train)", "standard"),
+                ("none", "none")]
+RECORD_ITEMS = [
+    ("every epoch (loss.item())", "every-epoch"), ("every N epochs", "every"),
+    ("on the device, copied back per chunk", "device"), ("none (no curve)", "none"),
+]
+CALL_ITEMS = [("model(x)", "call"), ("model.forward(x)", "forward")]
+EXECUTION_ITEMS = [("worker process (isolated, recommended)", "process"),
+                   ("this process (shows GIL contention)", "in-process")]
+
+
+class RunConfigForm(QWidget):
+    changed = Signal()
+    refresh_devices_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._loading = False
+        self._devices_known = False
+        self._wanted_device = RunConfig().device  # kept until the device list arrives
+        self._sections = [self._data_section(), self._model_section(),
+                          self._training_section(), self._measurement_section()]
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for section in self._sections:
+            layout.addWidget(section)
+        layout.addStretch(1)
+        _align_labels(self.findChildren(QLabel))
+        self.set_config(RunConfig())
+        self.execution_combo.set_value(DEFAULT_EXECUTION)
+        self._connect_edits()
+
+    # --- sections -------------------------------------------------------------------------
+    def _data_section(self) -> QGroupBox:
+        self.dataset_combo = ValueCombo(DATASET_ITEMS)
+        self.rows_spin = int_spin(20, limits.MAX_SYNTHETIC_ROWS)
+        self.features_spin = int_spin(2, limits.MAX_SYNTHETIC_FEATURES)
+        self.classes_spin = int_spin(2, limits.MAX_SYNTHETIC_CLASSES)
+        self.scaler_combo = ValueCombo(SCALER_ITEMS)
+        self.test_size_spin = CompactDoubleSpin(0.05, 0.95, 0.05)
+        self.test_size_spin.setToolTip("fraction of rows held out for the test accuracy")
+        self.split_seed_edit = CheckedLineEdit(
+            parse_seed("split seed", 2**32 - 1), "seed of the train/test split")
+        self._data_form = QFormLayout()
+        rows = [("Data set", self.dataset_combo), ("Rows", self.rows_spin),
+                ("Features", self.features_spin), ("Classes", self.classes_spin),
+                ("Scaler", self.scaler_combo), ("Test fraction", self.test_size_spin),
+                ("Split seed", self.split_seed_edit)]
+        return _section("Data", self._data_form, rows)
+
+    def _model_section(self) -> QGroupBox:
+        self.hidden_edit = CheckedLineEdit(parse_hidden, HIDDEN_TIP)
+        self.seed_edit = CheckedLineEdit(
+            parse_seed("weight seed", 2**63 - 1), "seed of the initial weights")
+        return _section("Model", QFormLayout(), [("Hidden layers", self.hidden_edit),
+                                                 ("Weight seed", self.seed_edit)])
+
+    def _training_section(self) -> QGroupBox:
+        self.device_combo = ValueCombo([(DETECTING, None)])
+        self.device_combo.setEnabled(False)
+        self.refresh_button = QToolButton(text="↻", toolTip="detect devices again")
+        self.refresh_button.clicked.connect(self.refresh_devices_requested)
+        device_row = QHBoxLayout()
+        device_row.setContentsMargins(0, 0, 0, 0)
+        device_row.addWidget(self.device_combo, 1)
+        device_row.addWidget(self.refresh_button)
+        self.optimizer_combo = ValueCombo([("SGD", "sgd"), ("Adam", "adam")])
+        self.lr_edit = CheckedLineEdit(parse_positive_float("learning rate", limits.MAX_LR),
+                                       f"learning rate in (0, {limits.MAX_LR:g}], e.g. 0.01 or 3e-4")
+        self.momentum_spin = CompactDoubleSpin(0.0, 0.999, 0.1)
+        self.momentum_spin.setToolTip("SGD momentum; Adam keeps its own moments")
+        self.epochs_spin = int_spin(1, limits.MAX_EPOCHS)
+        self.epochs_spin.setSingleStep(1000)
+        self.threads_spin = int_spin(1, limits.MAX_THREADS)
+        self.threads_spin.setToolTip(THREADS_TIP)
+        rows = [("Device", device_row), ("Optimizer", self.optimizer_combo),
+                ("Learning rate", self.lr_edit), ("Momentum", self.momentum_spin),
+                ("Epochs", self.epochs_spin), ("Threads", self.threads_spin)]
+        return _section("Training", QFormLayout(), rows)
+
+    def _measurement_section(self) -> QGroupBox:
+        self.record_combo = ValueCombo(RECORD_ITEMS)
+        self.every_spin = int_spin(1, limits.MAX_EPOCHS)
+        self.every_spin.setValue(200)  # the note's own interval
+        self.call_combo = ValueCombo(CALL_ITEMS)
+        self.execution_combo = ValueCombo(EXECUTION_ITEMS)
+        self._measurement_form = QFormLayout()
+        rows = [("Loss recording", self.record_combo), ("Every N epochs", self.every_spin),
+                ("Call style", self.call_combo), ("Execution", self.execution_combo)]
+        return _section("Measurement", self._measurement_form, rows)
+
+    def _connect_edits(self) -> None:
+        for combo in (self.dataset_combo, self.scaler_combo, self.device_combo,
+                      self.optimizer_combo, self.record_combo, self.call_combo,
+                      self.execution_combo):
+            combo.currentIndexChanged.connect(self._edited)
+        for spin in (self.rows_spin, self.features_spin, self.classes_spin, self.test_size_spin,
+                     self.momentum_spin, self.epochs_spin, self.threads_spin, self.every_spin):
+            spin.valueChanged.connect(self._edited)
+        for edit in (self.split_seed_edit, self.hidden_edit, self.seed_edit, self.lr_edit):
+            edit.textChanged.connect(self._edited)
+
+    def _edited(self) -> None:
+        if self._loading:
+            return
+        if self._devices_known:
+            self._wanted_device = self.device_combo.value()
+        self._sync_visibility()
+        self.changed.emit()
+
+    def _sync_visibility(self) -> None:
+        synthetic = self.dataset_combo.value() == "synthetic"
+        for spin in (self.rows_spin, self.features_spin, self.classes_spin):
+            self._data_form.setRowVisible(spin, synthetic)
+        self._measurement_form.setRowVisible(self.every_spin, self.record_combo.value() == "every")
+        self.momentum_spin.setEnabled(self.optimizer_combo.value() == "sgd")
+
+    # --- values ---------------------------------------------------------------------------
+    def config(self) -> RunConfig:
+        """The RunConfig the widgets describe; ConfigError names the first invalid field."""
+        record = self.record_combo.value()
+        if record == "every":
+            record = f"every:{self.every_spin.value()}"
+        return RunConfig(
+            dataset=self.dataset_combo.value(), test_size=self.test_size_spin.value(),
+            split_seed=self.split_seed_edit.value(), scaler=self.scaler_combo.value(),
+            hidden=self.hidden_edit.value(), optimizer=self.optimizer_combo.value(),
+            lr=self.lr_edit.value(), momentum=self.momentum_spin.value(),
+            epochs=self.epochs_spin.value(), seed=self.seed_edit.value(),
+            device=self._selected_device(), threads=self.threads_spin.value(), record=record,
+            call=self.call_combo.value(), synthetic_rows=self.rows_spin.value(),
+            synthetic_features=self.features_spin.value(),
+            synthetic_classes=self.classes_spin.value(),
+        )
+
+    def problem(self) -> str:
+        """Why config() would fail, or "" when the form is valid."""
+        try:
+            self.config()
+        except ConfigError as exc:
+            return str(exc)
+        return ""
+
+    def set_config(self, config: RunConfig) -> None:
+        self._loading = True
+        try:
+            self.dataset_combo.set_value(config.dataset)
+            self.rows_spin.setValue(config.synthetic_rows)
+            self.features_spin.setValue(config.synthetic_features)
+            self.classes_spin.setValue(config.synthetic_classes)
+            self.scaler_combo.set_value(config.scaler)
+            self.test_size_spin.setValue(config.test_size)
+            self.split_seed_edit.setText(str(config.split_seed))
+            self.hidden_edit.setText(",".join(str(width) for width in config.hidden))
+            self.seed_edit.setText(str(config.seed))
+            self.optimizer_combo.set_value(config.optimizer)
+            self.lr_edit.setText(repr(float(config.lr)))
+            self.momentum_spin.setValue(config.momentum)
+            self.epochs_spin.setValue(config.epochs)
+            self.threads_spin.setValue(config.threads)
+            recording = config.recording
+            self.record_combo.set_value(recording.mode)
+            if recording.mode == "every":
+                self.every_spin.setValue(recording.interval)
+            self.call_combo.set_value(config.call)
+            self._wanted_device = config.device
+            self._select_device()
+        finally:
+            self._loading = False
+        self._sync_visibility()
+        self.changed.emit()
+
+    # --- devices --------------------------------------------------------------------------
+    def set_devices(self, devices: list[DeviceInfo]) -> None:
+        """Fill the device list; the selection stays where it was if that device is still there."""
+        self._loading = True
+        try:
+            self.device_combo.clear()
+            for device in devices:
+                self.device_combo.addItem(device.describe(), device.id)
+            self._devices_known = bool(devices)
+            if not devices:
+                self.device_combo.addItem(DETECTING, None)
+            self._select_device()
+        finally:
+            self._loading = False
+        self.device_combo.setEnabled(self._devices_known)
+        self.changed.emit()
+
+    def devices_known(self) -> bool:
+        return self._devices_known
+
+    def _select_device(self) -> None:
+        # A restored config may name a device this machine lacks: show cpu rather than fail.
+        if self._devices_known and not self.device_combo.set_value(self._wanted_device):
+            if not self.device_combo.set_value("cpu"):
+                self.device_combo.setCurrentIndex(0)
+            self._wanted_device = self.device_combo.value()
+
+    def _selected_device(self) -> str:
+        return self.device_combo.value() if self._devices_known else self._wanted_device
+
+    # --- state ----------------------------------------------------------------------------
+    def set_busy(self, busy: bool) -> None:
+        """Lock every field while a run is in flight; the config it runs must not drift."""
+        for section in self._sections:
+            section.setEnabled(not busy)
+
+
+def _section(title: str, form: QFormLayout, rows: list[tuple[str, QWidget | QLayout]]) -> QGroupBox:
+    box = QGroupBox(title)
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    for label, field in rows:
+        form.addRow(label, field)
+    box.setLayout(form)
+    return box
+
+
+def _align_labels(labels: list[QLabel]) -> None:
+    # One label column across all sections, so the fields line up from Data to Measurement.
+    width = max(label.sizeHint().width() for label in labels)
+    for label in labels:
+        label.setMinimumWidth(width)

@@ -1,0 +1,260 @@
+"""The loss plot: loss vs epoch for the live run and the runs selected for comparison.
+
+Cadence (after friture and pyqtgraph's examples): ``append_chunk`` only grows a buffer; a
+single-shot timer redraws at most ~30 times a second and only after a change. A redraw is kept
+within a frame for ten overlaid 20,000-point curves by peak downsampling and clip-to-view, no
+grid (measured: 55-65 ms per redraw with one) and fixed view ranges that widen only when new
+data falls outside them (pyqtgraph's auto-range rescans every curve: ~8 ms per redraw against
+1.3-1.8 ms). ``python benchmarks/plot_redraw.py`` measures it.
+
+Run ``python -m iris_gui.ui.panels.loss_plot`` to see the panel alone with sample data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QTimer, Signal
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from iris_gui.engine.result import Chunk
+from iris_gui.ui.panels.loss_plot_buffer import (
+    LIVE_KEY,
+    Bounds,
+    LiveBuffer,
+    PlotCurve,
+    bounds_of,
+    curves_bounds,
+    pick_colour,
+    widened,
+)
+from iris_gui.ui.panels.loss_plot_hover import HoverReadout
+
+__all__ = ["LossPlotPanel", "PlotCurve"]
+
+REDRAW_MS = 33  # ~30 Hz: smoother than chunks arrive (every ~30 ms), cheaper than the screen
+PEAK_BINS_PER_PIXEL = 1.0
+BACKGROUND = "#ffffff"
+FOREGROUND = "#202020"
+
+
+class LossPlotPanel(QWidget):
+    log_y_changed = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._plot_widget = pg.PlotWidget(background=BACKGROUND)
+        self._live: LiveBuffer | None = None
+        self._live_label = ""
+        self._live_total = 0
+        self._live_item: pg.PlotDataItem | None = None
+        self._live_token: int | None = None
+        self._live_dirty = False
+        self._overlays: list[PlotCurve] = []
+        self._overlay_items: list[pg.PlotDataItem] = []
+        self._colours: dict[str, str] = {}
+        self._pending: Bounds | None = None  # data added since the view last took it in
+        self._x_view: tuple[float, float] | None = None
+        self._y_view: tuple[float, float] | None = None
+        self._follow = True  # off once the user pans or zooms, until the next run or selection
+        self._build()
+
+    @property
+    def plot_item(self) -> pg.PlotItem:
+        return self._plot_widget.getPlotItem()
+
+    @property
+    def readout(self) -> QLabel:
+        return self._readout
+
+    @property
+    def log_y_check(self) -> QCheckBox:
+        return self._log_check
+
+    def _build(self) -> None:
+        item = self.plot_item
+        item.setLabel("bottom", "epoch")
+        item.setLabel("left", "loss")
+        item.setContentsMargins(4, 10, 14, 4)  # room for the last tick label and the top
+        for side in ("bottom", "left"):
+            item.getAxis(side).setPen(FOREGROUND)
+            item.getAxis(side).setTextPen(FOREGROUND)
+        item.addLegend(offset=(-10, 10), labelTextColor=FOREGROUND, brush=(255, 255, 255, 200))
+        item.setDownsampling(auto=True, mode="peak")
+        item.setClipToView(True)
+        item.disableAutoRange()
+        item.vb.sigRangeChangedManually.connect(self._stop_following)
+        item.ctrl.logYCheck.toggled.connect(self._on_log_toggled)
+
+        self._readout = QLabel("")
+        self._log_check = QCheckBox("log y")
+        self._log_check.toggled.connect(self.set_log_y)
+        top = QHBoxLayout()
+        top.setContentsMargins(8, 4, 8, 0)
+        top.addWidget(self._readout, 1)
+        top.addWidget(self._log_check)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self._plot_widget, 1)
+
+        self._redraw_timer = QTimer(self)
+        self._redraw_timer.setSingleShot(True)
+        self._redraw_timer.setInterval(REDRAW_MS)
+        self._redraw_timer.timeout.connect(self.flush)
+        self._hover = HoverReadout(self.plot_item, self._readout, self._displayed)
+
+    # -- live run ---------------------------------------------------------------------------
+
+    def begin_live(self, token: int, label: str, total_epochs: int, stride: int) -> None:
+        """Start showing a new run; chunks of any other token are ignored from now on."""
+        self._drop_live_item()
+        self._live_token = token
+        self._live = LiveBuffer(stride)
+        self._live_label = label
+        self._live_total = max(1, int(total_epochs))
+        self._live_item = self._add_item(LIVE_KEY, label, z=10)
+        self._refit()
+
+    def append_chunk(self, token: int, chunk: Chunk) -> None:
+        """Buffer a chunk of the live run; the timer draws it. A stale token is ignored, so a
+        finished or replaced run's late messages never reach the plot."""
+        if token != self._live_token or self._live is None or len(chunk.losses) == 0:
+            return
+        losses = np.asarray(chunk.losses, dtype=np.float32)
+        if not self._live.append(chunk.first_epoch, chunk.stride, losses):
+            return
+        found = bounds_of(chunk.first_epoch, chunk.stride, losses)
+        if found is not None:
+            self._pending = found.union(self._pending)
+        self._live_dirty = True
+        self._schedule()
+
+    def end_live(self, token: int) -> None:
+        """Draw the run's last points now; the curve stays until ``begin_live``/``clear_live``."""
+        if token != self._live_token:
+            return
+        self._live_token = None
+        self.flush()
+
+    def clear_live(self) -> None:
+        self._live_token = None
+        self._drop_live_item()
+        self._refit()
+
+    # -- overlays, log axis, export ----------------------------------------------------------
+
+    def set_overlays(self, curves: list[PlotCurve]) -> None:
+        """Show these stored curves beside the live one (replacing the previous selection)."""
+        for item in self._overlay_items:
+            self.plot_item.removeItem(item)
+        self._overlays = list(curves)
+        self._colours = {k: c for k, c in self._colours.items()
+                         if k in {curve.key for curve in curves} | {LIVE_KEY}}
+        self._overlay_items = []
+        for curve in self._overlays:
+            item = self._add_item(curve.key, curve.label, z=0)
+            item.setData(curve.epochs.astype(np.float64), curve.losses)
+            self._overlay_items.append(item)
+        self._refit()
+
+    def set_log_y(self, on: bool) -> None:
+        self.plot_item.setLogMode(y=bool(on))
+
+    def log_y(self) -> bool:
+        return self.plot_item.ctrl.logYCheck.isChecked()
+
+    def curves(self) -> list[PlotCurve]:
+        """What is displayed, live curve first; copies, safe to keep or export."""
+        shown = self._displayed()
+        if shown and shown[0].key == LIVE_KEY:
+            live = shown[0]
+            shown[0] = PlotCurve(live.key, live.label, live.losses.copy(), live.stride)
+        return shown
+
+    def flush(self) -> None:
+        """Redraw now whatever changed since the last redraw."""
+        self._redraw_timer.stop()
+        if self._live_dirty and self._live is not None and self._live_item is not None:
+            self._live_item.setData(self._live.epochs, self._live.losses)
+            self._live_dirty = False
+        if self._pending is not None and self._follow:
+            self._apply_range(widened(self._x_view, self._pending.x_lo, self._pending.x_hi),
+                              widened(self._y_view, *self._pending.y_span(self.log_y())))
+        self._pending = None
+
+    def hover_at(self, scene_pos: QPointF) -> None:
+        """Show the epoch and loss of the displayed point nearest ``scene_pos`` (scene units)."""
+        self._hover.show_at(scene_pos)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _displayed(self) -> list[PlotCurve]:
+        shown = list(self._overlays)
+        if self._live is not None and self._live_item is not None:
+            live = PlotCurve(LIVE_KEY, self._live_label, self._live.losses, self._live.stride)
+            shown.insert(0, live)
+        return shown
+
+    def _add_item(self, key: str, label: str, z: int) -> pg.PlotDataItem:
+        item = pg.PlotDataItem(name=label, pen=pg.mkPen(pick_colour(self._colours, key), width=1))
+        # Peak mode keeps each bin's min and max, so one bin per pixel column draws the same
+        # envelope as every point; pyqtgraph's default (5 per pixel) keeps 5x the points.
+        item.opts["autoDownsampleFactor"] = PEAK_BINS_PER_PIXEL
+        item.setZValue(z)
+        self.plot_item.addItem(item)
+        item.setDownsampling(auto=True, method="peak")
+        item.setClipToView(True)
+        return item
+
+    def _drop_live_item(self) -> None:
+        if self._live_item is not None:
+            self.plot_item.removeItem(self._live_item)
+        self._live_item = None
+        self._live = None
+        self._live_total = 0
+        self._live_dirty = False
+
+    def _schedule(self) -> None:
+        if not self._redraw_timer.isActive():
+            self._redraw_timer.start()
+
+    def _refit(self) -> None:
+        """Fit the view to everything shown (a new run, selection or axis), then follow the
+        data: X from 0 to the live run's last epoch or the longest curve, Y with headroom."""
+        found = curves_bounds(self._displayed())
+        x_hi = max(self._live_total, 0.0 if found is None else found.x_hi) or 1.0
+        y = None if found is None else widened(None, *found.y_span(self.log_y()))
+        self._follow = True
+        self._pending = None
+        self._x_view = self._y_view = None  # a view with no data yet takes the first that comes
+        self._apply_range((0.0, float(x_hi)), y)
+        self.flush()
+
+    def _apply_range(self, x: tuple[float, float] | None, y: tuple[float, float] | None) -> None:
+        if x is not None:
+            self._x_view = x
+        if y is not None:
+            self._y_view = y
+        if x is not None or y is not None:
+            # Our own ranges replace pyqtgraph's auto-range, which would rescan every curve.
+            self.plot_item.vb.setRange(xRange=x, yRange=y, padding=0, disableAutoRange=True)
+
+    def _stop_following(self, *_: object) -> None:
+        self._follow = False
+
+    def _on_log_toggled(self, on: bool) -> None:
+        # pyqtgraph re-enables auto-range on a log toggle; take the range back and refit.
+        self.plot_item.disableAutoRange()
+        if self._log_check.isChecked() != on:
+            self._log_check.blockSignals(True)
+            self._log_check.setChecked(on)
+            self._log_check.blockSignals(False)
+        self._refit()
+        self.log_y_changed.emit(on)
+
+
+if __name__ == "__main__":
+    from iris_gui.ui.panels.loss_plot_demo import main
+
+    main()

@@ -1,0 +1,312 @@
+"""ResultsPanel: the stored runs in one sortable table, with a baseline to compare against.
+
+Run alone with sample data: ``python -m iris_gui.ui.panels.results``.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import (
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QStyle,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from iris_gui.store.export import export_runs_csv
+from iris_gui.store.runs import RunStore, StoreError
+from iris_gui.ui.panels.run_details import RunDetailsDialog
+from iris_gui.ui.results_model import (
+    DEVICE_NAME_COLUMN,
+    SORT_ROLE,
+    SPEEDUP_COLUMN,
+    RunsTableModel,
+)
+
+
+def _run_list(ids: list[int]) -> str:
+    return f"run {ids[0]}" if len(ids) == 1 else f"runs {', '.join(map(str, ids))}"
+
+
+class ResultsPanel(QWidget):
+    """Every stored run; select rows to compare them, pick one as the speedup baseline."""
+
+    selection_changed = Signal(list)  # selected run ids, in table order
+    baseline_changed = Signal(object)  # run id or None
+    message = Signal(str)  # one line for the status bar
+
+    def __init__(self, store: RunStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._last_selection: list[int] = []
+        self._sized = False
+        self.model = RunsTableModel(self)
+        self._proxy = QSortFilterProxyModel(self)
+        self._proxy.setSourceModel(self.model)
+        self._proxy.setSortRole(SORT_ROLE)
+        self._proxy.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.view = self._make_view()
+        self._baseline_action = self._action("Set as baseline", self._toggle_baseline)
+        self._details_action = self._action("Details…", self._details_of_selection)
+        self._delete_action = self._action("Delete", self.delete_selected)
+        self._delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        self._delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self._summary = QLabel()
+        self._lay_out()
+        self.view.selectionModel().selectionChanged.connect(self._selection_moved)
+        self._proxy.layoutChanged.connect(self._selection_moved)
+        self.view.horizontalHeader().sortIndicatorChanged.connect(
+            lambda column, _order: self._room_for_arrow(column))
+        self.view.doubleClicked.connect(lambda index: self.show_details(self._run_id(index)))
+        failure = self._reload()
+        if failure is not None:
+            # Nobody has connected ``message`` yet; say it once the event loop runs.
+            QTimer.singleShot(0, self, lambda: self.message.emit(failure))
+
+    @property
+    def baseline_id(self) -> int | None:
+        return self.model.baseline_id
+
+    def refresh(self) -> None:
+        """Reload from the store, keeping the selection and baseline where those runs remain;
+        a store error becomes a ``message`` and leaves the table as it was."""
+        failure = self._reload()
+        if failure is not None:
+            self.message.emit(failure)
+
+    def _reload(self) -> str | None:
+        try:
+            runs = self._store.list_runs()
+        except StoreError as exc:
+            return str(exc)
+        kept, baseline = self.selected_ids(), self.model.baseline_id
+        self.model.set_runs(runs)
+        self.select_ids(kept)
+        if runs and not self._sized:
+            self._size_columns()
+        if self.model.baseline_id != baseline:
+            self.baseline_changed.emit(None)
+        self._selection_moved()
+        return None
+
+    def selected_ids(self) -> list[int]:
+        rows = sorted(index.row() for index in self.view.selectionModel().selectedRows())
+        return [self._run_id(self._proxy.index(row, 0)) for row in rows]
+
+    def select_ids(self, ids: list[int]) -> None:
+        selection = QItemSelection()
+        for run_id in ids:
+            row = self.model.row_of(run_id)
+            if row is not None:
+                index = self._proxy.mapFromSource(self.model.index(row, 0))
+                selection.select(index, index)
+        flags = (QItemSelectionModel.SelectionFlag.ClearAndSelect
+                 | QItemSelectionModel.SelectionFlag.Rows)
+        self.view.selectionModel().select(selection, flags)
+
+    def set_baseline(self, run_id: int | None) -> None:
+        """Compare every run with ``run_id`` (None: no baseline); ValueError if it is not shown."""
+        if run_id == self.model.baseline_id:
+            return
+        self.model.set_baseline(run_id)
+        # The bold "baseline" can be wider than any ratio the column was fitted to.
+        fit = self.view.sizeHintForColumn(SPEEDUP_COLUMN)
+        if self._sized and self.view.columnWidth(SPEEDUP_COLUMN) < fit:
+            self.view.setColumnWidth(SPEEDUP_COLUMN, fit)
+        self._update_actions()
+        self.baseline_changed.emit(run_id)
+        self.message.emit("Baseline cleared" if run_id is None else f"Run {run_id} is the baseline")
+
+    def delete_selected(self, confirm: bool = True) -> list[int]:
+        """Delete the selected runs from the store (after asking, unless ``confirm`` is False);
+        return the ids deleted."""
+        ids = self.selected_ids()
+        if not ids or (confirm and not self._confirm_delete(ids)):
+            return []
+        deleted, errors = [], []
+        for run_id in ids:
+            try:
+                self._store.delete(run_id)
+                deleted.append(run_id)
+            except StoreError as exc:
+                errors.append(str(exc))
+        if self.model.baseline_id in deleted:
+            self.set_baseline(None)
+        # Drop the rows at once, so they go even if the reload below cannot read the store.
+        self.model.set_runs([run for run in self.model.runs if run.id not in deleted])
+        self.refresh()
+        done = [f"Deleted {_run_list(deleted)}"] if deleted else []
+        self.message.emit("; ".join(done + errors))
+        return deleted
+
+    def show_details(self, run_id: int) -> RunDetailsDialog | None:
+        """Open a details window for run ``run_id``; None (and a message) if it cannot be read."""
+        try:
+            run = self._store.get(run_id)
+        except StoreError as exc:
+            self.message.emit(str(exc))
+            return None
+        dialog = RunDetailsDialog(run, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def export_csv(self, path: Path) -> int:
+        """Write every stored run to ``path`` as CSV; return the count. Raises StoreError."""
+        runs = self._store.list_runs()
+        export_runs_csv(runs, Path(path))
+        self.message.emit(f"Exported {len(runs)} run(s) to {path}")
+        return len(runs)
+
+    def _make_view(self) -> QTableView:
+        view = QTableView(self)
+        view.setModel(self._proxy)
+        view.setSortingEnabled(True)
+        view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        view.setAlternatingRowColors(True)
+        view.setWordWrap(False)
+        view.verticalHeader().hide()
+        # The device name takes what width is left, eliding (its tooltip has it whole), so one
+        # long name cannot push the timing columns out of sight.
+        view.horizontalHeader().setSectionResizeMode(
+            DEVICE_NAME_COLUMN, QHeaderView.ResizeMode.Stretch)
+        view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        return view
+
+    def _action(self, text: str, slot: Callable[[], object]) -> QAction:
+        action = QAction(text, self.view)
+        action.setIconText(text)  # kept whole: Qt drops the "…" from a derived button text
+        # Through a lambda: triggered's "checked" must not reach delete_selected's ``confirm``.
+        action.triggered.connect(lambda: slot())
+        self.view.addAction(action)  # the view's context menu lists them
+        return action
+
+    def _lay_out(self) -> None:
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 6, 0)
+        for action in (self._baseline_action, self._details_action, self._delete_action):
+            button = QToolButton(self)
+            button.setDefaultAction(action)
+            bar.addWidget(button)
+        bar.addStretch(1)
+        bar.addWidget(self._summary)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.view)
+
+    def _size_columns(self) -> None:
+        """Fit each column to its cells and title, with room for the sort arrow only in the
+        sorted column: Qt's own fit keeps that room in all sixteen, which then no longer fit
+        a 1,100-pixel window."""
+        for column in range(self.model.columnCount()):
+            if column != DEVICE_NAME_COLUMN:
+                fit = max(self.view.sizeHintForColumn(column), self._title_width(column, False))
+                self.view.setColumnWidth(column, fit)
+        self._sized = True
+        self._room_for_arrow(self.view.horizontalHeader().sortIndicatorSection())
+
+    def _title_width(self, column: int, arrow: bool) -> int:
+        header = self.view.horizontalHeader()
+        margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin)
+        height = header.sizeHint().height()
+        # Qt's hint (bold title and margins) adds a header height and a margin for the arrow;
+        # the style takes only half the height and two margins from the label for it.
+        bare = header.sectionSizeHint(column) - height - margin
+        return bare + (height // 2 + 2 * margin if arrow else 0)
+
+    def _room_for_arrow(self, column: int) -> None:
+        if not self._sized or column in (-1, DEVICE_NAME_COLUMN):
+            return
+        wanted = self._title_width(column, True)
+        if self.view.columnWidth(column) < wanted:
+            self.view.setColumnWidth(column, wanted)
+
+    def _run_id(self, proxy_index: QModelIndex) -> int:
+        return self.model.run_at(self._proxy.mapToSource(proxy_index).row()).id
+
+    def _selection_moved(self) -> None:
+        ids = self.selected_ids()
+        self._update_actions()
+        if ids != self._last_selection:
+            self._last_selection = ids
+            self.selection_changed.emit(ids)
+
+    def _update_actions(self) -> None:
+        ids = self.selected_ids()
+        one = len(ids) == 1
+        clears = one and ids[0] == self.model.baseline_id
+        label = "Clear baseline" if clears else "Set as baseline"
+        self._baseline_action.setText(label)
+        self._baseline_action.setIconText(label)
+        self._baseline_action.setEnabled(one)
+        self._details_action.setEnabled(one)
+        self._delete_action.setEnabled(bool(ids))
+        count = self.model.rowCount()
+        base = self.model.baseline_id
+        tail = f"baseline: run {base}" if base is not None else "no baseline"
+        self._summary.setText(f"{count} run{'' if count == 1 else 's'} · {tail}")
+
+    def _toggle_baseline(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) == 1:
+            self.set_baseline(None if ids[0] == self.model.baseline_id else ids[0])
+
+    def _details_of_selection(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) == 1:
+            self.show_details(ids[0])
+
+    def _confirm_delete(self, ids: list[int]) -> bool:
+        answer = QMessageBox.question(
+            self, "Delete runs",
+            f"Delete {_run_list(ids)}? The record and loss curve are removed from the store; "
+            "this cannot be undone.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+
+def main() -> int:
+    from iris_gui.ui.panels.sample_runs import sample_store
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    with tempfile.TemporaryDirectory() as folder:
+        store = sample_store(Path(folder) / "runs.sqlite3")
+        panel = ResultsPanel(store)
+        panel.message.connect(print)
+        panel.setWindowTitle("Results (sample runs)")
+        panel.resize(1100, 320)
+        panel.show()
+        code = app.exec()
+        store.close()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

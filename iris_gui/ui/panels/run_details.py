@@ -1,0 +1,180 @@
+"""RunDetailsDialog: everything stored about one run, read-only, with selectable text."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from iris_gui.engine.result import RunResult
+from iris_gui.store.runs import StoredRun
+from iris_gui.ui.results_model import MISSING, STATUS_COLOURS, finite, formatted, saved_text
+
+# Names the user knows from the controls, where the field name alone reads poorly.
+CONFIG_NAMES = {"lr": "Learning rate", "hidden": "Hidden layers", "record": "Recording",
+                "call": "Call style", "seed": "Model seed"}
+_SELECTABLE = (Qt.TextInteractionFlag.TextSelectableByMouse
+               | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+
+
+def duration(value: float) -> str:
+    """Seconds in the unit that reads best: "6.218 s", "0.30 ms"."""
+    shown = finite(value)
+    if shown is None:
+        return MISSING
+    return f"{shown:.3f} s" if shown >= 1 else f"{shown * 1e3:.2f} ms"
+
+
+def _selectable(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setTextInteractionFlags(_SELECTABLE)
+    return label
+
+
+def _form(title: str, rows: list[tuple[str, str]]) -> QGroupBox:
+    box = QGroupBox(title)
+    form = QFormLayout(box)
+    for name, value in rows:
+        form.addRow(f"{name}:", _selectable(value))
+    return box
+
+
+def _steady_state(result: RunResult) -> str:
+    timings = result.timings
+    if finite(timings.epoch_us) is None:
+        return MISSING
+    iqr = formatted(timings.epoch_us_iqr, ",.1f", " µs")
+    return f"{timings.epoch_us:,.1f} µs/epoch (IQR {iqr}, {timings.epoch_us_method})"
+
+
+def _timings(result: RunResult) -> QGroupBox:
+    t = result.timings
+    return _form("Timings", [
+        ("Setup", duration(t.setup_seconds)), ("Transfer", duration(t.transfer_seconds)),
+        ("First epoch", duration(t.first_epoch_seconds)),
+        ("Training loop", duration(t.train_seconds)), ("Steady state", _steady_state(result)),
+        ("Evaluation", duration(t.eval_seconds)),
+    ])
+
+
+def _outcome(run: StoredRun) -> QGroupBox:
+    r = run.result
+    points = run.curve_points if run.curve_points is not None else len(r.losses)
+    return _form("Results", [
+        ("Epochs", f"{r.epochs_completed:,} of {r.config.epochs:,}"),
+        ("Final loss", formatted(r.final_loss, ".6g")),
+        ("Train accuracy", formatted(r.train_accuracy, ".2%")),
+        ("Test accuracy", formatted(r.test_accuracy, ".2%")),
+        ("Diverged at epoch", MISSING if r.diverged_epoch is None else f"{r.diverged_epoch:,}"),
+        ("Loss curve", f"{points:,} points, one every {r.loss_stride:,} epoch(s)"),
+        ("Started", saved_text(r.started_at) or MISSING), ("Saved", saved_text(run.created_at)),
+    ])
+
+
+def _config_value(value: object) -> str:
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+def _config(result: RunResult) -> QGroupBox:
+    rows = [(CONFIG_NAMES.get(name, name.replace("_", " ").capitalize()), _config_value(value))
+            for name, value in result.config.to_dict().items()]
+    return _form("Configuration", rows)
+
+
+def _environment(result: RunResult) -> QGroupBox:
+    env = result.env
+    return _form("Environment", [
+        ("PyTorch", env.torch_version), ("Device", env.device), ("Device name", env.device_name),
+        ("Threads", str(env.threads)), ("CPU", env.cpu_model), ("OS", env.os),
+        ("Python", env.python), ("Execution", env.execution),
+    ])
+
+
+def confusion_table(matrix: list[list[int]]) -> QTableWidget:
+    """Rows are true classes, columns predicted ones; sized to show every cell."""
+    size = len(matrix)
+    table = QTableWidget(size, size)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # so Close, not a cell, starts with the focus
+    table.setHorizontalHeaderLabels([str(c) for c in range(size)])
+    table.setVerticalHeaderLabels([str(c) for c in range(size)])
+    for row, counts in enumerate(matrix):
+        for column, count in enumerate(counts):
+            item = QTableWidgetItem(str(count))
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+            table.setItem(row, column, item)
+    table.resizeColumnsToContents()
+    table.resizeRowsToContents()
+    table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    frame = 2 * table.frameWidth()
+    table.setFixedSize(
+        table.verticalHeader().width() + table.horizontalHeader().length() + frame,
+        table.horizontalHeader().height() + table.verticalHeader().length() + frame,
+    )
+    return table
+
+
+def _confusion(result: RunResult) -> QGroupBox:
+    box = QGroupBox("Confusion matrix (rows: true class, columns: predicted)")
+    layout = QVBoxLayout(box)
+    if result.confusion_matrix:
+        layout.addWidget(confusion_table(result.confusion_matrix))
+    else:
+        layout.addWidget(QLabel("none: the run ended before the test split was evaluated"))
+    layout.addStretch(1)
+    return box
+
+
+class RunDetailsDialog(QDialog):
+    """One stored run: status and message, configuration, timings, results, environment."""
+
+    def __init__(self, run: StoredRun, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.run = run
+        result = run.result
+        self.setWindowTitle(f"Run {run.id} — {result.status.value}")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self._status_label(run))
+        grid = QGridLayout()
+        grid.addWidget(_outcome(run), 0, 0)
+        grid.addWidget(_timings(result), 1, 0)
+        grid.addWidget(_confusion(result), 2, 0)
+        grid.addWidget(_config(result), 0, 1, 2, 1)
+        grid.addWidget(_environment(result), 2, 1)
+        layout.addLayout(grid)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    @staticmethod
+    def _status_label(run: StoredRun) -> QLabel:
+        result = run.result
+        text = f"<b>Run {run.id}: {result.status.value}</b> · {html.escape(result.config.label())}"
+        if result.message:
+            text += f"<br>{html.escape(result.message)}"
+        label = _selectable(text)
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setWordWrap(True)
+        colour = STATUS_COLOURS.get(result.status)
+        if colour is not None:
+            label.setStyleSheet(f"color: {colour.name()}")
+        return label

@@ -1,0 +1,135 @@
+"""RunPresenter: the path of a run through the window.
+
+Controls ask for runs -> the controller queues them -> chunks grow the live curve and the
+status bar -> the result is saved in one transaction, its row appears and is selected, and its
+curve stays in the plot as that stored run.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QMessageBox
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.errors import EngineError
+from iris_gui.engine.result import RunResult
+from iris_gui.ui.panels.loss_plot import PlotCurve
+from iris_gui.ui.run_state import RunState
+from iris_gui.ui.training_controller import TrainingController
+
+if TYPE_CHECKING:
+    from iris_gui.ui.main_window import MainWindow
+
+# The note's experiment: each device with each way of bringing the loss back.
+EXPERIMENT_RECORDS = ("every-epoch", "every:200", "device", "none")
+
+
+def run_label(config: RunConfig) -> str:
+    return f"{config.device} · {config.record} · {config.call}"
+
+
+def result_summary(run_id: int | None, result: RunResult) -> str:
+    t = result.timings
+    saved = f"Run {run_id}" if run_id is not None else "Run (not saved)"
+    text = f"{saved} {result.status.value}: {result.epochs_completed:,} epochs"
+    if t.train_seconds == t.train_seconds:
+        text += f" in {t.train_seconds:.2f} s"
+    if t.epoch_us == t.epoch_us:
+        text += f" ({t.epoch_us:,.1f} µs/epoch)"
+    return text + (f" — {result.message}" if result.message else "")
+
+
+class RunPresenter(QObject):
+    def __init__(self, window: MainWindow, controller: TrainingController) -> None:
+        super().__init__(window)
+        self.window, self.controller = window, controller
+        w = window
+        controller.state_changed.connect(self._on_state)
+        controller.devices_ready.connect(self._on_devices)
+        controller.run_started.connect(self._on_started)
+        controller.chunk_ready.connect(w.plot.append_chunk)
+        controller.chunk_ready.connect(w.status.update_chunk)
+        controller.run_finished.connect(self._on_finished)
+        controller.message.connect(self._on_problem)
+        controller.queue_changed.connect(self._on_queue)
+        w.controls.train_requested.connect(
+            lambda config: controller.train([config], w.controls.execution()))
+        w.controls.run_all_requested.connect(self._run_everywhere)
+        w.controls.stop_requested.connect(controller.stop)
+        w.controls.refresh_devices_requested.connect(self.refresh_devices)
+        w.results.selection_changed.connect(self._show_curves)
+        w.results.message.connect(lambda text: w.status.showMessage(text, 8000))
+        self._on_state(controller.state)
+
+    def refresh_devices(self) -> None:
+        self.controller.refresh_devices()
+
+    def _on_state(self, state: RunState) -> None:
+        w = self.window
+        w.controls.set_state(state)
+        w.actions.train.setEnabled(state.can_train)
+        w.actions.run_all.setEnabled(state.can_train)
+        w.actions.stop.setEnabled(state.can_stop)
+        if state is RunState.LOADING:
+            w.status.showMessage("Starting the training worker (loading torch)…")
+        elif state is RunState.STOPPING:
+            w.status.showMessage("Stopping…")
+
+    def _on_devices(self, devices: list) -> None:
+        self.window.controls.set_devices(devices)
+        self.window.status.showMessage(
+            f"Ready: {len(devices)} device(s) — {', '.join(d.id for d in devices)}", 8000)
+
+    def _on_queue(self, waiting: int) -> None:
+        if waiting:
+            self.window.status.showMessage(f"{waiting} run(s) queued", 4000)
+
+    def _run_everywhere(self, base: RunConfig) -> None:
+        devices = self.controller.devices or []
+        configs = [base.replace(device=d.id, record=r) for d in devices for r in EXPERIMENT_RECORDS]
+        self.controller.train(configs, self.window.controls.execution())
+
+    def _on_started(self, token: int, config: RunConfig) -> None:
+        label = run_label(config)
+        recording = config.recording
+        stride = recording.interval if recording.mode == "every" else 1
+        self.window.plot.begin_live(token, label, config.epochs, stride)
+        self.window.status.begin(token, label, config.epochs)
+
+    def _on_finished(self, token: int, result: RunResult) -> None:
+        w = self.window
+        run_id = None
+        try:
+            run_id = w.store.save(result)
+        except EngineError as error:
+            self._on_problem(f"The run could not be saved: {error}")
+        w.status.end(token, result_summary(run_id, result))
+        w.plot.end_live(token)
+        if run_id is None:
+            return
+        previous = w.results.selected_ids()
+        w.results.refresh()
+        w.plot.clear_live()  # the stored run's own curve takes its place
+        w.results.select_ids([*previous, run_id])
+
+    def _on_problem(self, text: str) -> None:
+        self.window.status.showMessage(text, 15000)
+        box = QMessageBox(QMessageBox.Warning, "iris-gui", text, QMessageBox.Ok, self.window)
+        box.open()  # not exec(): a modal loop here would stall the plot and the worker's signals
+
+    def _show_curves(self, ids: list[int]) -> None:
+        w = self.window
+        try:
+            curves = w.store.curves(ids)
+        except EngineError as error:
+            w.status.showMessage(str(error), 8000)
+            return
+        labels = {run.id: run for run in w.results.model.runs}
+        overlays = []
+        for run_id, (losses, stride) in curves.items():
+            run = labels.get(run_id)
+            text = f"run {run_id}: {run_label(run.result.config)}" if run else f"run {run_id}"
+            overlays.append(PlotCurve(key=f"run {run_id}", label=text, losses=losses, stride=stride))
+        w.plot.set_overlays(overlays)

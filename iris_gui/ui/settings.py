@@ -1,0 +1,93 @@
+"""AppSettings: what the window remembers between sessions, over QSettings.
+
+The run config is stored as values (JSON of RunConfig.to_dict()), never as widget indices, so a
+reordered combo or a new data set cannot restore the wrong choice. Reading never raises: a value
+a user edited by hand, or one an older version wrote, falls back to its default field by field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.errors import ConfigError
+
+EXECUTIONS = ("process", "in-process")
+DEFAULT_EXECUTION = "process"
+
+_CONFIG_KEY = "run/config"
+_EXECUTION_KEY = "run/execution"
+_GEOMETRY_KEY = "window/geometry"
+_STATE_KEY = "window/state"
+_LOG_Y_KEY = "plot/log_y"
+# What a stored value can get wrong: a bad choice or range (ConfigError), a wrong type (a string
+# where a list belongs), or an integer too large for a float comparison.
+_BAD_VALUE = (ConfigError, TypeError, ValueError, OverflowError)
+
+
+class AppSettings:
+    def __init__(self, settings: QSettings | None = None):
+        self._settings = settings if settings is not None else QSettings("iris-gui", "iris-gui")
+
+    def save_config(self, config: RunConfig, execution: str) -> None:
+        self._settings.setValue(_CONFIG_KEY, json.dumps(config.to_dict()))
+        self._settings.setValue(_EXECUTION_KEY, execution)
+
+    def load_config(self) -> tuple[RunConfig, str]:
+        execution = self._settings.value(_EXECUTION_KEY, DEFAULT_EXECUTION)
+        if execution not in EXECUTIONS:
+            execution = DEFAULT_EXECUTION
+        return _config_from_json(self._settings.value(_CONFIG_KEY)), execution
+
+    def save_window(self, geometry: QByteArray, state: QByteArray) -> None:
+        self._settings.setValue(_GEOMETRY_KEY, geometry)
+        self._settings.setValue(_STATE_KEY, state)
+
+    def load_window(self) -> tuple[QByteArray | None, QByteArray | None]:
+        return self._byte_array(_GEOMETRY_KEY), self._byte_array(_STATE_KEY)
+
+    @property
+    def log_y(self) -> bool:
+        return str(self._settings.value(_LOG_Y_KEY, "false")).lower() == "true"
+
+    @log_y.setter
+    def log_y(self, value: bool) -> None:
+        self._settings.setValue(_LOG_Y_KEY, bool(value))
+
+    def sync(self) -> None:
+        """Write pending changes now (QSettings otherwise writes on its own schedule)."""
+        self._settings.sync()
+
+    def _byte_array(self, key: str) -> QByteArray | None:
+        value = self._settings.value(key)
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+
+def _config_from_json(text: Any) -> RunConfig:
+    try:
+        stored = json.loads(text)
+    except (TypeError, ValueError):
+        return RunConfig()
+    if not isinstance(stored, dict):
+        return RunConfig()
+    try:
+        return RunConfig.from_dict(stored)
+    except _BAD_VALUE:
+        return _config_field_by_field(stored)
+
+
+def _config_field_by_field(stored: dict[str, Any]) -> RunConfig:
+    """Keep each stored field that is valid on top of what was kept so far; drop the rest."""
+    config = RunConfig()
+    for name in (f.name for f in fields(RunConfig)):
+        if name not in stored:
+            continue
+        try:
+            config = config.replace(**{name: stored[name]})
+        except _BAD_VALUE:
+            continue
+    return config

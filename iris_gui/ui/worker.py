@@ -1,0 +1,78 @@
+"""TrainingWorker: a QObject living in a QThread that hands configs to a runner.
+
+The thread only relays: the computation runs in the worker process (or, when asked, in this
+thread, to show why it should not). Signals carry plain data (numpy chunks, RunResult), never
+device tensors, and every one carries the run's token so nothing from an old run reaches a
+panel that has moved on.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.errors import EngineError
+from iris_gui.engine.runner import InProcessRunner, ProcessRunner, WorkerCancelled
+
+
+class TrainingWorker(QObject):
+    ready = Signal(list, str)  # [DeviceInfo], torch version: from the warm worker
+    start_failed = Signal(str)
+    run_started = Signal(int, object)  # token, RunConfig
+    chunk_ready = Signal(int, object)  # token, Chunk
+    run_finished = Signal(int, object)  # token, RunResult
+    run_rejected = Signal(int, str)  # token, one-line reason (bad config, absent device)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._runners = {"process": ProcessRunner(), "in-process": InProcessRunner()}
+        self._active = "process"
+
+    @Slot()
+    def start(self) -> None:
+        """Warm the worker process (torch loads there, not in the window's process)."""
+        for name in ("process", "in-process"):
+            runner = self._runners[name]
+            try:
+                devices = runner.start()
+            except WorkerCancelled:
+                return
+            except EngineError as error:
+                fallback = "; runs will execute in this process" if name == "process" else ""
+                self.start_failed.emit(f"{error}{fallback}")
+                continue
+            self._active = name
+            self.ready.emit(devices, runner.torch_version)
+            return
+
+    @Slot()
+    def refresh_devices(self) -> None:
+        runner = self._runners[self._active]
+        try:
+            self.ready.emit(runner.refresh_devices(), runner.torch_version)
+        except (EngineError, OSError, EOFError) as error:
+            self.start_failed.emit(f"devices could not be refreshed: {error}")
+
+    @Slot(int, object, str)
+    def run(self, token: int, config: RunConfig, execution: str) -> None:
+        runner = self._runners[execution]
+        self.run_started.emit(token, config)
+        try:
+            result = runner.run(config, lambda chunk: self.chunk_ready.emit(token, chunk))
+        except EngineError as error:
+            self.run_rejected.emit(token, str(error))
+            return
+        self.run_finished.emit(token, result)
+
+    def request_stop(self, grace: float | None = None) -> None:
+        """Thread-safe: called from the GUI thread while ``run`` blocks this one."""
+        for runner in self._runners.values():
+            if grace is None:
+                runner.request_stop()
+            else:
+                runner.request_stop(grace)
+
+    def close(self) -> None:
+        """Only once the thread has finished: the runners are not shared across threads."""
+        for runner in self._runners.values():
+            runner.close()

@@ -1,0 +1,292 @@
+"""The results panel driven as a user would: read cells, sort, select, set a baseline, delete."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QApplication, QMessageBox, QToolButton
+
+from iris_gui.store.runs import RunStore, StoreError
+from iris_gui.ui.panels.results import ResultsPanel
+from iris_gui.ui.panels.run_details import RunDetailsDialog
+from iris_gui.ui.panels.sample_runs import FAILED_MESSAGE, sample_results, sample_store
+from iris_gui.ui.results_model import COLUMNS, SORT_ROLE, STATUS_COLOURS
+
+# Sample run ids, in the order sample_store saves them.
+CPU, GPU, STOPPED, FAILED, DIVERGED = 1, 2, 3, 4, 5
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[RunStore]:
+    with sample_store(tmp_path / "runs.sqlite3") as opened:
+        yield opened
+
+
+@pytest.fixture
+def panel(qtbot, store: RunStore) -> ResultsPanel:
+    widget = ResultsPanel(store)
+    qtbot.addWidget(widget)
+    widget.resize(1100, 300)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def column(title: str) -> int:
+    return next(i for i, c in enumerate(COLUMNS) if c.title == title)
+
+
+def cell(panel: ResultsPanel, run_id: int, title: str, role: int = Qt.ItemDataRole.DisplayRole):
+    row = panel.model.row_of(run_id)
+    assert row is not None, f"run {run_id} is not shown"
+    return panel.model.index(row, column(title)).data(role)
+
+
+def shown_column(panel: ResultsPanel, title: str) -> list[str]:
+    """A column's texts top to bottom, as the view shows them (sorted)."""
+    view_model = panel.view.model()
+    return [view_model.index(row, column(title)).data() for row in range(view_model.rowCount())]
+
+
+def click_row(qtbot, panel: ResultsPanel, view_row: int, modifier=Qt.KeyboardModifier.NoModifier):
+    rect = panel.view.visualRect(panel.view.model().index(view_row, column("Status")))
+    qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, modifier, rect.center())
+
+
+def button(panel: ResultsPanel, text: str) -> QToolButton:
+    return next(b for b in panel.findChildren(QToolButton) if b.text() == text)
+
+
+def test_panel_shows_one_row_per_run_with_its_figures(panel):
+    assert panel.model.rowCount() == 5
+    assert panel.view.model().rowCount() == 5
+    row = [cell(panel, CPU, c.title) for c in COLUMNS]
+    assert row[0] == "1" and row[2:] == [
+        "iris", "cpu", "AMD EPYC 9654 96-Core Processor", "every-epoch", "forward", "1",
+        "process", "20,000 / 20,000", "completed", "2.400", "119.7", "-", "0.05352", "100.0%",
+    ]
+    assert cell(panel, GPU, "Device") == "cuda:0"
+    assert cell(panel, GPU, "Device name") == "NVIDIA H200"
+    assert cell(panel, STOPPED, "Epochs") == "6,400 / 20,000"
+    assert cell(panel, STOPPED, "µs/epoch") == "1,450.0"
+    assert cell(panel, STOPPED, "Threads") == "4"
+    assert cell(panel, DIVERGED, "Final loss") == "-"  # the loss was no longer finite
+    assert cell(panel, FAILED, "µs/epoch") == "-"
+    assert cell(panel, CPU, "µs/epoch", SORT_ROLE) == pytest.approx(119.7)
+    alignment = cell(panel, CPU, "µs/epoch", Qt.ItemDataRole.TextAlignmentRole)
+    assert Qt.AlignmentFlag(alignment) & Qt.AlignmentFlag.AlignRight
+
+
+def test_sorting_is_numeric_with_missing_values_last(panel):
+    panel.view.sortByColumn(column("µs/epoch"), Qt.SortOrder.AscendingOrder)
+    # As text "1,450.0" < "119.7" < "42.3"; as numbers the other way round.
+    assert shown_column(panel, "µs/epoch") == ["42.3", "85.1", "119.7", "1,450.0", "-"]
+    panel.view.sortByColumn(column("Epochs"), Qt.SortOrder.AscendingOrder)
+    assert shown_column(panel, "ID")[:3] == ["4", "5", "3"]  # 0, 313, 6,400 epochs done
+
+
+def test_clicking_a_header_sorts_by_that_column(qtbot, panel):
+    header = panel.view.horizontalHeader()
+    index = column("Total s")
+    middle = QPoint(header.sectionViewportPosition(index) + header.sectionSize(index) // 2, 5)
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=middle)
+    shown = shown_column(panel, "Total s")
+    numbers = [float(text) for text in shown]
+    ascending = header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+    assert numbers == sorted(numbers, reverse=not ascending)
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=middle)
+    assert shown_column(panel, "Total s") == shown[::-1]
+
+
+def test_selecting_rows_emits_their_ids_in_table_order(qtbot, panel):
+    with qtbot.waitSignal(panel.selection_changed) as blocker:
+        click_row(qtbot, panel, 2)
+    assert blocker.args == [[STOPPED]]
+    with qtbot.waitSignal(panel.selection_changed) as blocker:
+        click_row(qtbot, panel, 0, Qt.KeyboardModifier.ControlModifier)
+    assert blocker.args == [[CPU, STOPPED]]
+    with qtbot.waitSignal(panel.selection_changed) as blocker:
+        panel.view.sortByColumn(column("ID"), Qt.SortOrder.DescendingOrder)
+    assert blocker.args == [[STOPPED, CPU]]
+    assert panel.selected_ids() == [STOPPED, CPU]
+
+
+def test_the_baseline_button_updates_every_speedup(qtbot, panel):
+    panel.select_ids([CPU])
+    with qtbot.waitSignal(panel.baseline_changed) as blocker:
+        button(panel, "Set as baseline").click()
+    assert blocker.args == [CPU]
+    assert panel.baseline_id == CPU
+    speedups = {run_id: cell(panel, run_id, "Speedup") for run_id in range(1, 6)}
+    # The GPU run's loop takes half the CPU run's time per epoch.
+    assert speedups == {CPU: "baseline", GPU: "2.00x", STOPPED: "0.08x", FAILED: "-",
+                        DIVERGED: "1.26x"}
+    font = cell(panel, CPU, "Speedup", Qt.ItemDataRole.FontRole)
+    assert isinstance(font, QFont) and font.bold()
+    with qtbot.waitSignal(panel.baseline_changed) as blocker:
+        button(panel, "Clear baseline").click()
+    assert blocker.args == [None]
+    assert {cell(panel, run_id, "Speedup") for run_id in range(1, 6)} == {"-"}
+
+
+def test_delete_key_asks_then_removes_the_run_from_view_and_store(qtbot, panel, store,
+                                                                 monkeypatch):
+    asked = []
+
+    def answer(*args):
+        asked.append(args[2])
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", answer)
+    panel.select_ids([FAILED])
+    panel.activateWindow()
+    panel.view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is panel)
+    with qtbot.waitSignal(panel.message) as blocker:
+        qtbot.keyClick(panel.view, Qt.Key.Key_Delete)
+    assert asked and "run 4" in asked[0]
+    assert blocker.args == ["Deleted run 4"]
+    assert panel.model.row_of(FAILED) is None
+    assert "failed" not in shown_column(panel, "Status")
+    assert [run.id for run in store.list_runs()] == [CPU, GPU, STOPPED, DIVERGED]
+    assert panel.selected_ids() == []
+
+
+def test_answering_no_keeps_the_run(panel, store, monkeypatch):
+    monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.StandardButton.No)
+    panel.select_ids([GPU])
+    assert panel.delete_selected() == []
+    assert len(store.list_runs()) == 5 and panel.model.row_of(GPU) is not None
+
+
+def test_deleting_the_baseline_clears_it(qtbot, panel, store):
+    panel.set_baseline(GPU)
+    panel.select_ids([GPU, STOPPED])
+    with qtbot.waitSignal(panel.baseline_changed) as blocker:
+        assert panel.delete_selected(confirm=False) == [GPU, STOPPED]
+    assert blocker.args == [None]
+    assert panel.baseline_id is None
+    assert [run.id for run in store.list_runs()] == [CPU, FAILED, DIVERGED]
+    assert panel.model.rowCount() == 3
+
+
+def test_a_failed_delete_is_a_message_and_the_row_stays(qtbot, panel, store, monkeypatch):
+    def refuse(run_id: int) -> None:
+        raise StoreError(f"cannot delete run {run_id}: the disk is read-only")
+
+    monkeypatch.setattr(store, "delete", refuse)
+    panel.select_ids([CPU])
+    with qtbot.waitSignal(panel.message) as blocker:
+        panel.delete_selected(confirm=False)
+    assert blocker.args == ["cannot delete run 1: the disk is read-only"]
+    assert panel.model.row_of(CPU) is not None
+
+
+def test_refresh_shows_a_run_saved_elsewhere_and_keeps_selection_and_baseline(panel, store):
+    panel.set_baseline(CPU)
+    panel.select_ids([STOPPED])
+    with RunStore.open(store.path) as other:
+        new_id = other.save(sample_results()[1])
+    panel.refresh()
+    assert panel.model.rowCount() == 6
+    assert cell(panel, new_id, "Device") == "cuda:0"
+    assert cell(panel, new_id, "Speedup") == "2.00x"
+    assert panel.selected_ids() == [STOPPED]
+    assert panel.baseline_id == CPU
+
+
+def test_refresh_drops_a_baseline_deleted_elsewhere(qtbot, panel, store):
+    panel.set_baseline(DIVERGED)
+    with RunStore.open(store.path) as other:
+        other.delete(DIVERGED)
+    with qtbot.waitSignal(panel.baseline_changed) as blocker:
+        panel.refresh()
+    assert blocker.args == [None]
+    assert panel.model.rowCount() == 4
+
+
+def test_a_failed_run_shows_its_status_and_message(panel):
+    assert cell(panel, FAILED, "Status") == "failed"
+    assert cell(panel, FAILED, "Status", Qt.ItemDataRole.ToolTipRole) == FAILED_MESSAGE
+    assert cell(panel, FAILED, "Status", Qt.ItemDataRole.ForegroundRole) == STATUS_COLOURS[
+        sample_results()[3].status]
+    assert cell(panel, DIVERGED, "Status", Qt.ItemDataRole.ForegroundRole) is not None
+    assert cell(panel, CPU, "Status", Qt.ItemDataRole.ForegroundRole) is None
+
+
+def test_a_store_error_during_refresh_is_a_message(qtbot, panel, store, monkeypatch):
+    def broken() -> list:
+        raise StoreError("cannot list the runs in the runs store: disk I/O error")
+
+    monkeypatch.setattr(store, "list_runs", broken)
+    with qtbot.waitSignal(panel.message) as blocker:
+        panel.refresh()
+    assert blocker.args == ["cannot list the runs in the runs store: disk I/O error"]
+    assert panel.model.rowCount() == 5  # what was shown stays
+
+
+def test_a_store_error_while_the_panel_is_built_reaches_its_listener(qtbot, store,
+                                                                      monkeypatch):
+    def broken() -> list:
+        raise StoreError("cannot list the runs in the runs store: database is locked")
+
+    monkeypatch.setattr(store, "list_runs", broken)
+    widget = ResultsPanel(store)
+    qtbot.addWidget(widget)
+    with qtbot.waitSignal(widget.message) as blocker:
+        pass  # connected after construction, as a main window does
+    assert blocker.args == ["cannot list the runs in the runs store: database is locked"]
+    assert widget.model.rowCount() == 0
+
+
+def test_details_open_from_the_button_and_a_double_click(qtbot, panel):
+    panel.select_ids([STOPPED])
+    button(panel, "Details…").click()
+    dialogs = panel.findChildren(RunDetailsDialog)
+    assert [d.run.id for d in dialogs] == [STOPPED]
+    rect = panel.view.visualRect(panel.view.model().index(0, 0))
+    # A real double click starts with a click; the view only honours one on the pressed row.
+    qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert sorted(d.run.id for d in panel.findChildren(RunDetailsDialog)) == [CPU, STOPPED]
+
+
+def test_details_of_a_missing_run_is_a_message(qtbot, panel):
+    with qtbot.waitSignal(panel.message) as blocker:
+        assert panel.show_details(99) is None
+    assert "no run 99" in blocker.args[0]
+
+
+def test_export_csv_writes_one_row_per_run(panel, tmp_path):
+    path = tmp_path / "runs.csv"
+    assert panel.export_csv(path) == 5
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["id"] for row in rows] == ["1", "2", "3", "4", "5"]
+    assert rows[3]["status"] == "failed" and rows[3]["message"] == FAILED_MESSAGE
+    with pytest.raises(StoreError):
+        panel.export_csv(tmp_path / "no such folder" / "runs.csv")
+
+
+def test_the_panel_runs_alone_with_sample_data(tmp_path):
+    # TMPDIR: the killed process cannot remove its sample store, so it leaves it in tmp_path.
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TMPDIR": str(tmp_path)}
+    process = subprocess.Popen([sys.executable, "-m", "iris_gui.ui.panels.results"], env=env,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(4)
+        still_running = process.poll() is None
+    finally:
+        process.kill()
+        _, errors = process.communicate(timeout=10)
+    assert still_running, errors
+    assert "Traceback" not in errors

@@ -1,0 +1,101 @@
+"""The run details dialog: every part of a stored run, read-only, as the user reads it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox, QFormLayout, QGroupBox, QLabel, QTableWidget
+
+from iris_gui.store.runs import RunStore
+from iris_gui.ui.panels.run_details import RunDetailsDialog
+from iris_gui.ui.panels.sample_runs import FAILED_MESSAGE, sample_store
+
+STOPPED, FAILED = 3, 4
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[RunStore]:
+    with sample_store(tmp_path / "runs.sqlite3") as opened:
+        yield opened
+
+
+def open_dialog(qtbot, store: RunStore, run_id: int) -> RunDetailsDialog:
+    dialog = RunDetailsDialog(store.get(run_id))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
+def section(dialog: RunDetailsDialog, title: str) -> dict[str, str]:
+    """A group's rows as ``{name: value}``, read from the labels shown."""
+    box = next(b for b in dialog.findChildren(QGroupBox) if b.title() == title)
+    form = box.layout()
+    assert isinstance(form, QFormLayout)
+    rows = {}
+    for row in range(form.rowCount()):
+        name = form.itemAt(row, QFormLayout.ItemRole.LabelRole).widget().text()
+        rows[name.rstrip(":")] = form.itemAt(row, QFormLayout.ItemRole.FieldRole).widget().text()
+    return rows
+
+
+def test_the_confusion_matrix_is_a_table_of_counts(qtbot, store):
+    dialog = open_dialog(qtbot, store, STOPPED)
+    table = dialog.findChild(QTableWidget)
+    assert (table.rowCount(), table.columnCount()) == (10, 10)
+    assert [table.item(0, c).text() for c in range(3)] == ["34", "2", "0"]
+    assert table.item(9, 9).text() == "34"
+    assert table.horizontalHeaderItem(9).text() == "9"
+    # Sized to show every cell, without scrolling.
+    assert table.width() >= table.horizontalHeader().length()
+    assert table.height() >= table.verticalHeader().length()
+
+
+def test_timings_are_kept_apart(qtbot, store):
+    timings = section(open_dialog(qtbot, store, STOPPED), "Timings")
+    assert timings == {
+        "Setup": "655.00 ms", "Transfer": "1.10 ms", "First epoch": "12.20 ms",
+        "Training loop": "9.360 s",
+        "Steady state": "1,450.0 µs/epoch (IQR 212.0 µs, chunk-median)",
+        "Evaluation": "4.30 ms",
+    }
+
+
+def test_results_config_and_environment(qtbot, store):
+    dialog = open_dialog(qtbot, store, STOPPED)
+    results = section(dialog, "Results")
+    assert results["Epochs"] == "6,400 of 20,000"
+    assert results["Test accuracy"] == "94.44%"
+    assert results["Final loss"] == "0.1377"
+    assert results["Loss curve"] == "32 points, one every 200 epoch(s)"
+    config = section(dialog, "Configuration")
+    assert len(config) == 17  # every RunConfig field
+    assert config["Dataset"] == "digits" and config["Hidden layers"] == "64, 32"
+    assert config["Learning rate"] == "0.001" and config["Epochs"] == "20,000"
+    env = section(dialog, "Environment")
+    assert env["Device name"] == "AMD EPYC 9654 96-Core Processor"
+    assert env["Threads"] == "4" and env["Execution"] == "process"
+    assert env["PyTorch"] == "2.13.0" and env["Python"] == "3.11.7"
+
+
+def test_a_failed_run_shows_its_message_and_no_matrix(qtbot, store):
+    dialog = open_dialog(qtbot, store, FAILED)
+    texts = [label.text() for label in dialog.findChildren(QLabel)]
+    assert any("failed" in text and FAILED_MESSAGE in text for text in texts)
+    assert dialog.findChild(QTableWidget) is None
+    assert section(dialog, "Timings")["Steady state"] == "-"
+    assert "Run 4" in dialog.windowTitle()
+
+
+def test_text_is_selectable_and_close_closes(qtbot, store):
+    dialog = open_dialog(qtbot, store, STOPPED)
+    value = next(b for b in dialog.findChildren(QGroupBox) if b.title() == "Timings")
+    label = value.findChildren(QLabel)[1]
+    assert label.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse
+    table = dialog.findChild(QTableWidget)
+    assert not table.editTriggers() & table.EditTrigger.AllEditTriggers
+    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close).click()
+    assert not dialog.isVisible()

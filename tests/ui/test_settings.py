@@ -1,0 +1,99 @@
+"""AppSettings over an INI file: values round-trip, and bad stored values never raise."""
+
+import json
+
+import pytest
+from PySide6.QtCore import QByteArray, QSettings
+
+from iris_gui.engine.config import MAX_EPOCHS, RunConfig
+from iris_gui.ui.panels.controls import ControlsPanel
+from iris_gui.ui.settings import AppSettings
+
+CONFIG = RunConfig(dataset="wine", hidden=(16, 8), optimizer="adam", lr=3e-4, epochs=5000,
+                   device="cuda:0", record="every:250", call="call", seed=2**40)
+
+
+@pytest.fixture
+def ini(tmp_path):
+    path = str(tmp_path / "settings.ini")
+
+    def open_settings() -> AppSettings:
+        return AppSettings(QSettings(path, QSettings.Format.IniFormat))
+
+    return open_settings
+
+
+def store_raw(ini, key: str, value) -> None:
+    settings = ini()
+    settings._settings.setValue(key, value)
+    settings.sync()
+
+
+def test_config_and_execution_round_trip(ini):
+    writer = ini()
+    writer.save_config(CONFIG, "in-process")
+    writer.sync()
+    assert ini().load_config() == (CONFIG, "in-process")
+
+
+def test_nothing_stored_gives_defaults(ini):
+    assert ini().load_config() == (RunConfig(), "process")
+
+
+@pytest.mark.parametrize("garbage", ["{not json", "[1, 2]", "null", "", "42"])
+def test_garbage_json_falls_back_to_defaults(ini, garbage):
+    store_raw(ini, "run/config", garbage)
+    assert ini().load_config()[0] == RunConfig()
+
+
+def test_bad_fields_fall_back_one_by_one(ini):
+    stored = CONFIG.to_dict() | {"epochs": MAX_EPOCHS + 1, "hidden": "10", "lr": 10**400,
+                                 "dataset": "mnist", "future_field": 1}
+    store_raw(ini, "run/config", json.dumps(stored))
+    config, _ = ini().load_config()
+    assert config == CONFIG.replace(epochs=RunConfig().epochs, hidden=RunConfig().hidden,
+                                    lr=RunConfig().lr, dataset=RunConfig().dataset)
+
+
+def test_unknown_execution_falls_back(ini):
+    store_raw(ini, "run/execution", "threads")
+    assert ini().load_config()[1] == "process"
+
+
+def test_window_geometry_round_trips(ini):
+    assert ini().load_window() == (None, None)
+    writer = ini()
+    writer.save_window(QByteArray(b"\x01\x02geometry\x00"), QByteArray(b"state\xff"))
+    writer.sync()
+    geometry, state = ini().load_window()
+    assert bytes(geometry.data()) == b"\x01\x02geometry\x00"
+    assert bytes(state.data()) == b"state\xff"
+
+
+def test_window_values_of_the_wrong_type_are_ignored(ini):
+    store_raw(ini, "window/geometry", "not bytes")
+    assert ini().load_window() == (None, None)
+
+
+def test_log_y_round_trips(ini):
+    assert ini().log_y is False
+    writer = ini()
+    writer.log_y = True
+    writer.sync()
+    assert ini().log_y is True
+
+
+def test_panel_restores_what_it_saved(ini, qtbot):
+    first = ControlsPanel()
+    qtbot.addWidget(first)
+    first.set_config(CONFIG)
+    first.set_execution("in-process")
+    writer = ini()
+    writer.save_config(first.config(), first.execution())
+    writer.sync()
+    second = ControlsPanel()
+    qtbot.addWidget(second)
+    config, execution = ini().load_config()
+    second.set_config(config)
+    second.set_execution(execution)
+    assert (second.config(), second.execution()) == (CONFIG, "in-process")
