@@ -1,0 +1,192 @@
+"""The whole window, driven as a user would: Train, watch, Stop, close, reopen, export.
+
+Each window starts its own worker process (torch loads there), so these tests wait up to a
+minute for Train to enable on a busy machine; the runs themselves are short.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+import time
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.store.runs import RunStore
+from iris_gui.ui.app import create_window
+from iris_gui.ui.run_state import RunState
+from iris_gui.ui.settings import AppSettings
+
+READY_MS = 90_000
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("IRIS_GUI_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def open_window(qtbot, tmp_path, data_dir):
+    """Opens windows on the test's data directory and settings file; closes them after."""
+    opened = []
+
+    def make(epochs: int | None = None):
+        settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+        window = create_window(settings)
+        qtbot.addWidget(window)
+        window.show()
+        window.controller.start()
+        opened.append(window)
+        qtbot.waitUntil(lambda: window.controls.train_button.isEnabled(), timeout=READY_MS)
+        if epochs is not None:
+            window.controls.form.epochs_spin.setValue(epochs)
+        return window
+
+    yield make
+    for window in opened:
+        if window.isVisible():
+            window.close()
+
+
+def _cell(window, row: int, header: str) -> str:
+    model = window.results.model
+    for column in range(model.columnCount()):
+        if model.headerData(column, Qt.Orientation.Horizontal) == header:
+            return model.index(row, column).data()
+    raise AssertionError(f"no column {header!r}")
+
+
+def _live_points(window) -> int:
+    return sum(len(c.losses) for c in window.plot.curves() if c.key == "live")
+
+
+def test_train_grows_the_curve_and_adds_a_row(qtbot, open_window):
+    window = open_window(epochs=1500)
+    assert window.controls.form.device_combo.count() >= 1
+    with qtbot.waitSignal(window.controller.run_finished, timeout=60_000) as finished:
+        qtbot.mouseClick(window.controls.train_button, Qt.MouseButton.LeftButton)
+    result = finished.args[1]
+    assert result.status.value == "completed" and result.epochs_completed == 1500
+    qtbot.waitUntil(lambda: window.results.model.rowCount() == 1)
+    assert _cell(window, 0, "Status") == "completed"
+    assert _cell(window, 0, "Execution") == "process"
+    shown = window.plot.curves()
+    assert len(shown) == 1 and len(shown[0].losses) == 1500
+    assert "completed" in window.status.progress_label.text()
+    assert window.controller.state is RunState.IDLE
+
+
+def test_stop_keeps_a_stopped_row_and_answers_quickly(qtbot, open_window):
+    window = open_window(epochs=5_000_000)
+    window.actions.train.trigger()
+    qtbot.waitUntil(lambda: _live_points(window) > 50, timeout=60_000)
+    assert window.controls.stop_button.isEnabled() and not window.controls.train_button.isEnabled()
+    with qtbot.waitSignal(window.controller.run_finished, timeout=10_000) as finished:
+        pressed = time.monotonic()
+        window.actions.stop.trigger()
+    latency = time.monotonic() - pressed
+    result = finished.args[1]
+    assert result.status.value == "stopped" and 0 < result.epochs_completed < 5_000_000
+    # Cooperative stop lands at the next ~30 ms chunk; a generous bound for a loaded machine.
+    assert latency < 2.0
+    qtbot.waitUntil(lambda: window.results.model.rowCount() == 1)
+    assert _cell(window, 0, "Status") == "stopped"
+    assert window.controls.train_button.isEnabled()
+
+
+def test_closing_during_a_run_stops_it_saves_it_and_leaves_no_process(qtbot, open_window,
+                                                                       data_dir):
+    window = open_window(epochs=5_000_000)
+    window.actions.train.trigger()
+    qtbot.waitUntil(lambda: _live_points(window) > 0, timeout=60_000)
+    started = time.monotonic()
+    window.close()
+    assert time.monotonic() - started < 3.0
+    assert multiprocessing.active_children() == []
+    assert window.controller._thread.isFinished()
+    with RunStore.open() as store:
+        runs = store.list_runs()
+    assert [r.result.status.value for r in runs] == ["stopped"]
+
+
+def test_runs_and_the_last_config_survive_a_restart(qtbot, open_window):
+    first = open_window(epochs=300)
+    first.controls.form.hidden_edit.setText("12,6")
+    with qtbot.waitSignal(first.controller.run_finished, timeout=60_000):
+        first.actions.train.trigger()
+    first.close()
+    second = open_window()
+    assert second.results.model.rowCount() == 1
+    assert second.controls.config() == RunConfig(epochs=300, hidden=(12, 6))
+
+
+def test_an_absent_device_is_a_message_not_a_crash(qtbot, open_window, monkeypatch):
+    window = open_window()
+    shown = []
+    monkeypatch.setattr(QMessageBox, "open", lambda box: shown.append(box.text()))
+    window.controller.train([RunConfig(device="cuda:7", epochs=10)], "process")
+    qtbot.waitUntil(lambda: bool(shown), timeout=30_000)
+    assert "cuda:7" in shown[0] and "available" in shown[0]
+    qtbot.waitUntil(lambda: window.controls.train_button.isEnabled())
+    assert window.results.model.rowCount() == 0
+
+
+def test_file_menu_exports_and_reports_failures(qtbot, open_window, tmp_path, monkeypatch):
+    window = open_window(epochs=300)
+    with qtbot.waitSignal(window.controller.run_finished, timeout=60_000):
+        window.actions.train.trigger()
+    qtbot.waitUntil(lambda: len(window.plot.curves()) == 1)
+    target = tmp_path / "out.png"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (640, True))
+    window.actions.export_png.trigger()
+    assert target.exists() and target.stat().st_size > 1000
+    assert str(target) in window.status.currentMessage()
+    csv_target = tmp_path / "curves.csv"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(csv_target), ""))
+    window.actions.export_curves_csv.trigger()
+    assert len(csv_target.read_text().splitlines()) == 301
+    warnings = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: warnings.append(text))
+    bad = tmp_path / "missing-dir" / "x.svg"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(bad), ""))
+    window.actions.export_svg.trigger()
+    assert warnings and "missing-dir" in warnings[0]
+
+
+def test_menus_carry_the_usual_shortcuts(qtbot, open_window):
+    window = open_window()
+    a = window.actions
+    assert a.quit.shortcut().toString() == "Ctrl+Q"
+    assert a.train.shortcut().toString() == "Ctrl+Return"
+    assert a.stop.shortcut().toString() == "Esc"
+    menus = [m.text().replace("&", "") for m in window.menuBar().actions()]
+    assert menus == ["File", "Run", "View", "Help"]
+    from iris_gui.ui.about import about_text
+
+    text = about_text(window.controller)
+    assert "torch" in text and "Qt" in text and "pyqtgraph" in text and "cpu" in text
+
+
+def test_the_window_paints_before_torch_is_imported(tmp_path):
+    code = (
+        "import os, sys\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        f"os.environ['IRIS_GUI_DATA_DIR'] = {str(tmp_path)!r}\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "app = QApplication([])\n"
+        "from iris_gui.ui.app import create_window\n"
+        "w = create_window()\n"
+        "w.show(); app.processEvents(); w.grab()\n"
+        "print('loaded:', sorted(m for m in ('torch', 'sklearn') if m in sys.modules))\n"
+        "w.close()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "loaded: []" in done.stdout
