@@ -19,6 +19,10 @@ from iris_gui.ui.settings import AppSettings
 from iris_gui.ui.training_controller import TrainingController
 
 
+# Wide enough for the device combo to show a GPU's name and the form's labels unclipped.
+CONTROLS_MIN_WIDTH = 360
+
+
 class MainWindow(QMainWindow):
     def __init__(self, store: RunStore, settings: AppSettings,
                  controller: TrainingController) -> None:
@@ -31,6 +35,7 @@ class MainWindow(QMainWindow):
         self.status = RunStatusBar()
         self.setCentralWidget(self.plot)
         self.setStatusBar(self.status)
+        self.controls.setMinimumWidth(CONTROLS_MIN_WIDTH)
         self.controls_dock = self._dock("Run", "controls", self.controls, Qt.LeftDockWidgetArea)
         self.results_dock = self._dock("Results", "results", self.results, Qt.BottomDockWidgetArea)
         self.actions = build_menus(self)
