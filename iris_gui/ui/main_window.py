@@ -18,7 +18,6 @@ from iris_gui.ui.run_presenter import RunPresenter
 from iris_gui.ui.settings import AppSettings
 from iris_gui.ui.training_controller import TrainingController
 
-
 # Wide enough for the device combo to show a GPU's name and the form's labels unclipped.
 CONTROLS_MIN_WIDTH = 360
 
