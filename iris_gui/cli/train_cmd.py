@@ -89,7 +89,7 @@ def train_command(args: argparse.Namespace) -> int:
     results, ids = _run_all([config] * args.repeat, args)
     row = compare_groups([results])[0]
     chosen = row.representative
-    record = _record(chosen, ids[[r is chosen for r in results].index(True)])
+    record = _record(chosen, ids[results.index(chosen)])
     if len(results) > 1:
         record["repeat"] = {
             "ids": [i for i in ids if i is not None],
@@ -143,7 +143,7 @@ def compare_command(args: argparse.Namespace) -> int:
 
 def _row_record(row: Any, ids: list[int | None]) -> dict[str, Any]:
     chosen = row.representative
-    record = _record(chosen, ids[[r is chosen for r in row.runs].index(True)])
+    record = _record(chosen, ids[row.runs.index(chosen)])
     record["speedup"] = row.speedup if row.speedup == row.speedup else None
     if len(row.runs) > 1:
         record["repeat"] = {"ids": [i for i in ids if i is not None],

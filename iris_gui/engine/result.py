@@ -71,7 +71,9 @@ class EnvRecord:
     execution: str = "in-process"
 
 
-@dataclass
+# Identity equality: a result holds numpy arrays, whose == is elementwise, and two runs with
+# equal numbers are still two runs.
+@dataclass(eq=False)
 class RunResult:
     config: RunConfig
     status: RunStatus
