@@ -8,6 +8,10 @@ from iris_gui.cli.parser import build_parser
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.self_test:
+        from iris_gui.ui.self_test import run_self_test
+
+        return run_self_test()
     if args.command is None:
         from iris_gui.ui.app import run_app
 

@@ -4,8 +4,6 @@ same panel the window shows, so a figure made from the command line matches the 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,20 +48,12 @@ def _stored_curves(run_ids: list[int]) -> list[PlotCurve]:
 
 
 def _render(curves: list[PlotCurve], out: Path, width: int, log_y: bool) -> None:
-    # No display is needed to draw a file; set before Qt starts, unless the user chose one.
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
+    from iris_gui.ui.offscreen import use_offscreen
     from iris_gui.ui.plot_export import render_curves
 
-    qInstallMessageHandler(_qt_message)
+    use_offscreen()  # no display is needed to draw a file
     _app = QApplication.instance() or QApplication([])  # held until the file is written
     render_curves(curves, out, width, log_y)
 
-
-def _qt_message(kind: object, context: object, message: str) -> None:
-    # The offscreen platform warns that it ignores size hints each time a widget is laid out;
-    # harmless here, and the command's stderr is for its own one-line errors.
-    if "propagateSizeHints" not in message:
-        sys.stderr.write(f"{message}\n")
