@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench bundle test-bundle clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,16 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/python -m pip install --quiet ruff
 	$(BIN)/ruff check iris_gui tests benchmarks
+
+# The one-folder app in dist/iris-gui/ (see build.spec); a few minutes on 2 cores.
+bundle: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,build]'
+	$(BIN)/pyinstaller --noconfirm --clean build.spec
+
+# Builds the bundle and checks it: --self-test, --version, train --epochs 200 --json.
+test-bundle: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,build]'
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -m bundle tests/bundle $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/engine_overhead.py
