@@ -28,6 +28,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "compare":
             from iris_gui.cli.train_cmd import compare_command
             return compare_command(args)
+        if args.command == "explain":
+            from iris_gui.cli.explain_cmd import explain_command
+            return explain_command(args)
         if args.command == "plot":
             from iris_gui.cli.plot_cmd import plot_command
             return plot_command(args)

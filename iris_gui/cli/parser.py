@@ -116,6 +116,20 @@ def build_parser() -> OneLineParser:
     compare.add_argument("--baseline", default=None,
                          help="row number or label prefix such as cpu/none (default: first row)")
 
+    explain = commands.add_parser(
+        "explain", help="profile a window of epochs: where each epoch's time goes, and why",
+        description=(
+            "Profile a window of epochs and break each epoch into forward, loss, backward, "
+            "optimizer, loss recording and the loop's own Python, with syncs, kernels and copies "
+            "counted and the costs the seed names measured by paired, unprofiled runs. Here "
+            "--epochs N (or --window N) is the profiled window, 10 to 100,000 epochs (default 200), "
+            "not a run's length; --repeat is the number of paired replicates (default 5, at most "
+            "100); explain saves nothing."))
+    _add_run_options(explain, single=True)
+    explain.add_argument("--window", dest="epochs", type=int, metavar="N",
+                         help="profiled epochs, the same as --epochs here (default 200)")
+    explain.set_defaults(command_parser=explain, epochs=200, repeat=5)
+
     runs = commands.add_parser("runs", help="the stored runs")
     actions = runs.add_subparsers(dest="action", metavar="action", required=True)
     listing = actions.add_parser("list", help="one line per stored run")

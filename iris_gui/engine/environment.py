@@ -24,7 +24,7 @@ def environment_record(device_id: str, device_name: str, threads: int, execution
     import torch
 
     return EnvRecord(
-        torch_version=torch.__version__,
+        torch_version=str(torch.__version__),  # a plain str: it travels to torch-free processes
         device=device_id,
         device_name=device_name,
         threads=threads,

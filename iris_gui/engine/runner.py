@@ -1,8 +1,9 @@
 """Run configs away from the caller: in a warm worker process, or in this process.
 
-Measured on a 2-core machine: training in a thread of the GUI process, beside a plot redrawing
-at 25 Hz, took about 2.2x as long as headless (the two contend for the GIL); the same loop in a
-child process with one intra-op thread matched headless. So the app trains in a child process
+Measured on a 2-core machine with a prototype: training in a thread of the GUI process, beside
+a plot redrawing at 25 Hz, took about 2.2x as long as headless (the two contend for the GIL);
+the same loop in a child process with one intra-op thread matched headless. With this app's
+cheaper redraws, benchmarks/gui_overhead.py still measures the in-process choice at about 1.2x. So the app trains in a child process
 (spawned, kept warm so Train answers at once, restarted if it dies), streaming chunks back over
 a pipe. ``InProcessRunner`` keeps the other choice available so the difference can be shown.
 
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import math
 import multiprocessing as mp
+import os
+import sys
 import threading
 import time
 from multiprocessing.connection import Connection
@@ -51,14 +54,21 @@ def _worker_main(conn: Connection, stop: Any) -> None:
 
     warm_up(torch.device("cpu"))
     conn.send(("ready", {"devices": [d.to_dict() for d in discover_devices()],
-                         "torch_version": torch.__version__}))
+                         # str(): torch's version object unpickles by importing torch, and the
+                         # window's process must not import torch.
+                         "torch_version": str(torch.__version__)}))
     while True:
         try:
             kind, payload = conn.recv()
         except (EOFError, OSError):
             return
         if kind == "quit":
-            return
+            # Tearing torch down at interpreter exit takes about a second; there is nothing
+            # left to flush but the standard streams, and the window is waiting to close.
+            conn.close()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
         if kind == "devices":
             discover_devices.cache_clear()
             conn.send(("devices", [d.to_dict() for d in discover_devices()]))

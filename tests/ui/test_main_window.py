@@ -7,6 +7,7 @@ minute for Train to enable on a busy machine; the runs themselves are short.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import subprocess
 import sys
 import time
@@ -173,20 +174,41 @@ def test_menus_carry_the_usual_shortcuts(qtbot, open_window):
     assert "torch" in text and "Qt" in text and "pyqtgraph" in text and "cpu" in text
 
 
-def test_the_window_paints_before_torch_is_imported(tmp_path):
-    code = (
-        "import os, sys\n"
-        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
-        f"os.environ['IRIS_GUI_DATA_DIR'] = {str(tmp_path)!r}\n"
-        "from PySide6.QtWidgets import QApplication\n"
-        "app = QApplication([])\n"
-        "from iris_gui.ui.app import create_window\n"
-        "w = create_window()\n"
-        "w.show(); app.processEvents(); w.grab()\n"
-        "print('loaded:', sorted(m for m in ('torch', 'sklearn') if m in sys.modules))\n"
-        "w.close()\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=False)
+PROBE = """
+import os, sys, time
+
+def main():
+    from PySide6.QtWidgets import QApplication
+    app = QApplication([])
+    from iris_gui.ui.app import create_window
+    w = create_window()
+    w.show(); app.processEvents(); w.grab()
+    print("at paint:", sorted(m for m in ("torch", "sklearn") if m in sys.modules))
+    w.controller.start()
+    results = []
+    w.controller.run_finished.connect(lambda token, result: results.append(result))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not w.controls.train_button.isEnabled():
+        app.processEvents(); time.sleep(0.01)
+    w.controller.train([w.controls.config().replace(epochs=50)], "process")
+    while time.monotonic() < deadline and not results:
+        app.processEvents(); time.sleep(0.01)
+    print("run:", results[0].status.value, results[0].env.torch_version)
+    print("after a run:", sorted(m for m in ("torch", "sklearn") if m in sys.modules))
+    w.close()
+
+if __name__ == "__main__":  # the worker is spawned: it re-imports this file
+    main()
+"""
+
+
+def test_the_window_process_never_imports_torch(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "IRIS_GUI_DATA_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True,
+                          timeout=180, env=env, check=False)
     assert done.returncode == 0, done.stderr
-    assert "loaded: []" in done.stdout
+    assert "at paint: []" in done.stdout
+    assert "run: completed" in done.stdout
+    assert "after a run: []" in done.stdout, "torch must load in the worker, never in the window"

@@ -1,0 +1,78 @@
+"""``iris-gui explain``: where an epoch's time goes, as a table and one sentence per seed claim."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from iris_gui.cli.output import number, table
+from iris_gui.cli.train_cmd import _checked_config
+from iris_gui.engine.breakdown import Breakdown
+
+
+def explain_command(args: argparse.Namespace) -> int:
+    from iris_gui.engine.explain import MAX_REPLICATES, MAX_WINDOW, MIN_WINDOW, explain
+
+    if not MIN_WINDOW <= args.epochs <= MAX_WINDOW:
+        args.command_parser.error(
+            f"--epochs {args.epochs} is not allowed; the profiled window is {MIN_WINDOW} to "
+            f"{MAX_WINDOW:,} epochs")
+    if args.repeat > MAX_REPLICATES:
+        args.command_parser.error(
+            f"--repeat {args.repeat} is not allowed; explain takes 1 to {MAX_REPLICATES} replicates")
+    config = _checked_config(args)
+    # Kineto prints a line on every profiler start and stop; it has no level that keeps its
+    # errors but drops those, and a missing device trace is reported in the notes anyway.
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+    breakdown = explain(config, epochs=args.epochs, replicates=args.repeat)
+    if args.json:
+        record = {**breakdown.to_dict(), "sentences": breakdown.sentences()}
+        print(json.dumps(record, indent=2, allow_nan=False, ensure_ascii=False))
+    else:
+        print("\n".join(_report(breakdown)))
+    return 0
+
+
+def _report(b: Breakdown) -> list[str]:
+    c = b.config
+    lines = [
+        (f"{c['dataset']} on {b.device} ({b.device_name}), record {c['record']}, call {c['call']}, "
+         f"{c['threads']} thread(s): {b.epochs_profiled:,} profiled epochs after "
+         f"{b.warmup_epochs:,} warm-up"),
+        "",
+        _category_table(b),
+        "",
+        (f"per epoch       syncs {number(b.syncs_per_epoch)}, kernels {number(b.kernels_per_epoch)}, "
+         f"host<->device copies {number(b.copies_per_epoch)} ({number(b.copy_bytes_per_epoch)} bytes)"),
+        _device_line(b),
+        (f"epoch time      profiled {number(b.epoch_us_profiled)} us, unprofiled "
+         f"{number(b.epoch_us_unprofiled)} us: the profiler adds {_share(b.profiler_overhead_pct)}"),
+        (f"paired, unprofiled ({b.replicates} x {b.epochs_profiled:,} epochs each, medians)  "
+         f"every-epoch minus none "
+         f"{number(b.sync_cost_us)} us ({_share(b.sync_cost_pct)}), call minus forward "
+         f"{number(b.call_cost_us)} us ({_share(b.call_cost_pct)})"),
+    ]
+    lines += [f"note: {note}" for note in b.notes]
+    return lines + [""] + b.sentences()
+
+
+def _device_line(b: Breakdown) -> str:
+    if not b.on_accelerator:
+        return "device          none here: no accelerator"
+    return (f"device          launching {number(b.launch_us_per_epoch)} us, busy "
+            f"{number(b.device_busy_us_per_epoch)} us ({_share(b.device_busy_pct)}), waited for in "
+            f"syncs {number(b.sync_wait_us_per_epoch)} us")
+
+
+def _category_table(b: Breakdown) -> str:
+    rows = [[name, number(us), _share(us / b.epoch_us_profiled * 100)]
+            for name, us in b.categories.items()]
+    total = sum(b.categories.values())
+    rows.append(["total", number(total), _share(b.accounted_pct)])
+    return table(["category", "us/epoch", "share"], rows, right={1, 2})
+
+
+def _share(pct: float | None) -> str:
+    text = number(pct, 3)
+    return text if text == "-" else f"{text}%"

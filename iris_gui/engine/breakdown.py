@@ -1,0 +1,140 @@
+"""Breakdown: where one epoch's time goes, as pure data (no torch).
+
+The Qt panel and the store read it without importing torch, so this module imports nothing
+heavier than the standard library. Times are microseconds per epoch (``*_us``), shares are
+percent (``*_pct``). Accelerator-only figures are ``None`` on the CPU, never 0: a zero would
+read as "measured and found nothing".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+# The order of the table: the seed's step, then the loop around it.
+CATEGORIES = ("forward", "loss", "backward", "optimizer", "recording", "python")
+NO_ACCELERATOR = "cannot be measured here: no accelerator"
+
+
+@dataclass
+class Breakdown:
+    """One profiled window of a RunConfig, reduced to per-epoch figures.
+
+    ``categories`` come from the profiled run; ``python`` is the time between the profiled
+    phases on the profiler's timeline, so ``accounted_pct`` (their sum against the profiled
+    epoch's wall time) checks the reduction against a clock it did not use.
+    ``sync_cost_*`` (every-epoch minus none) and ``call_cost_*`` (call minus forward) are
+    unprofiled: medians over paired blocks of epochs that take turns; ``*_pct`` is the share of the epoch
+    that pays the cost.
+    """
+
+    config: dict[str, Any]
+    device: str
+    device_name: str
+    epochs_profiled: int
+    warmup_epochs: int
+    replicates: int
+    categories: dict[str, float]
+    epoch_us_profiled: float
+    epoch_us_unprofiled: float
+    profiler_overhead_pct: float
+    accounted_pct: float
+    syncs_per_epoch: float
+    sync_wait_us_per_epoch: float | None
+    kernels_per_epoch: float | None
+    launch_us_per_epoch: float | None
+    device_busy_us_per_epoch: float | None
+    device_busy_pct: float | None
+    copies_per_epoch: float | None
+    copy_bytes_per_epoch: float | None
+    sync_cost_us: float
+    sync_cost_pct: float
+    call_cost_us: float
+    call_cost_pct: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def on_accelerator(self) -> bool:
+        return self.device != "cpu"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: non-finite numbers become None (JSON has no NaN)."""
+        return {key: _clean(value) for key, value in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Breakdown:
+        """Rebuild; keys this version does not know are ignored (older/newer stores)."""
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["categories"] = {k: v for k, v in values.get("categories", {}).items()}
+        values["notes"] = list(values.get("notes", []))
+        return cls(**values)
+
+    def sentences(self) -> list[str]:
+        """One plain sentence per claim of the seed, each with its measured number, then the
+        cost of ``nn.Module.__call__`` (the note's second part)."""
+        return [self._sync_sentence(), self._launch_sentence(), self._idle_sentence(),
+                self._call_sentence()]
+
+    def _sync_sentence(self) -> str:
+        cost = _cost("Syncing the loss every epoch", self.sync_cost_us, self.sync_cost_pct)
+        if not self.on_accelerator:
+            cost += " on the CPU, where .item() waits for no device"
+        syncs = f"{_count(self.syncs_per_epoch)} sync{'' if self.syncs_per_epoch == 1 else 's'}"
+        text = f"{cost}; with record {self.config.get('record')} this run makes {syncs} per epoch"
+        if self.sync_wait_us_per_epoch is not None:
+            text += f" and waits {_us(self.sync_wait_us_per_epoch)} µs per epoch for the device"
+        return text + "."
+
+    def _launch_sentence(self) -> str:
+        if self.kernels_per_epoch is None or self.launch_us_per_epoch is None:
+            return f"Kernel launch cost {self._why_not()}."
+        return (f"Each epoch launches {_count(self.kernels_per_epoch)} kernels; launching them "
+                f"takes {_us(self.launch_us_per_epoch)} µs of the "
+                f"{_us(self.epoch_us_profiled)} µs profiled epoch.")
+
+    def _idle_sentence(self) -> str:
+        if self.device_busy_pct is None or self.device_busy_us_per_epoch is None:
+            return f"How idle the device is {self._why_not()}."
+        return (f"The device is busy {_pct(self.device_busy_pct)}% of each epoch "
+                f"({_us(self.device_busy_us_per_epoch)} µs of device work in a "
+                f"{_us(self.epoch_us_unprofiled)} µs epoch).")
+
+    def _call_sentence(self) -> str:
+        return _cost("Calling model(x) through nn.Module.__call__ instead of model.forward(x)",
+                     self.call_cost_us, self.call_cost_pct) + "."
+
+    def _why_not(self) -> str:
+        if not self.on_accelerator:
+            return NO_ACCELERATOR
+        return f"cannot be measured here: the profiler saw no activity on {self.device}"
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    return value
+
+
+def _cost(subject: str, us: float, pct: float) -> str:
+    # A paired difference at or below zero is noise around "no cost", not a saving.
+    if not math.isfinite(us) or us <= 0:
+        return f"{subject} costs nothing measurable ({_us(us)} µs per epoch, within the noise)"
+    return f"{subject} costs {_us(us)} µs per epoch ({_pct(pct)}% of the epoch)"
+
+
+def _us(value: float) -> str:
+    if not math.isfinite(value):
+        return "-"
+    return f"{value:.0f}" if abs(value) >= 10 else f"{value:.1f}"
+
+
+def _pct(value: float) -> str:
+    return f"{value:.0f}" if abs(value) >= 10 or value == 0 else f"{value:.1f}"
+
+
+def _count(value: float) -> str:
+    return f"{value:g}" if value == int(value) else f"{value:.3g}"

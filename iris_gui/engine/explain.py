@@ -1,0 +1,230 @@
+"""Explain a run: where an epoch's time goes, measured rather than guessed.
+
+For a RunConfig: warm up, profile a bounded window of epochs with torch.profiler and reduce it
+(profile_reduce.py); then time the same loop without the profiler, alternating paired variants,
+to give the unprofiled epoch time and the two costs the seed names: the per-epoch sync
+(every-epoch minus none) and nn.Module.__call__ (call minus forward).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+from iris_gui.engine.breakdown import Breakdown
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.data import load_dataset
+from iris_gui.engine.devices import resolve_device
+from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.loop import TrainingStep
+from iris_gui.engine.model import build_model
+from iris_gui.engine.profile_reduce import WindowFigures, range_name, reduce_window
+from iris_gui.engine.recording import LossRecorder, make_recorder
+from iris_gui.engine.stats import summarize
+from iris_gui.engine.timing import synced_clock
+from iris_gui.engine.trainer import _make_optimizer, warm_up
+
+MIN_WINDOW, MAX_WINDOW = 10, 100_000
+MAX_WARMUP = 100_000
+MAX_REPLICATES = 100
+# Profiled but discarded epochs: the profiler's first moments (buffers, CUPTI start-up) are
+# its own cost, not the loop's.
+PROFILER_WARMUP = 10
+# Each unprofiled replicate of ``epochs`` epochs is timed as this many blocks taking turns.
+BLOCKS_PER_REPLICATE = 10
+FORWARD, LOSS, BACKWARD, OPTIMIZER, RECORDING = (
+    range_name(p) for p in ("forward", "loss", "backward", "optimizer", "recording"))
+
+
+@dataclass
+class _Session:
+    """One model, optimizer and recorder, trained on by the timed loops below."""
+
+    step: TrainingStep
+    recorder: LossRecorder
+    device: torch.device
+
+
+class _Sessions:
+    """Builds sessions for variants of one config from one copy of the data on the device."""
+
+    def __init__(self, config: RunConfig, device: torch.device) -> None:
+        data = load_dataset(config)
+        self.config, self.device = config, device
+        self.shape = (data.n_features, data.n_classes)
+        self.x = torch.from_numpy(data.x_train).to(device)
+        self.y = torch.from_numpy(data.y_train).to(device)
+
+    def make(self, record: str, call: str, epochs: int) -> _Session:
+        config = self.config.replace(record=record, call=call)
+        model = build_model(self.shape[0], config.hidden, self.shape[1], config.seed).to(self.device)
+        forward = model.forward if call == "forward" else model
+        step = TrainingStep(forward, nn.CrossEntropyLoss(), _make_optimizer(config, model),
+                            self.x, self.y)
+        return _Session(step, make_recorder(config.recording, epochs, self.device), self.device)
+
+
+def _plain(s: _Session, first: int, count: int) -> float:
+    """The seed's step and the recorder's choice, nothing else; seconds for ``count`` epochs."""
+    forward, criterion, optimizer, x, y = (s.step.forward, s.step.criterion, s.step.optimizer,
+                                           s.step.x, s.step.y)
+    record = s.recorder.record
+    start = synced_clock(s.device)
+    for epoch in range(first, first + count):
+        out = forward(x)
+        loss = criterion(out, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        record(epoch, loss)
+    return synced_clock(s.device) - start
+
+
+def _annotated(s: _Session, first: int, count: int) -> float:
+    """As ``_plain``, each phase in a profiler range; zero_grad belongs to the optimizer."""
+    forward, criterion, optimizer, x, y = (s.step.forward, s.step.criterion, s.step.optimizer,
+                                           s.step.x, s.step.y)
+    record = s.recorder.record
+    start = synced_clock(s.device)
+    for epoch in range(first, first + count):
+        with record_function(FORWARD):
+            out = forward(x)
+        with record_function(LOSS):
+            loss = criterion(out, y)
+        with record_function(OPTIMIZER):
+            optimizer.zero_grad()
+        with record_function(BACKWARD):
+            loss.backward()
+        with record_function(OPTIMIZER):
+            optimizer.step()
+        with record_function(RECORDING):
+            record(epoch, loss)
+    return synced_clock(s.device) - start
+
+
+def _activities(device: torch.device) -> list[ProfilerActivity]:
+    activities = [ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(ProfilerActivity.CUDA)
+    elif device.type == "xpu":
+        activities.append(ProfilerActivity.XPU)
+    return activities
+
+
+def _profile_window(sessions: _Sessions, epochs: int, warmup: int) -> tuple[WindowFigures, float]:
+    """The figures of ``epochs`` profiled epochs and their wall time per epoch (µs)."""
+    config = sessions.config
+    session = sessions.make(config.record, config.call, warmup + PROFILER_WARMUP + epochs)
+    _annotated(session, 0, warmup)
+    plan = schedule(wait=0, warmup=1, active=1, repeat=1)
+    with profile(activities=_activities(session.device), schedule=plan) as prof:
+        _annotated(session, warmup, PROFILER_WARMUP)
+        prof.step()
+        seconds = _annotated(session, warmup + PROFILER_WARMUP, epochs)
+        prof.step()
+    loss_bytes = torch.empty(0, dtype=torch.float32).element_size()
+    figures = reduce_window(prof.events(), epochs, session.device.type, loss_bytes)
+    return figures, seconds / epochs * 1e6
+
+
+def _paired(sessions: _Sessions, epochs: int, warmup: int, replicates: int
+            ) -> dict[tuple[str, str], list[float]]:
+    """Unprofiled µs per epoch of the config and its paired variants, in short blocks that take
+    turns (the order reversed every other round), so a burst of load on a shared machine
+    spoils a block or two of each variant rather than one variant's whole replicate."""
+    config = sessions.config
+    keys = list(dict.fromkeys([(config.record, config.call),
+                               ("every-epoch", config.call), ("none", config.call),
+                               (config.record, "call"), (config.record, "forward")]))
+    runs = {key: sessions.make(*key, warmup + replicates * epochs) for key in keys}
+    for session in runs.values():
+        _plain(session, 0, warmup)
+    block = max(1, epochs // BLOCKS_PER_REPLICATE)
+    times: dict[tuple[str, str], list[float]] = {key: [] for key in keys}
+    for index in range(replicates * epochs // block):
+        first = warmup + index * block
+        for key in (keys if index % 2 == 0 else keys[::-1]):
+            times[key].append(_plain(runs[key], first, block) / block * 1e6)
+    return times
+
+
+def _cost(times: dict, paying: tuple[str, str], free: tuple[str, str]) -> tuple[float, float]:
+    """Median of the per-block differences (µs) and its share of the paying variant's epoch."""
+    cost = summarize([a - b for a, b in zip(times[paying], times[free])]).median
+    epoch = summarize(times[paying]).median
+    return cost, cost / epoch * 100 if epoch > 0 else math.nan
+
+
+def _check(epochs: int, warmup: int, replicates: int) -> None:
+    for name, value, low, high in (("window", epochs, MIN_WINDOW, MAX_WINDOW),
+                                   ("warm-up", warmup, 0, MAX_WARMUP),
+                                   ("replicates", replicates, 1, MAX_REPLICATES)):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ConfigError(f"{name} {value!r} is not allowed; it must be a whole number "
+                              f"from {low:,} to {high:,}")
+
+
+def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: int = 5
+            ) -> Breakdown:
+    """Profile ``epochs`` epochs of ``config`` after ``warmup`` and reduce them to a Breakdown.
+    The unprofiled time and the paired costs come from ``replicates`` x ``epochs`` unprofiled
+    epochs of each variant, in alternating blocks. ``config.epochs`` is not used: explain runs
+    only what it measures."""
+    _check(epochs, warmup, replicates)
+    info = resolve_device(config.device)
+    device = torch.device(info.id)
+    config = config.replace(device=info.id)
+    previous_threads = torch.get_num_threads()
+    torch.set_num_threads(config.threads)
+    try:
+        warm_up(device)
+        sessions = _Sessions(config, device)
+        figures, profiled_us = _profile_window(sessions, epochs, warmup)
+        times = _paired(sessions, epochs, warmup, replicates)
+    finally:
+        torch.set_num_threads(previous_threads)
+    return _assemble(config, info.name, (epochs, warmup, replicates), figures, profiled_us, times)
+
+
+def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
+              figures: WindowFigures, profiled_us: float, times: dict) -> Breakdown:
+    epochs, warmup, replicates = sizes
+    unprofiled_us = summarize(times[(config.record, config.call)]).median
+    sync_cost = _cost(times, ("every-epoch", config.call), ("none", config.call))
+    call_cost = _cost(times, (config.record, "call"), (config.record, "forward"))
+    overhead = (profiled_us - unprofiled_us) / unprofiled_us * 100
+    accounted = sum(figures.categories.values()) / profiled_us * 100
+    busy = figures.device_busy_us_per_epoch
+    slowed = f"slows the epoch by {overhead:.0f}%" if overhead > 0 else "did not slow the epoch"
+    notes = [(f"the profiler {slowed} ({profiled_us:.0f} µs profiled, {unprofiled_us:.0f} µs "
+              "unprofiled): the category times are of the profiled run")]
+    if abs(accounted - 100) > 10:
+        notes.append(f"the categories account for {accounted:.0f}% of the profiled epoch")
+    recording = config.recording
+    if recording.mode == "every" and epochs % recording.interval:
+        notes.append(f"the window of {epochs} epochs is not a multiple of {recording.interval}: "
+                     f"its syncs per epoch differ from the run's 1/{recording.interval}")
+    if config.device == "cpu":
+        notes.append("no accelerator here: kernel launches, device idleness, copies and sync "
+                     "waits cannot be measured; the CPU side is")
+    return Breakdown(
+        config=config.to_dict(), device=config.device, device_name=device_name,
+        epochs_profiled=epochs, warmup_epochs=warmup, replicates=replicates,
+        categories=figures.categories, epoch_us_profiled=profiled_us,
+        epoch_us_unprofiled=unprofiled_us, profiler_overhead_pct=overhead,
+        accounted_pct=accounted, syncs_per_epoch=figures.syncs_per_epoch,
+        sync_wait_us_per_epoch=figures.sync_wait_us_per_epoch,
+        kernels_per_epoch=figures.kernels_per_epoch, launch_us_per_epoch=figures.launch_us_per_epoch,
+        device_busy_us_per_epoch=busy,
+        # Against the unprofiled epoch: kernels run at their own speed under the profiler, while
+        # the host's side of the epoch is what the profiler slows down.
+        device_busy_pct=None if busy is None else min(100.0, busy / unprofiled_us * 100),
+        copies_per_epoch=figures.copies_per_epoch, copy_bytes_per_epoch=figures.copy_bytes_per_epoch,
+        sync_cost_us=sync_cost[0], sync_cost_pct=sync_cost[1],
+        call_cost_us=call_cost[0], call_cost_pct=call_cost[1],
+        notes=notes + figures.notes,
+    )

@@ -1,0 +1,150 @@
+"""Reducing a profiled window's events (``prof.events()``) to per-epoch categories and counts.
+
+The epoch loop marks each phase with ``record_function("iris::<phase>")``; everything else is
+read from the event names and activity types torch's Kineto profiler emits: ``cpu_op`` and
+``user_annotation`` on the host, ``cuda_runtime``/``cuda_driver`` for the runtime calls the host
+makes, ``kernel``/``gpu_memcpy``/``gpu_memset`` for work on the device.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from torch.autograd import DeviceType
+
+PHASES = ("forward", "loss", "backward", "optimizer", "recording")
+RANGE_PREFIX = "iris::"
+HOST_READ = "aten::_local_scalar_dense"  # what .item() runs: a host read of a tensor's value
+# torch's optimizers keep their step counters on the host (unless capturable or fused) and read
+# them with .item(); those reads wait for no device, so they are not synchronisations.
+OPTIMIZER_STEP = "Optimizer.step#"
+# Runtime calls that block the host until the device has caught up.
+CUDA_SYNC_CALLS = frozenset({
+    "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy",
+    "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize",
+})
+LAUNCH_CALLS = frozenset({
+    "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
+    "urEnqueueKernelLaunch", "urEnqueueKernelLaunchExp", "piEnqueueKernelLaunch",
+})
+DEVICE_WORK = frozenset({"kernel", "gpu_memcpy", "gpu_memset"})
+# CUPTI names some API calls with a version or per-thread-stream suffix: cudaLaunchKernelExC_v11060.
+API_SUFFIX = re.compile(r"(_v\d+|_ptsz|_ptds)+$")
+
+
+def range_name(phase: str) -> str:
+    return RANGE_PREFIX + phase
+
+
+@dataclass
+class WindowFigures:
+    """Per-epoch figures of one profiled window; accelerator fields are None without one."""
+
+    categories: dict[str, float]
+    syncs_per_epoch: float
+    sync_wait_us_per_epoch: float | None = None
+    kernels_per_epoch: float | None = None
+    launch_us_per_epoch: float | None = None
+    device_busy_us_per_epoch: float | None = None
+    copies_per_epoch: float | None = None
+    copy_bytes_per_epoch: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def reduce_window(events: Sequence, epochs: int, device_type: str, loss_bytes: int) -> WindowFigures:
+    """``device_type``: the run's device ("cpu", "cuda", "xpu", "mps"); ``loss_bytes``: the size
+    of one loss value, for the copy sizes when the profiler gives none."""
+    host = [e for e in events if e.device_type == DeviceType.CPU and not e.is_async]
+    wanted = {range_name(p): p for p in PHASES}
+    ranges = sorted((e for e in host if e.name in wanted), key=lambda e: e.time_range.start)
+    if not ranges:
+        raise RuntimeError("the profiler recorded none of the loop's phases")
+    figures = WindowFigures(categories=_categories(ranges, wanted, epochs), syncs_per_epoch=0.0)
+    # Host calls outside the phases belong to the clock reads around the window (a device
+    # synchronize each), not to the loop.
+    start, end = ranges[0].time_range.start, max(e.time_range.end for e in ranges)
+    host = [e for e in host if start <= e.time_range.start and e.time_range.end <= end]
+    if device_type == "cuda":
+        syncs = [e for e in host if _api(e.name) in CUDA_SYNC_CALLS]
+        # .item() copies into pageable memory, so its copy call already waits for the stream.
+        waits = syncs + [e for e in host if _api(e.name) == "cudaMemcpyAsync"
+                         and _has_ancestor(e, lambda name: name == HOST_READ)]
+    else:
+        syncs = waits = [e for e in host if e.name == HOST_READ
+                         and not _has_ancestor(e, lambda name: name.startswith(OPTIMIZER_STEP))]
+    figures.syncs_per_epoch = len(syncs) / epochs
+    if device_type == "cpu":
+        return figures
+    figures.sync_wait_us_per_epoch = _union_us(waits) / epochs
+    device = [e for e in events if e.device_type != DeviceType.CPU
+              and getattr(e, "activity_type", None) in DEVICE_WORK]
+    if not device:
+        figures.notes.append(f"the profiler saw no work on the {device_type} device, so kernel, "
+                             "idle and copy figures are missing")
+        return figures
+    figures.kernels_per_epoch = sum(e.activity_type == "kernel" for e in device) / epochs
+    launches = [e for e in host if _api(e.name) in LAUNCH_CALLS]
+    figures.launch_us_per_epoch = _union_us(launches) / epochs
+    figures.device_busy_us_per_epoch = _union_us(device) / epochs
+    _add_copies(figures, device, epochs, loss_bytes)
+    return figures
+
+
+def _categories(ranges: list, wanted: dict[str, str], epochs: int) -> dict[str, float]:
+    """Phase ranges (sorted by start) summed per phase; ``python`` is the sum of the gaps
+    between consecutive ranges, i.e. the loop's own code, measured rather than taken as a
+    remainder, so the sum can be checked against the wall clock."""
+    totals = dict.fromkeys(PHASES, 0.0)
+    gaps = 0.0
+    for previous, current in zip([None, *ranges], ranges):
+        totals[wanted[current.name]] += _elapsed(current)
+        if previous is not None:
+            gaps += max(0.0, current.time_range.start - previous.time_range.end)
+    per_epoch = {phase: total / epochs for phase, total in totals.items()}
+    per_epoch["python"] = gaps / epochs
+    return per_epoch
+
+
+def _has_ancestor(event, wanted: Callable[[str], bool]) -> bool:
+    parent = event.cpu_parent
+    while parent is not None:
+        if wanted(parent.name):
+            return True
+        parent = parent.cpu_parent
+    return False
+
+
+def _add_copies(figures: WindowFigures, device: list, epochs: int, loss_bytes: int) -> None:
+    """Host<->device copies only: device-to-device copies stay on the device."""
+    copies = [e for e in device if e.activity_type == "gpu_memcpy"
+              and not any(tag in e.name for tag in ("DtoD", "D2D", "PtoP", "P2P"))]
+    figures.copies_per_epoch = len(copies) / epochs
+    sizes = [getattr(getattr(e, "event_metadata", None), "bytes", None) for e in copies]
+    if all(size is not None for size in sizes):
+        figures.copy_bytes_per_epoch = sum(sizes) / epochs
+    else:
+        # Inside the window the data already lies on the device; what crosses is the loss.
+        figures.copy_bytes_per_epoch = len(copies) * loss_bytes / epochs
+        figures.notes.append("copy sizes are computed from the loss tensor (the profiler gave none)")
+
+
+def _api(name: str) -> str:
+    return API_SUFFIX.sub("", name)
+
+
+def _elapsed(event) -> float:
+    return event.time_range.end - event.time_range.start
+
+
+def _union_us(events: Iterable) -> float:
+    """Total time covered by the events' intervals, overlaps counted once (nested driver calls
+    inside runtime calls, kernels on concurrent streams)."""
+    total, end = 0.0, float("-inf")
+    for start, stop in sorted((e.time_range.start, e.time_range.end) for e in events):
+        if stop <= end:
+            continue
+        total += stop - max(start, end)
+        end = stop
+    return total
