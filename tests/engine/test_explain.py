@@ -1,0 +1,172 @@
+"""explain(): the profiled breakdown, its sync counts (read from profiler events), the paired
+costs, and the reduction of accelerator events (checked here with events shaped as torch's
+profiler emits them, since this machine may have no accelerator)."""
+
+import json
+import math
+import subprocess
+import sys
+import textwrap
+from types import SimpleNamespace
+
+import pytest
+import torch
+from torch.autograd import DeviceType
+
+from iris_gui.engine.breakdown import CATEGORIES, NO_ACCELERATOR, Breakdown
+from iris_gui.engine.config import ConfigError, RunConfig
+from iris_gui.engine.explain import explain
+from iris_gui.engine.profile_reduce import reduce_window
+
+WINDOW = 100
+# Small, so the file stays quick on two slow cores; the figures asserted do not depend on it.
+SIZES = {"epochs": WINDOW, "warmup": 20, "replicates": 3}
+MEASURED = ("forward", "loss", "backward", "optimizer", "recording")
+
+
+@pytest.fixture(scope="module")
+def cpu_breakdowns() -> dict[str, Breakdown]:
+    return {record: explain(RunConfig(record=record), **SIZES)
+            for record in ("every-epoch", "every:10", "none", "device")}
+
+
+def test_categories_add_up_to_the_profiled_epoch(cpu_breakdowns):
+    for record, b in cpu_breakdowns.items():
+        assert tuple(b.categories) == CATEGORIES
+        total = sum(b.categories.values())
+        # ``python`` is measured (gaps between phases on the profiler's timeline), not the
+        # remainder, so this compares the reduction with a clock it never read.
+        assert total == pytest.approx(b.epoch_us_profiled, rel=0.10), (record, b.categories)
+        assert b.accounted_pct == pytest.approx(total / b.epoch_us_profiled * 100)
+        for name in MEASURED:
+            assert b.categories[name] > 0, (record, name)
+        assert 0 <= b.categories["python"] < 0.5 * b.epoch_us_profiled, (record, b.categories)
+
+
+@pytest.mark.parametrize("record, syncs", [("every-epoch", 1.0), ("every:10", 0.1),
+                                           ("none", 0.0), ("device", 0.0)])
+def test_syncs_per_epoch_follow_the_recording_choice(cpu_breakdowns, record, syncs):
+    assert cpu_breakdowns[record].syncs_per_epoch == pytest.approx(syncs)
+
+
+def test_optimizer_step_counters_are_not_syncs():
+    # Adam reads its host-side step counters with .item(); they wait for no device.
+    b = explain(RunConfig(record="none", optimizer="adam"), epochs=20, warmup=5, replicates=1)
+    assert b.syncs_per_epoch == 0
+
+
+def test_paired_costs_and_unprofiled_time_are_measured(cpu_breakdowns):
+    for b in cpu_breakdowns.values():
+        for value in (b.sync_cost_us, b.sync_cost_pct, b.call_cost_us, b.call_cost_pct,
+                      b.profiler_overhead_pct):
+            assert math.isfinite(value)
+        assert b.epoch_us_unprofiled > 0 and b.epoch_us_profiled > 0
+        assert any(note.startswith("the profiler ") for note in b.notes)
+
+
+def test_cpu_says_what_it_cannot_measure(cpu_breakdowns):
+    b = cpu_breakdowns["every-epoch"]
+    for name in ("kernels_per_epoch", "launch_us_per_epoch", "device_busy_us_per_epoch",
+                 "device_busy_pct", "sync_wait_us_per_epoch", "copies_per_epoch",
+                 "copy_bytes_per_epoch"):
+        assert getattr(b, name) is None, name
+    sync, launch, idle, call = b.sentences()
+    assert sync.startswith("Syncing the loss every epoch") and "µs per epoch" in sync
+    assert "1 sync per epoch" in sync
+    assert NO_ACCELERATOR in launch and NO_ACCELERATOR in idle
+    assert "nn.Module.__call__" in call and "µs per epoch" in call
+
+
+def test_breakdown_round_trips_through_json(cpu_breakdowns):
+    b = cpu_breakdowns["every:10"]
+    data = json.loads(json.dumps(b.to_dict(), allow_nan=False))
+    again = Breakdown.from_dict({**data, "unknown_future_key": 1})
+    assert again == b and list(again.categories) == list(CATEGORIES)
+    assert again.sentences() == b.sentences()
+
+
+def test_breakdown_reads_without_torch(cpu_breakdowns):
+    script = textwrap.dedent("""
+        import importlib.abc, json, sys
+        class NoTorch(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] == "torch":
+                    raise ImportError("torch is blocked in this test")
+        sys.meta_path.insert(0, NoTorch())
+        from iris_gui.engine.breakdown import Breakdown
+        print(len(Breakdown.from_dict(json.loads(sys.stdin.read())).sentences()))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(
+        cpu_breakdowns["none"].to_dict()), capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "4"
+
+
+@pytest.mark.parametrize("sizes", [{"epochs": 9}, {"epochs": 100_001}, {"warmup": -1},
+                                   {"replicates": 0}, {"epochs": 50.0}])
+def test_bad_window_is_refused(sizes):
+    with pytest.raises(ConfigError, match="is not allowed"):
+        explain(RunConfig(), **sizes)
+
+
+def _event(name, start, end, device=DeviceType.CPU, kind="cpu_op", parent=None, size=None):
+    return SimpleNamespace(
+        name=name, time_range=SimpleNamespace(start=start, end=end), device_type=device,
+        activity_type=kind, is_async=False, cpu_parent=parent,
+        event_metadata=None if size is None else SimpleNamespace(bytes=size))
+
+
+def test_accelerator_events_reduce_to_kernels_launches_busy_time_and_copies():
+    """Two CUDA epochs as torch.profiler reports them: phase ranges on the host, runtime calls,
+    kernels and a device-to-host copy on the device, and the window clock's synchronize
+    outside the phases (not a sync of the loop)."""
+    cuda, events = DeviceType.CUDA, [_event("cudaDeviceSynchronize", 0, 5, kind="cuda_runtime")]
+    for epoch in range(2):
+        t = 10 + 100 * epoch
+        events += [
+            _event("iris::forward", t, t + 20, kind="user_annotation"),
+            _event("iris::forward", t, t + 20, device=cuda, kind="gpu_user_annotation"),
+            _event("cudaLaunchKernel", t + 2, t + 8, kind="cuda_runtime"),
+            _event("cuLaunchKernel", t + 3, t + 7, kind="cuda_driver"),  # inside the runtime call
+            _event("cudaLaunchKernelExC_v11060", t + 10, t + 16, kind="cuda_runtime"),
+            _event("gemm_kernel", t + 9, t + 14, device=cuda, kind="kernel"),
+            _event("relu_kernel", t + 17, t + 19, device=cuda, kind="kernel"),
+            _event("iris::loss", t + 25, t + 30, kind="user_annotation"),
+            _event("iris::backward", t + 32, t + 50, kind="user_annotation"),
+            _event("iris::optimizer", t + 52, t + 60, kind="user_annotation"),
+            _event("iris::recording", t + 62, t + 90, kind="user_annotation"),
+            read := _event("aten::_local_scalar_dense", t + 63, t + 89),
+            _event("cudaMemcpyAsync", t + 64, t + 66, kind="cuda_runtime", parent=read),
+            _event("cudaStreamSynchronize", t + 66, t + 88, kind="cuda_runtime", parent=read),
+            _event("Memcpy DtoH (Device -> Pageable)", t + 70, t + 71, device=cuda,
+                   kind="gpu_memcpy", size=4),
+            _event("Memcpy DtoD (Device -> Device)", t + 80, t + 81, device=cuda, kind="gpu_memcpy"),
+        ]
+    events.append(_event("cudaDeviceSynchronize", 200, 205, kind="cuda_runtime"))
+    f = reduce_window(events, 2, "cuda", loss_bytes=4)
+    assert f.categories == {"forward": 20, "loss": 5, "backward": 18, "optimizer": 8,
+                            "recording": 28, "python": (11 * 2 + 10) / 2}
+    assert f.syncs_per_epoch == 1 and f.sync_wait_us_per_epoch == 2 + 22
+    assert f.kernels_per_epoch == 2 and f.launch_us_per_epoch == 12
+    assert f.device_busy_us_per_epoch == 5 + 2 + 1 + 1
+    assert f.copies_per_epoch == 1 and f.copy_bytes_per_epoch == 4
+    assert f.notes == []
+
+
+def test_accelerator_without_device_events_says_so():
+    events = [_event("iris::forward", 0, 10, kind="user_annotation")]
+    f = reduce_window(events, 1, "cuda", loss_bytes=4)
+    assert f.kernels_per_epoch is None and f.device_busy_us_per_epoch is None
+    assert "saw no work" in f.notes[0]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
+@pytest.mark.parametrize("record, syncs", [("every-epoch", 1.0), ("device", 0.0)])
+def test_cuda_breakdown_counts_kernels_idleness_and_syncs(record, syncs):
+    b = explain(RunConfig(device="cuda", record=record), **SIZES)
+    assert b.kernels_per_epoch > 0 and b.launch_us_per_epoch > 0
+    assert 0 < b.device_busy_pct <= 100
+    assert b.syncs_per_epoch == pytest.approx(syncs)
+    if record == "every-epoch":
+        assert b.copies_per_epoch >= 1 and b.sync_wait_us_per_epoch > 0
+    assert NO_ACCELERATOR not in " ".join(b.sentences())
