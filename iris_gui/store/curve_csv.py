@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import secrets
-from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
 
-from iris_gui.store.paths import StoreError
+from iris_gui.store.files import write_atomically
 
 
 def export_curves_csv(curves: list[tuple[str, np.ndarray, int]], path: Path) -> None:
@@ -34,23 +31,6 @@ def export_curves_csv(curves: list[tuple[str, np.ndarray, int]], path: Path) -> 
     for epoch, row in zip(epochs.tolist(), cells.tolist()):
         writer.writerow([epoch, *row])
     write_atomically(Path(path), text.getvalue().encode("utf-8"))
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path`` that then replaces it, so an existing
-    file is either kept whole or fully replaced, never left half-written."""
-    if not path.name:
-        raise StoreError(f"cannot write {path}: not a file name")
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        # Mode "x" creates the file with the user's umask, as a plain open of ``path`` would.
-        with open(temp, "xb") as handle:
-            handle.write(data)
-        os.replace(temp, path)
-    except OSError as exc:
-        with suppress(OSError):
-            temp.unlink(missing_ok=True)
-        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _all_epochs(curves: list[tuple[str, np.ndarray, int]]) -> np.ndarray:

@@ -7,12 +7,10 @@ CSV never disagrees with them. A missing value (NaN, no diverged epoch) is an em
 from __future__ import annotations
 
 import csv
-import os
-import secrets
-from contextlib import suppress
+import io
 from pathlib import Path
 
-from iris_gui.store.paths import StoreError
+from iris_gui.store.files import write_atomically
 from iris_gui.store.runs import StoredRun
 
 # (column, where it sits in the record: a top-level key or a key of a nested section)
@@ -30,7 +28,18 @@ _SOURCES: tuple[tuple[str, str | None], ...] = (
     ("execution", "env"), ("torch_version", "env"), ("cpu_model", "env"), ("os", "env"),
     ("python", "env"),
 )
-CSV_COLUMNS: tuple[str, ...] = tuple(name for name, _ in _SOURCES)
+# The explain breakdown stored with a run (empty cells for a run never explained).
+_BREAKDOWN_CATEGORIES = ("forward", "loss", "backward", "optimizer", "recording", "python")
+_BREAKDOWN_FIELDS = (
+    "epoch_us_profiled", "epoch_us_unprofiled", "profiler_overhead_pct", "syncs_per_epoch",
+    "kernels_per_epoch", "launch_us_per_epoch", "device_busy_pct", "copies_per_epoch",
+    "sync_cost_us", "sync_cost_pct", "call_cost_us", "call_cost_pct",
+)
+CSV_COLUMNS: tuple[str, ...] = (
+    *(name for name, _ in _SOURCES),
+    *(f"explain_{name}_us" for name in _BREAKDOWN_CATEGORIES),
+    *(f"explain_{name}" for name in _BREAKDOWN_FIELDS),
+)
 
 
 def flat_record(run: StoredRun) -> dict[str, object]:
@@ -41,25 +50,19 @@ def flat_record(run: StoredRun) -> dict[str, object]:
         for name, section in _SOURCES
     }
     row["hidden"] = ",".join(str(width) for width in record["config"]["hidden"])
+    breakdown = run.breakdown or {}
+    categories = breakdown.get("categories", {})
+    for name in _BREAKDOWN_CATEGORIES:
+        row[f"explain_{name}_us"] = categories.get(name)
+    for name in _BREAKDOWN_FIELDS:
+        row[f"explain_{name}"] = breakdown.get(name)
     return row
 
 
 def export_runs_csv(runs: list[StoredRun], path: Path) -> None:
-    """Write a header and one row per run to ``path``.
-
-    The rows go to a temporary file beside ``path`` that then replaces it, so an existing file
-    is either kept whole or fully replaced, never left half-written.
-    """
-    path = Path(path)
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        # Mode "x" creates the file with the user's umask, as a plain open of ``path`` would.
-        with open(temp, "x", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
-            writer.writeheader()
-            writer.writerows(flat_record(run) for run in runs)
-        os.replace(temp, path)
-    except OSError as exc:
-        with suppress(OSError):
-            temp.unlink(missing_ok=True)
-        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+    """Write a header and one row per run to ``path``, atomically (store/files.py)."""
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=CSV_COLUMNS)
+    writer.writeheader()
+    writer.writerows(flat_record(run) for run in runs)
+    write_atomically(Path(path), text.getvalue().encode("utf-8"))

@@ -40,12 +40,17 @@ class StoredRun:
     result: RunResult  # losses filled by RunStore.get; list_runs leaves them empty
     # The saved curve's length, so ``to_dict`` tells the truth when the losses were not loaded.
     curve_points: int | None = None
+    # The latest explain breakdown of this run's config (Breakdown.to_dict()), if any.
+    breakdown: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         record = self.result.to_dict()
         if self.curve_points is not None:
             record["curve_points"] = self.curve_points
-        return {"id": self.id, "created_at": self.created_at, **record}
+        record = {"id": self.id, "created_at": self.created_at, **record}
+        if self.breakdown is not None:
+            record["breakdown"] = self.breakdown
+        return record
 
 
 class RunStore:
@@ -93,8 +98,9 @@ class RunStore:
         """The run with its full curve."""
         with self._errors(f"read run {run_id}"):
             row = self._conn.execute(
-                "SELECT r.id, r.created_at, r.record_json, c.losses FROM runs AS r"
-                " LEFT JOIN curves AS c ON c.run_id = r.id WHERE r.id = ?",
+                "SELECT r.id, r.created_at, r.record_json, c.losses, b.breakdown_json"
+                " FROM runs AS r LEFT JOIN curves AS c ON c.run_id = r.id"
+                " LEFT JOIN breakdowns AS b ON b.run_id = r.id WHERE r.id = ?",
                 (run_id,),
             ).fetchone()
         if row is None:
@@ -105,7 +111,8 @@ class RunStore:
         """Every run, oldest first, without its curve."""
         with self._errors("list the runs"):
             rows = self._conn.execute(
-                "SELECT id, created_at, record_json, NULL FROM runs ORDER BY id"
+                "SELECT r.id, r.created_at, r.record_json, NULL, b.breakdown_json FROM runs AS r"
+                " LEFT JOIN breakdowns AS b ON b.run_id = r.id ORDER BY r.id"
             ).fetchall()
         return [_stored_run(*row) for row in rows]
 
@@ -123,6 +130,17 @@ class RunStore:
                 for run_id, stride, blob in rows:
                     found[run_id] = (_decode_curve(blob), stride)
         return {i: found[i] for i in ids if i in found}
+
+    def save_breakdown(self, run_id: int, breakdown: dict[str, Any]) -> None:
+        """Keep an explain breakdown with a run, replacing an earlier one."""
+        text = json.dumps(breakdown, allow_nan=False)
+        created_at = datetime.now().astimezone().isoformat(timespec="seconds")
+        with self._errors(f"save the breakdown of run {run_id}"), schema.transaction(self._conn):
+            if self._conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+                raise StoreError(_absent(run_id))
+            self._conn.execute(
+                "INSERT OR REPLACE INTO breakdowns (run_id, created_at, breakdown_json)"
+                " VALUES (?, ?, ?)", (run_id, created_at, text))
 
     def delete(self, run_id: int) -> None:
         """Delete a run; its curve goes with it (ON DELETE CASCADE)."""
@@ -160,14 +178,16 @@ def _decode_curve(blob: bytes | None) -> np.ndarray:
     return np.frombuffer(blob or b"", dtype=CURVE_DTYPE).astype(np.float32)
 
 
-def _stored_run(run_id: int, created_at: str, text: str, blob: bytes | None) -> StoredRun:
+def _stored_run(run_id: int, created_at: str, text: str, blob: bytes | None,
+                breakdown_text: str | None = None) -> StoredRun:
     try:
         record = json.loads(text)
         result = RunResult.from_dict(record, None if blob is None else _decode_curve(blob))
+        breakdown = None if breakdown_text is None else json.loads(breakdown_text)
     except (ValueError, KeyError, TypeError) as exc:
         # ConfigError is a ValueError: a config this version no longer accepts lands here too.
         raise StoreError(
             f"run {run_id} in the store cannot be read ({exc}); delete it with "
             f"iris-gui runs delete {run_id}"
         ) from None
-    return StoredRun(run_id, created_at, result, record.get("curve_points"))
+    return StoredRun(run_id, created_at, result, record.get("curve_points"), breakdown)

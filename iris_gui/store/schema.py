@@ -51,7 +51,19 @@ def _create_v1(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_create_v1]
+def _add_breakdowns_v2(conn: sqlite3.Connection) -> None:
+    # What ``iris-gui explain`` / the Explain panel measured for a run's config
+    # (engine.breakdown.Breakdown.to_dict); the latest one per run is kept.
+    conn.execute(
+        """CREATE TABLE breakdowns (
+            run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+            created_at TEXT NOT NULL,
+            breakdown_json TEXT NOT NULL
+        )"""
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_create_v1, _add_breakdowns_v2]
 SCHEMA_VERSION = len(MIGRATIONS)
 # Tables every version from 1 on has; a later migration that renames one must update this.
 REQUIRED_TABLES = frozenset({"runs", "curves"})

@@ -28,7 +28,8 @@ from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
-from iris_gui.store.curve_csv import export_curves_csv, write_atomically
+from iris_gui.store.curve_csv import export_curves_csv
+from iris_gui.store.files import write_atomically
 from iris_gui.store.paths import StoreError
 from iris_gui.ui.panels.loss_plot import BACKGROUND, LossPlotPanel, PlotCurve
 

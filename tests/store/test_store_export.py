@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from iris_gui.engine.result import RunStatus
-from iris_gui.store import export
+from iris_gui.store import files
 from iris_gui.store.export import CSV_COLUMNS, export_runs_csv, flat_record
 from iris_gui.store.runs import StoreError
 
@@ -20,6 +20,12 @@ EXPECTED_COLUMNS = (
     "diverged_epoch", "setup_seconds", "transfer_seconds", "first_epoch_seconds", "train_seconds",
     "epoch_us", "epoch_us_iqr", "epoch_us_method", "eval_seconds", "optimizer", "lr", "momentum",
     "hidden", "seed", "scaler", "execution", "torch_version", "cpu_model", "os", "python",
+    "explain_forward_us", "explain_loss_us", "explain_backward_us", "explain_optimizer_us",
+    "explain_recording_us", "explain_python_us", "explain_epoch_us_profiled",
+    "explain_epoch_us_unprofiled", "explain_profiler_overhead_pct", "explain_syncs_per_epoch",
+    "explain_kernels_per_epoch", "explain_launch_us_per_epoch", "explain_device_busy_pct",
+    "explain_copies_per_epoch", "explain_sync_cost_us", "explain_sync_cost_pct",
+    "explain_call_cost_us", "explain_call_cost_pct",
 )
 
 
@@ -98,7 +104,7 @@ def test_failed_replace_leaves_the_old_file_whole(saved, tmp_path, monkeypatch):
     def refuse(src, dst):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(export.os, "replace", refuse)
+    monkeypatch.setattr(files.os, "replace", refuse)
     with pytest.raises(StoreError, match=rf"^cannot write {target}: Permission denied$"):
         export_runs_csv(saved, target)
     assert target.read_text() == "old contents\n"
@@ -135,3 +141,23 @@ def test_missing_directory(saved, tmp_path):
     target = tmp_path / "nowhere" / "runs.csv"
     with pytest.raises(StoreError, match=rf"^cannot write {target}: No such file or directory$"):
         export_runs_csv(saved, target)
+
+
+def test_a_stored_breakdown_fills_the_explain_columns(store, make_result, tmp_path):
+    kept, plain = store.save(make_result()), store.save(make_result())
+    breakdown = {"categories": {"forward": 110.0, "loss": 58.0, "backward": 235.0,
+                                "optimizer": 113.0, "recording": 12.0, "python": 42.0},
+                 "syncs_per_epoch": 1.0, "kernels_per_epoch": None, "sync_cost_us": 6.1}
+    store.save_breakdown(kept, breakdown)
+    store.save_breakdown(kept, {**breakdown, "sync_cost_us": 7.5})  # the latest one is kept
+    target = tmp_path / "runs.csv"
+    export_runs_csv(store.list_runs(), target)
+    _, rows = _read_csv(target)
+    first, second = (row for row in rows if row["id"] in (str(kept), str(plain)))
+    assert first["explain_forward_us"] == "110.0" and first["explain_python_us"] == "42.0"
+    assert first["explain_syncs_per_epoch"] == "1.0" and first["explain_sync_cost_us"] == "7.5"
+    assert first["explain_kernels_per_epoch"] == ""
+    assert second["explain_forward_us"] == ""
+    assert store.get(kept).to_dict()["breakdown"]["sync_cost_us"] == 7.5
+    with pytest.raises(StoreError, match="no run 999"):
+        store.save_breakdown(999, breakdown)

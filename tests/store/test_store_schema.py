@@ -128,7 +128,7 @@ def test_older_store_is_migrated_in_order(db_path, make_result, monkeypatch):
         assert store.get(kept).result.epochs_completed == 100
         assert store._conn.execute("SELECT note FROM runs").fetchall() == [("migrated",)]
     assert applied == ["second", "third"]
-    assert _pragma(db_path, "user_version") == 3
+    assert _pragma(db_path, "user_version") == schema.SCHEMA_VERSION + 2
 
     RunStore.open(db_path).close()
     assert applied == ["second", "third"]  # an up-to-date file is not migrated again
@@ -145,7 +145,7 @@ def test_failed_migration_leaves_the_file_at_its_version(db_path, make_result, m
     monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, broken])
     with pytest.raises(StoreError, match="no such table"):
         RunStore.open(db_path)
-    assert _pragma(db_path, "user_version") == 1
+    assert _pragma(db_path, "user_version") == schema.SCHEMA_VERSION
     with sqlite3.connect(db_path) as conn:
         columns = [row[1] for row in conn.execute("PRAGMA table_info(runs)")]
     conn.close()
@@ -172,3 +172,19 @@ def test_locked_store_is_an_error_not_set_aside(db_path, make_result, monkeypatc
     assert _asides(db_path.parent) == []
     with RunStore.open(db_path) as store:
         assert len(store.list_runs()) == 1
+
+
+def test_a_version_1_store_gains_the_breakdowns_table(db_path, make_result, monkeypatch):
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:1])
+    with RunStore.open(db_path) as store:
+        kept = store.save(make_result())
+    assert _pragma(db_path, "user_version") == 1
+    monkeypatch.undo()
+    with RunStore.open(db_path) as store:
+        assert store.notice is None
+        assert store.get(kept).breakdown is None
+        store.save_breakdown(kept, {"categories": {"forward": 1.0}})
+        assert store.get(kept).breakdown == {"categories": {"forward": 1.0}}
+        store.delete(kept)
+        assert store._conn.execute("SELECT COUNT(*) FROM breakdowns").fetchone() == (0,)
+    assert _pragma(db_path, "user_version") == 2

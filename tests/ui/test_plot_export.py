@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QColor, QImage
 
-from iris_gui.store import curve_csv
+from iris_gui.store import files
 from iris_gui.store.curve_csv import export_curves_csv
 from iris_gui.store.paths import StoreError
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
@@ -132,7 +132,7 @@ def test_a_failed_write_leaves_the_existing_file_whole(panel, tmp_path, monkeypa
         raise PermissionError(errno.EACCES, "Permission denied")
 
     # Running as root, a read-only directory would not stop the write; fail the last step.
-    monkeypatch.setattr(curve_csv.os, "replace", refuse)
+    monkeypatch.setattr(files.os, "replace", refuse)
     with pytest.raises(StoreError, match="Permission denied"):
         export(panel, path)
     assert path.read_bytes() == b"the previous export"
