@@ -73,6 +73,9 @@ def _worker_main(conn: Connection, stop: Any) -> None:
             discover_devices.cache_clear()
             conn.send(("devices", [d.to_dict() for d in discover_devices()]))
             continue
+        if kind == "explain":
+            conn.send(_explain_here(*payload))
+            continue
         config = RunConfig.from_dict(payload)
         try:
             result = train(config, lambda chunk: conn.send(("chunk", chunk)), stop.is_set,
@@ -81,6 +84,15 @@ def _worker_main(conn: Connection, stop: Any) -> None:
             conn.send(("error", str(error)))
             continue
         conn.send(("result", (result.to_dict(), result.losses)))
+
+
+def _explain_here(config: dict[str, Any], window: int) -> tuple[str, Any]:
+    from iris_gui.engine.explain import explain
+
+    try:
+        return ("breakdown", explain(RunConfig.from_dict(config), window).to_dict())
+    except EngineError as error:
+        return ("error", str(error))
 
 
 class ProcessRunner:
@@ -192,6 +204,31 @@ class ProcessRunner:
             elif kind == "error":
                 raise ConfigError(payload)
 
+    def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
+        """Profile ``window`` epochs of ``config`` in the worker; Breakdown.to_dict() back.
+
+        Profiling checks no stop flag (it is a few seconds), so a stop kills the worker at
+        once; it is restarted for the next job.
+        """
+        try:
+            self.start()
+            assert self._conn is not None
+            self._conn.send(("explain", (config.to_dict(), window)))
+            while True:
+                message = self._receive()
+                if message is not None:
+                    kind, payload = message
+                    if kind == "error":
+                        raise ConfigError(payload)
+                    return payload
+                if not self.alive or self._stop.is_set():
+                    stopped = self._stop.is_set()
+                    self._kill()
+                    raise WorkerCancelled("explain stopped" if stopped else
+                                          "the worker process exited while explaining")
+        finally:
+            self._stop.clear()
+
     def _receive(self) -> tuple[str, Any] | None:
         assert self._conn is not None
         try:
@@ -280,6 +317,14 @@ class InProcessRunner:
             return train(config, observer, self._stop.is_set, execution="in-process")
         finally:
             self._stop.clear()  # cleared at the end, so a stop sent before the start counts
+
+    def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
+        from iris_gui.engine.explain import explain
+
+        try:
+            return explain(config, window).to_dict()
+        finally:
+            self._stop.clear()
 
     def close(self) -> None:
         self._stop.set()

@@ -8,6 +8,7 @@ is deleted later; a stop disconnects nothing it still needs to report the stoppe
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
 
@@ -20,6 +21,17 @@ from iris_gui.ui.worker import TrainingWorker
 SHUTDOWN_GRACE_SECONDS = 0.4
 
 
+@dataclass(frozen=True)
+class Job:
+    """One queued piece of work: train a config, or explain one (profile a window of epochs)."""
+
+    kind: str  # "train" | "explain"
+    config: RunConfig
+    execution: str
+    window: int = 0
+    run_id: int | None = None  # the stored run an explanation belongs to
+
+
 class TrainingController(QObject):
     state_changed = Signal(object)  # RunState
     devices_ready = Signal(list)
@@ -28,7 +40,9 @@ class TrainingController(QObject):
     run_finished = Signal(int, object)
     message = Signal(str)
     queue_changed = Signal(int)  # runs still waiting
+    explained = Signal(object, object, dict)  # run id or None, RunConfig, breakdown dict
     _run_requested = Signal(int, object, str)
+    _explain_requested = Signal(int, object, object, int, str)
     _refresh_requested = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -36,7 +50,7 @@ class TrainingController(QObject):
         self.state = RunState.LOADING
         self.devices: list = []
         self.torch_version = ""
-        self._queue: deque[tuple[RunConfig, str]] = deque()
+        self._queue: deque[Job] = deque()
         self._token = 0
         self._thread = QThread()
         self._thread.setObjectName("training-worker")
@@ -44,6 +58,8 @@ class TrainingController(QObject):
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.start)
         self._run_requested.connect(self._worker.run)
+        self._explain_requested.connect(self._worker.explain)
+        self._worker.explained.connect(self._on_explained)
         self._refresh_requested.connect(self._worker.refresh_devices)
         self._worker.ready.connect(self._on_ready)
         self._worker.start_failed.connect(self.message)
@@ -61,7 +77,16 @@ class TrainingController(QObject):
 
     def train(self, configs: list[RunConfig], execution: str) -> None:
         """Queue runs; they go one at a time, in order."""
-        self._queue.extend((config, execution) for config in configs)
+        self._enqueue([Job("train", config, execution) for config in configs])
+
+    def explain(self, items: list[tuple[int | None, RunConfig]], window: int,
+                execution: str) -> None:
+        """Queue explanations of configs (each tied to a stored run id, or None)."""
+        self._enqueue([Job("explain", config, execution, window, run_id)
+                       for run_id, config in items])
+
+    def _enqueue(self, jobs: list[Job]) -> None:
+        self._queue.extend(jobs)
         if self.state is RunState.IDLE:
             self._next()
         else:
@@ -94,11 +119,16 @@ class TrainingController(QObject):
         if not self._queue:
             self._set_state(RunState.IDLE)
             return
-        config, execution = self._queue.popleft()
+        job = self._queue.popleft()
         self.queue_changed.emit(len(self._queue))
         self._token += 1
+        if job.kind == "explain":
+            self._set_state(RunState.RUNNING)  # no chunks come: it is running at once
+            self._explain_requested.emit(self._token, job.run_id, job.config, job.window,
+                                         job.execution)
+            return
         self._set_state(RunState.STARTING)
-        self._run_requested.emit(self._token, config, execution)
+        self._run_requested.emit(self._token, job.config, job.execution)
 
     def _on_ready(self, devices: list, torch_version: str) -> None:
         self.devices, self.torch_version = devices, torch_version
@@ -119,8 +149,14 @@ class TrainingController(QObject):
         self.run_finished.emit(token, result)
         self._after_run()
 
+    def _on_explained(self, token: int, run_id: int | None, config: RunConfig,
+                      breakdown: dict) -> None:
+        self.explained.emit(run_id, config, breakdown)
+        self._after_run()
+
     def _on_rejected(self, token: int, text: str) -> None:
-        self.message.emit(text)
+        if text:
+            self.message.emit(text)
         self._after_run()
 
     def _after_run(self) -> None:

@@ -22,6 +22,7 @@ class TrainingWorker(QObject):
     chunk_ready = Signal(int, object)  # token, Chunk
     run_finished = Signal(int, object)  # token, RunResult
     run_rejected = Signal(int, str)  # token, one-line reason (bad config, absent device)
+    explained = Signal(int, object, object, dict)  # token, run id or None, RunConfig, breakdown
 
     def __init__(self) -> None:
         super().__init__()
@@ -63,6 +64,19 @@ class TrainingWorker(QObject):
             self.run_rejected.emit(token, str(error))
             return
         self.run_finished.emit(token, result)
+
+    @Slot(int, object, object, int, str)
+    def explain(self, token: int, run_id: int | None, config: RunConfig, window: int,
+                execution: str) -> None:
+        try:
+            breakdown = self._runners[execution].explain(config, window)
+        except WorkerCancelled:
+            self.run_rejected.emit(token, "")  # the user stopped it: nothing to report
+            return
+        except EngineError as error:
+            self.run_rejected.emit(token, str(error))
+            return
+        self.explained.emit(token, run_id, config, breakdown)
 
     def request_stop(self, grace: float | None = None) -> None:
         """Thread-safe: called from the GUI thread while ``run`` blocks this one."""

@@ -8,7 +8,7 @@ import pytest
 
 from iris_gui.engine.config import ConfigError, RunConfig
 from iris_gui.engine.result import RunStatus
-from iris_gui.engine.runner import InProcessRunner, ProcessRunner
+from iris_gui.engine.runner import InProcessRunner, ProcessRunner, WorkerCancelled
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +71,18 @@ def test_a_worker_that_ignores_stop_is_killed_after_the_grace_period(runner, mon
     result = runner.run(RunConfig(epochs=5_000_000))
     assert result.status is RunStatus.STOPPED and "restarted" in result.message
     assert time.monotonic() - started < 3.0
+
+
+def test_explain_runs_in_the_worker_and_a_stop_cancels_it(runner):
+    breakdown = runner.explain(RunConfig(), 20)
+    assert breakdown["epochs_profiled"] == 20 and breakdown["syncs_per_epoch"] == 1
+    assert set(breakdown["categories"]) >= {"forward", "backward", "optimizer"}
+    with pytest.raises(ConfigError, match="available: cpu"):
+        runner.explain(RunConfig(device="cuda:4"), 20)
+    threading.Timer(0.3, runner.request_stop).start()
+    with pytest.raises(WorkerCancelled):
+        runner.explain(RunConfig(), 100_000)
+    assert runner.run(RunConfig(epochs=10)).status is RunStatus.COMPLETED
 
 
 def test_close_leaves_no_process():
