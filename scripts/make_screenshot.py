@@ -18,6 +18,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("resources/screenshot.png"))
     parser.add_argument("--epochs", type=int, default=3000)
+    parser.add_argument("--explain-out", type=Path, default=Path("resources/screenshot-explain.png"))
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="iris-gui-shot-"))
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -55,6 +56,23 @@ def main() -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         window.grab().save(str(args.out))
         print(f"wrote {args.out}")
+        runs = window.results.model.runs
+        window.results.select_ids([runs[0].id, runs[-1].id])  # every-epoch beside none
+        window.controller.explained.connect(on_explained)
+        window.explain_dock.raise_()
+        window.explain_presenter.explain_selection()
+
+    explained: list[int] = []
+
+    def on_explained(*_: object) -> None:
+        explained.append(1)
+        if len(explained) == 2:
+            QTimer.singleShot(300, shoot_explain)
+
+    def shoot_explain() -> None:
+        app.processEvents()
+        window.grab().save(str(args.explain_out))
+        print(f"wrote {args.explain_out}")
         window.close()
         app.quit()
 

@@ -47,6 +47,9 @@ class WorkerCancelled(WorkerError):
 
 def _worker_main(conn: Connection, stop: Any) -> None:
     """The child: import torch once, report the devices, then train whatever it is sent."""
+    # Kineto prints a line on every profiler start and stop (explain); the app's terminal is
+    # not the place for them, and a missing device trace is reported in a breakdown's notes.
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
     import torch
 
     from iris_gui.engine.devices import discover_devices

@@ -9,8 +9,10 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox
 from iris_gui.store.runs import RunStore
 from iris_gui.ui import export_dialogs
 from iris_gui.ui.about import show_about
+from iris_gui.ui.explain_presenter import ExplainPresenter
 from iris_gui.ui.menus import build_menus
 from iris_gui.ui.panels.controls import ControlsPanel
+from iris_gui.ui.panels.explain import ExplainPanel
 from iris_gui.ui.panels.loss_plot import LossPlotPanel
 from iris_gui.ui.panels.results import ResultsPanel
 from iris_gui.ui.panels.run_status import RunStatusBar
@@ -31,16 +33,22 @@ class MainWindow(QMainWindow):
         self.plot = LossPlotPanel()
         self.controls = ControlsPanel()
         self.results = ResultsPanel(store)
+        self.explain = ExplainPanel()
         self.status = RunStatusBar()
         self.setCentralWidget(self.plot)
         self.setStatusBar(self.status)
         self.controls.setMinimumWidth(CONTROLS_MIN_WIDTH)
         self.controls_dock = self._dock("Run", "controls", self.controls, Qt.LeftDockWidgetArea)
         self.results_dock = self._dock("Results", "results", self.results, Qt.BottomDockWidgetArea)
+        self.explain_dock = self._dock("Explain", "explain", self.explain, Qt.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.results_dock, self.explain_dock)
+        self.results_dock.raise_()
         self.actions = build_menus(self)
         self.view_menu.addAction(self.controls_dock.toggleViewAction())
         self.view_menu.addAction(self.results_dock.toggleViewAction())
+        self.view_menu.addAction(self.explain_dock.toggleViewAction())
         self.presenter = RunPresenter(self, controller)
+        self.explain_presenter = ExplainPresenter(self)
         self._connect_actions()
         self._restore()
 

@@ -212,3 +212,27 @@ def test_the_window_process_never_imports_torch(tmp_path):
     assert "at paint: []" in done.stdout
     assert "run: completed" in done.stdout
     assert "after a run: []" in done.stdout, "torch must load in the worker, never in the window"
+
+
+def test_explain_selected_runs_shows_bars_and_keeps_the_breakdowns(qtbot, open_window, tmp_path):
+    window = open_window(epochs=200)
+    with qtbot.waitSignal(window.controller.run_finished, timeout=60_000):
+        window.controller.train([RunConfig(epochs=200), RunConfig(epochs=200, record="none")],
+                                "process")
+    qtbot.waitUntil(lambda: window.results.model.rowCount() == 2, timeout=60_000)
+    ids = [run.id for run in window.results.model.runs]
+    window.results.select_ids(ids)
+    window.explain.window_spin.setValue(20)
+    with qtbot.waitSignals([window.controller.explained] * 2, timeout=120_000):
+        qtbot.mouseClick(window.explain.explain_button, Qt.MouseButton.LeftButton)
+        assert not window.explain.explain_button.isEnabled()
+    qtbot.waitUntil(lambda: window.explain.explain_button.isEnabled(), timeout=30_000)
+    shown = window.explain.breakdowns()
+    assert [label.split(" · ")[0] for label, _ in shown] == [f"run {i}" for i in ids]
+    assert [b.syncs_per_epoch for _, b in shown] == [1.0, 0.0]
+    with RunStore.open() as store:
+        assert all(store.get(i).breakdown["epochs_profiled"] == 20 for i in ids)
+    target = tmp_path / "runs.csv"
+    window.results.export_csv(target)
+    header, *rows = target.read_text().splitlines()
+    assert "explain_forward_us" in header and len(rows) == 2

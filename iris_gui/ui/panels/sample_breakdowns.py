@@ -33,8 +33,8 @@ def cpu_breakdown() -> Breakdown:
         kernels_per_epoch=None, launch_us_per_epoch=None, device_busy_us_per_epoch=None,
         device_busy_pct=None, copies_per_epoch=None, copy_bytes_per_epoch=None,
         sync_cost_us=6.0, sync_cost_pct=1.6, call_cost_us=0.2, call_cost_pct=0.05,
-        notes=["The profiler makes an epoch 53% longer; the bars are profiled times, the "
-               "sync and call costs are unprofiled medians.",
+        notes=[("The profiler makes an epoch 53% longer; the bars are profiled times, the "
+                "sync and call costs are unprofiled medians."),
                "The call cost is within the noise of 5 paired replicates."],
     )
 
@@ -50,8 +50,8 @@ def gpu_breakdown() -> Breakdown:
         kernels_per_epoch=23.0, launch_us_per_epoch=120.0, device_busy_us_per_epoch=17.6,
         device_busy_pct=6.0, copies_per_epoch=1.0, copy_bytes_per_epoch=4.0,
         sync_cost_us=41.0, sync_cost_pct=14.0, call_cost_us=0.3, call_cost_pct=0.1,
-        notes=["The profiler makes an epoch 60% longer; the bars are profiled times, the "
-               "sync and call costs are unprofiled medians.",
+        notes=[("The profiler makes an epoch 60% longer; the bars are profiled times, the "
+                "sync and call costs are unprofiled medians."),
                "The one copy per epoch is the 4-byte loss that .item() brings back."],
     )
 

@@ -1,0 +1,73 @@
+"""ExplainPresenter: Explain for the selected runs (or the current config), through the worker.
+
+A breakdown of a stored run is saved with it (and so reaches the results CSV); selecting runs
+shows the breakdowns already stored for them, side by side.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+
+from iris_gui.engine.breakdown import Breakdown
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.errors import EngineError
+from iris_gui.ui.run_state import RunState
+
+if TYPE_CHECKING:
+    from iris_gui.ui.main_window import MainWindow
+
+
+def explain_label(run_id: int | None, config: RunConfig) -> str:
+    owner = f"run {run_id}" if run_id is not None else "current config"
+    return f"{owner} · {config.device} · {config.record} · {config.call}"
+
+
+class ExplainPresenter(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        window.explain.explain_requested.connect(self.explain_selection)
+        window.controller.explained.connect(self._on_explained)
+        window.controller.state_changed.connect(self._on_state)
+        window.results.selection_changed.connect(self._show_stored)
+        self._on_state(window.controller.state)
+
+    def explain_selection(self) -> None:
+        w = self.window
+        runs = {run.id: run for run in w.results.model.runs}
+        items = [(i, runs[i].result.config) for i in w.results.selected_ids() if i in runs]
+        if not items:
+            try:
+                items = [(None, w.controls.config())]
+            except ValueError as error:
+                w.status.showMessage(str(error), 8000)
+                return
+        window_epochs = w.explain.window_epochs()
+        w.controller.explain(items, window_epochs, w.controls.execution())
+        names = ", ".join(explain_label(i, c).split(" · ")[0] for i, c in items)
+        w.explain.set_busy(True, f"Profiling {window_epochs:,} epochs of {names}…")
+
+    def _on_state(self, state: RunState) -> None:
+        w = self.window
+        w.explain.explain_button.setEnabled(state.can_train)
+        if state is RunState.IDLE:
+            w.explain.set_busy(False)
+
+    def _on_explained(self, run_id: int | None, config: RunConfig, data: dict) -> None:
+        w = self.window
+        if run_id is not None:
+            try:
+                w.store.save_breakdown(run_id, data)
+                w.results.refresh()
+            except EngineError as error:
+                w.status.showMessage(f"The breakdown could not be saved: {error}", 8000)
+        w.explain.add_breakdown(explain_label(run_id, config), Breakdown.from_dict(data))
+
+    def _show_stored(self, ids: list[int]) -> None:
+        runs = {run.id: run for run in self.window.results.model.runs}
+        stored = [(explain_label(i, runs[i].result.config), Breakdown.from_dict(runs[i].breakdown))
+                  for i in ids if i in runs and runs[i].breakdown]
+        if stored:
+            self.window.explain.set_breakdowns(stored)

@@ -1,0 +1,146 @@
+"""The explain panel: stacked bars from the Breakdowns as given, run labels, legend, the
+current run's counts and sentences, the Explain button, the busy state and the window box."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from iris_gui.engine.breakdown import CATEGORIES, NO_ACCELERATOR
+from iris_gui.ui.panels.explain import WINDOW_DEFAULT, ExplainPanel
+from iris_gui.ui.panels.sample_breakdowns import (
+    CPU_LABEL,
+    GPU_LABEL,
+    cpu_breakdown,
+    gpu_breakdown,
+    sample_breakdowns,
+)
+
+
+@pytest.fixture
+def panel(qtbot) -> ExplainPanel:
+    widget = ExplainPanel()
+    qtbot.addWidget(widget)
+    widget.resize(900, 500)
+    return widget
+
+
+def bars(panel: ExplainPanel) -> dict[str, dict]:
+    """Each category's BarGraphItem options, by the name it carries into the legend."""
+    return {item.name(): item.opts for item in panel.plot_item.items
+            if item.name() in CATEGORIES}
+
+
+def y_labels(panel: ExplainPanel) -> dict[float, str]:
+    major = panel.plot_item.getAxis("left")._tickLevels[0]
+    return dict(major)
+
+
+def text(panel: ExplainPanel) -> str:
+    return panel.text_view.toPlainText()
+
+
+def test_the_panel_shows_the_sample_data_alone(panel) -> None:
+    panel.set_breakdowns(sample_breakdowns())
+    panel.show()
+    assert not panel.grab().isNull()
+    assert [label for label, _ in panel.breakdowns()] == [CPU_LABEL, GPU_LABEL]
+
+
+def test_each_run_is_a_stack_of_its_categories(panel) -> None:
+    cpu, gpu = cpu_breakdown(), gpu_breakdown()
+    panel.set_breakdowns([(CPU_LABEL, cpu), (GPU_LABEL, gpu)])
+    shown = bars(panel)
+    assert set(shown) == set(CATEGORIES)
+    ends = np.zeros(2)
+    for category in CATEGORIES:
+        opts = shown[category]
+        np.testing.assert_allclose(opts["width"], [cpu.categories[category],
+                                                   gpu.categories[category]])
+        np.testing.assert_allclose(opts["x0"], ends)  # each segment starts where the last ended
+        np.testing.assert_allclose(opts["y"], [0, 1])
+        ends += opts["width"]
+    assert y_labels(panel) == {0.0: CPU_LABEL, 1.0: GPU_LABEL}
+
+
+def test_the_legend_names_each_category_once(panel) -> None:
+    panel.set_breakdowns(sample_breakdowns())
+    panel.set_breakdowns(sample_breakdowns())
+    assert [label.text for _, label in panel.legend.items] == list(CATEGORIES)
+
+
+def test_the_text_shows_the_last_runs_counts_and_sentences(panel) -> None:
+    gpu = gpu_breakdown()
+    panel.set_breakdowns([(CPU_LABEL, cpu_breakdown()), (GPU_LABEL, gpu)])
+    shown = " ".join(text(panel).split())  # the browser wraps and splits cells
+    assert GPU_LABEL in shown
+    for fragment in ("syncs per epoch 1", "kernels per epoch 23", "120 µs per epoch",
+                     "device busy 6% of the epoch", "copies per epoch 1 (4 bytes)",
+                     "epoch, profiled 470 µs", "epoch, unprofiled 293 µs",
+                     "profiler overhead 60%"):
+        assert fragment in shown
+    for sentence in gpu.sentences() + gpu.notes:
+        assert " ".join(sentence.split()) in shown
+
+
+def test_a_cpu_run_says_the_accelerator_counts_cannot_be_measured(panel) -> None:
+    panel.set_breakdowns([(GPU_LABEL, gpu_breakdown()), (CPU_LABEL, cpu_breakdown())])
+    shown = text(panel)
+    assert "kernels per epoch" in shown and "n/a on the CPU" in shown
+    assert NO_ACCELERATOR in shown
+    assert "kernels per epoch 23" not in " ".join(shown.split())
+
+
+def test_add_breakdown_replaces_a_label_in_place_and_clear_empties(panel) -> None:
+    panel.set_breakdowns(sample_breakdowns())
+    wider = cpu_breakdown()
+    wider.categories["forward"] = 500.0
+    with_message = []
+    panel.message.connect(with_message.append)
+    panel.add_breakdown(CPU_LABEL, wider)
+    assert [label for label, _ in panel.breakdowns()] == [CPU_LABEL, GPU_LABEL]
+    assert bars(panel)["forward"]["width"][0] == 500.0
+    assert CPU_LABEL in text(panel) and with_message
+    panel.add_breakdown("run 5 · cpu · none", cpu_breakdown())
+    assert y_labels(panel)[2.0] == "run 5 · cpu · none"
+    panel.clear()
+    assert panel.breakdowns() == [] and len(bars(panel)["forward"]["width"]) == 0
+    assert "Explain" in text(panel)
+
+
+def test_hovering_a_segment_names_it(panel) -> None:
+    panel.set_breakdowns(sample_breakdowns())
+    assert panel.segment_at(50.0, 0.1) == "forward: 110.0 µs (19%)"
+    assert panel.segment_at(96.0, 1.0) == "loss: 40.0 µs (9%)"
+    assert panel.segment_at(50.0, 0.5) is None  # between the bars
+    assert panel.segment_at(900.0, 0.0) is None
+
+
+def test_explain_emits_and_busy_disables_it(panel, qtbot) -> None:
+    with qtbot.waitSignal(panel.explain_requested, timeout=1000):
+        qtbot.mouseClick(panel.explain_button, Qt.MouseButton.LeftButton)
+    panel.set_busy(True, "Profiling 200 epochs of run 3…")
+    assert not panel.explain_button.isEnabled()
+    assert panel.status_label.text() == "Profiling 200 epochs of run 3…"
+    with qtbot.assertNotEmitted(panel.explain_requested):
+        qtbot.mouseClick(panel.explain_button, Qt.MouseButton.LeftButton)
+    panel.set_busy(False)
+    assert panel.explain_button.isEnabled() and panel.status_label.text() == ""
+
+
+def test_the_window_box_bounds(panel) -> None:
+    assert panel.window_epochs() == WINDOW_DEFAULT == 200
+    panel.window_spin.setValue(1)
+    assert panel.window_epochs() == 10
+    panel.window_spin.setValue(10**7)
+    assert panel.window_epochs() == 100_000
+
+
+def test_the_panel_modules_do_not_import_torch() -> None:
+    code = ("import sys; import iris_gui.ui.panels.explain, iris_gui.ui.panels.sample_breakdowns; "
+            "sys.exit('torch' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0
