@@ -236,3 +236,16 @@ def test_explain_selected_runs_shows_bars_and_keeps_the_breakdowns(qtbot, open_w
     window.results.export_csv(target)
     header, *rows = target.read_text().splitlines()
     assert "explain_forward_us" in header and len(rows) == 2
+
+
+def test_run_on_every_device_queues_the_notes_experiment(qtbot, open_window):
+    window = open_window(epochs=100)
+    finished = []
+    window.controller.run_finished.connect(lambda token, result: finished.append(result))
+    qtbot.mouseClick(window.controls.run_all_button, Qt.MouseButton.LeftButton)
+    expected = len(window.controller.devices) * 4
+    qtbot.waitUntil(lambda: len(finished) == expected and window.controls.train_button.isEnabled(),
+                    timeout=120_000)
+    assert [r.config.record for r in finished[:4]] == ["every-epoch", "every:200", "device", "none"]
+    assert window.results.model.rowCount() == expected
+    assert {_cell(window, row, "Status") for row in range(expected)} == {"completed"}
