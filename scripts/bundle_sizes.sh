@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 out=${1:-/tmp/iris-gui-bundle-sizes}
 mkdir -p "$out"
 printf '%-32s %8s %10s %8s\n' "exclusions" "MB" "tar.gz MB" "build s"
-for stage in none modules modules,tests modules,tests,torchdev all; do
+for stage in ${STAGES:-none modules modules,tests modules,tests,torchdev modules,tests,torchdev,qt all}; do
     start=$(date +%s)
     IRIS_GUI_BUNDLE_TRIM=$stage .venv/bin/pyinstaller --noconfirm --clean --log-level WARN \
         --distpath "$out/dist-$stage" --workpath "$out/build-$stage" build.spec >"$out/$stage.log" 2>&1

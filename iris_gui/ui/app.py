@@ -6,6 +6,7 @@ first paint does not wait for torch or scikit-learn; Train enables when the work
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from PySide6.QtCore import QTimer
@@ -38,6 +39,18 @@ def create_window(settings: AppSettings | None = None) -> MainWindow | None:
     return window
 
 
+def close_on_signals(window: MainWindow) -> None:
+    """Ctrl+C or a polite kill closes the window as its close button would: a run in progress
+    is stopped and saved, and the worker process ends with it."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda *_: window.close())
+    # Python runs signal handlers only between bytecodes; while Qt's loop waits in C++ nothing
+    # would run them, so a timer wakes the interpreter a few times a second.
+    wake = QTimer(window)
+    wake.timeout.connect(lambda: None)
+    wake.start(250)
+
+
 def run_app(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
     app.setApplicationName(APP_NAME)
@@ -47,6 +60,7 @@ def run_app(argv: list[str] | None = None) -> int:
     if window is None:
         return 1
     window.show()
+    close_on_signals(window)
     # Start the worker once the first frame is out: the window must not wait for torch.
     QTimer.singleShot(0, window.controller.start)
     QTimer.singleShot(0, window.show_store_notice)

@@ -249,3 +249,16 @@ def test_run_on_every_device_queues_the_notes_experiment(qtbot, open_window):
     assert [r.config.record for r in finished[:4]] == ["every-epoch", "every:200", "device", "none"]
     assert window.results.model.rowCount() == expected
     assert {_cell(window, row, "Status") for row in range(expected)} == {"completed"}
+
+
+def test_a_terminal_interrupt_closes_the_app_cleanly(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "IRIS_GUI_DATA_DIR": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    app = subprocess.Popen([sys.executable, "-m", "iris_gui"], env=env, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(6)  # painted, worker starting or started
+    assert app.poll() is None, app.communicate()[1]
+    app.send_signal(2)  # SIGINT, as Ctrl+C in the terminal that ran `make run`
+    _, err = app.communicate(timeout=30)
+    assert app.returncode == 0, err
+    assert "leaked semaphore" not in err and "Traceback" not in err
