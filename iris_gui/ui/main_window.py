@@ -20,6 +20,9 @@ from iris_gui.ui.run_presenter import RunPresenter
 from iris_gui.ui.settings import AppSettings
 from iris_gui.ui.training_controller import TrainingController
 
+# Bumped whenever the docks change: a layout saved with other docks is then not restored (Qt
+# would squeeze a new dock beside the old ones) and the default arrangement is used.
+LAYOUT_VERSION = 2
 # Wide enough for the device combo to show a GPU's name and the form's labels unclipped.
 CONTROLS_MIN_WIDTH = 360
 
@@ -93,7 +96,7 @@ class MainWindow(QMainWindow):
         else:
             self.resize(1280, 820)
         if state is not None:
-            self.restoreState(state)
+            self.restoreState(state, LAYOUT_VERSION)
 
     def show_store_notice(self) -> None:
         if self.store.notice:
@@ -104,7 +107,7 @@ class MainWindow(QMainWindow):
             self.settings.save_config(self.controls.config(), self.controls.execution())
         except ValueError:
             pass  # an invalid form is not worth keeping; the last good one stays saved
-        self.settings.save_window(self.saveGeometry(), self.saveState())
+        self.settings.save_window(self.saveGeometry(), self.saveState(LAYOUT_VERSION))
         self.settings.log_y = self.actions.log_y.isChecked()
         self.controller.shutdown()
         super().closeEvent(event)
