@@ -117,6 +117,15 @@ def _exit_status(results: list) -> int:
 
 def compare_command(args: argparse.Namespace) -> int:
     from iris_gui.engine.compare import compare_groups, find_baseline
+
+    # Check the options before discovering devices: discovery imports torch (~2 s), and a
+    # mistyped option deserves its one-line answer at once.
+    for record in args.records:
+        for call in args.calls:
+            try:
+                config_from_args(args, record=record, call=call)
+            except ConfigError as error:
+                args.command_parser.error(str(error))
     from iris_gui.engine.devices import discover_devices
 
     devices = [d.id for d in discover_devices()] if args.devices == ["all"] else args.devices
