@@ -5,7 +5,8 @@ a plot redrawing at 25 Hz, took about 2.2x as long as headless (the two contend 
 the same loop in a child process with one intra-op thread matched headless. With this app's
 cheaper redraws, benchmarks/gui_overhead.py still measures the in-process choice at about 1.2x. So the app trains in a child process
 (spawned, kept warm so Train answers at once, restarted if it dies), streaming chunks back over
-a pipe. ``InProcessRunner`` keeps the other choice available so the difference can be shown.
+a pipe. ``in_process.InProcessRunner`` keeps the other choice available so the difference can
+be shown.
 
 Both runners share one interface: ``start() -> devices``, ``run(config, observer) -> RunResult``
 (called from one thread), ``request_stop(grace)`` (from any thread), ``close()``.
@@ -17,7 +18,6 @@ import math
 import multiprocessing as mp
 import os
 import sys
-import threading
 import time
 from multiprocessing.connection import Connection
 from typing import Any
@@ -285,49 +285,3 @@ class _Partial:
                            loss_stride=self.stride, env=env)
         result.timings.train_seconds = math.nan
         return result
-
-
-class InProcessRunner:
-    """Trains in the calling thread: the comparison that shows why the app uses a process."""
-
-    def __init__(self) -> None:
-        self._stop = threading.Event()
-        self.devices: list[DeviceInfo] = []
-        self.torch_version = ""
-
-    def start(self) -> list[DeviceInfo]:
-        import torch
-
-        from iris_gui.engine.devices import discover_devices
-
-        self.devices = list(discover_devices())
-        self.torch_version = torch.__version__
-        return self.devices
-
-    def request_stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
-        self._stop.set()
-
-    def refresh_devices(self) -> list[DeviceInfo]:
-        from iris_gui.engine.devices import discover_devices
-
-        discover_devices.cache_clear()
-        return self.start()
-
-    def run(self, config: RunConfig, observer: Any = None) -> RunResult:
-        from iris_gui.engine.trainer import train
-
-        try:
-            return train(config, observer, self._stop.is_set, execution="in-process")
-        finally:
-            self._stop.clear()  # cleared at the end, so a stop sent before the start counts
-
-    def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
-        from iris_gui.engine.explain import explain
-
-        try:
-            return explain(config, window).to_dict()
-        finally:
-            self._stop.clear()
-
-    def close(self) -> None:
-        self._stop.set()

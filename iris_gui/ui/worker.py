@@ -12,7 +12,8 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.errors import EngineError
-from iris_gui.engine.runner import InProcessRunner, ProcessRunner, WorkerCancelled
+from iris_gui.engine.in_process import InProcessRunner
+from iris_gui.engine.runner import ProcessRunner, WorkerCancelled
 
 
 class TrainingWorker(QObject):

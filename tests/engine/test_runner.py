@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from iris_gui.engine.config import ConfigError, RunConfig
+from iris_gui.engine.in_process import InProcessRunner
 from iris_gui.engine.result import RunStatus
-from iris_gui.engine.runner import InProcessRunner, ProcessRunner, WorkerCancelled
+from iris_gui.engine.runner import ProcessRunner, WorkerCancelled
 
 
 @pytest.fixture(scope="module")

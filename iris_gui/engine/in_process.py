@@ -1,0 +1,61 @@
+"""InProcessRunner: trains in the calling thread, with ProcessRunner's interface.
+
+The app offers it so the cost of sharing the GUI's process (GIL contention with the plot) can
+be measured rather than asserted; each run records which execution it used.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.engine.result import RunResult
+from iris_gui.engine.runner import STOP_GRACE_SECONDS
+
+
+class InProcessRunner:
+    """Trains in the calling thread: the comparison that shows why the app uses a process."""
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self.devices: list[DeviceInfo] = []
+        self.torch_version = ""
+
+    def start(self) -> list[DeviceInfo]:
+        import torch
+
+        from iris_gui.engine.devices import discover_devices
+
+        self.devices = list(discover_devices())
+        self.torch_version = torch.__version__
+        return self.devices
+
+    def request_stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
+        self._stop.set()
+
+    def refresh_devices(self) -> list[DeviceInfo]:
+        from iris_gui.engine.devices import discover_devices
+
+        discover_devices.cache_clear()
+        return self.start()
+
+    def run(self, config: RunConfig, observer: Any = None) -> RunResult:
+        from iris_gui.engine.trainer import train
+
+        try:
+            return train(config, observer, self._stop.is_set, execution="in-process")
+        finally:
+            self._stop.clear()  # cleared at the end, so a stop sent before the start counts
+
+    def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
+        from iris_gui.engine.explain import explain
+
+        try:
+            return explain(config, window).to_dict()
+        finally:
+            self._stop.clear()
+
+    def close(self) -> None:
+        self._stop.set()
