@@ -20,7 +20,8 @@ from iris_gui.engine.data import load_dataset
 from iris_gui.engine.devices import resolve_device, synchronize
 from iris_gui.engine.model import build_model
 from iris_gui.engine.stats import summarize
-from iris_gui.engine.trainer import train, warm_up
+from iris_gui.engine.trainer import train
+from iris_gui.engine.warmup import warm_process
 
 # The seed's loop, verbatim but for the one line that records the loss. Each recording choice
 # gets its own compiled copy, so the plain side pays no per-epoch branching the seed never had.
@@ -80,7 +81,7 @@ def main() -> None:
     args = parser.parse_args()
     device = resolve_device(args.device)
     torch.set_num_threads(1)
-    warm_up(torch.device(device.id))
+    warm_process(torch.device(device.id))
     print(f"device {device.describe()}, torch {torch.__version__}, {args.epochs:,} epochs, "
           f"{args.repeat} replicates, 1 intra-op thread")
     print(f"{'record':<12} {'plain s':>9} {'IQR':>7} {'engine s':>9} {'IQR':>7} {'engine/plain':>13}")

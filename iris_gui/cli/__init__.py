@@ -17,7 +17,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_app()
     from iris_gui.engine.errors import EngineError
+    from iris_gui.engine.logs import configure_file_log
+    from iris_gui.store.paths import log_dir
 
+    configure_file_log(log_dir() / "cli.log")
     try:
         if args.command == "devices":
             from iris_gui.cli.train_cmd import devices_command

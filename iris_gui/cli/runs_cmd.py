@@ -42,6 +42,8 @@ def _show(args: argparse.Namespace, store) -> int:
         record = run.to_dict()
         if args.curve:
             record["losses"] = [float(v) for v in run.result.losses]
+            record["chunks"] = {"epochs": [int(v) for v in run.result.chunk_epochs],
+                                "seconds": [float(v) for v in run.result.chunk_seconds]}
         print(json.dumps(record, indent=2, allow_nan=False))
         return 0
     from iris_gui.cli.train_cmd import _summary_lines
@@ -50,6 +52,9 @@ def _show(args: argparse.Namespace, store) -> int:
     r = run.result
     print(f"  saved         {run.created_at}  (started {r.started_at})")
     print(f"  curve         {len(r.losses):,} points, one every {r.loss_stride} epoch(s)")
+    if len(r.chunk_epochs):
+        print(f"  chunks        {len(r.chunk_epochs):,} synchronised chunks kept "
+              f"({r.timings.epoch_us_chunks:,} in the steady state)")
     if r.confusion_matrix:
         print("  confusion matrix (rows: true class, columns: predicted)")
         for row in r.confusion_matrix:
@@ -57,6 +62,8 @@ def _show(args: argparse.Namespace, store) -> int:
     env = r.env
     print(f"  environment   torch {env.torch_version}, Python {env.python}, {env.os}")
     print(f"                CPU {env.cpu_model}, {env.execution}")
+    if env.warm_up:
+        print(f"  warm-up       {env.warm_up}")
     return 0
 
 

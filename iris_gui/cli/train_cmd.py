@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from iris_gui.cli.output import ProgressBar, number, seconds, table
@@ -77,7 +78,9 @@ def _summary_lines(result: Any, run_id: int | None) -> list[str]:
         (f"  timings (s)   setup {seconds(t.setup_seconds)}  transfer {seconds(t.transfer_seconds)}"
          f"  first epoch {seconds(t.first_epoch_seconds)}  loop {seconds(t.train_seconds)}"
          f"  eval {seconds(t.eval_seconds)}"),
-        f"  steady state  {number(t.epoch_us)} us/epoch (IQR {number(t.epoch_us_iqr)}, {t.epoch_us_method})",
+        (f"  steady state  {number(t.epoch_us)} us/epoch (IQR {number(t.epoch_us_iqr)}, "
+         f"{t.epoch_us_method}{f' of {t.epoch_us_chunks} chunks' if t.epoch_us_chunks else ''})"
+         f"{'  noisy: IQR > 10% of the median' if t.noisy else ''}"),
     ]
     return lines
 
@@ -109,6 +112,13 @@ def train_command(args: argparse.Namespace) -> int:
 
 
 def _exit_status(results: list) -> int:
+    """1 if a run failed (each failure named on stderr, one line), 130 if one was stopped."""
+    from iris_gui.store.paths import log_dir
+
+    for result in results:
+        if result.status.value == "failed":
+            sys.stderr.write(f"iris-gui: the run {result.config.label()} failed: "
+                             f"{result.message} (details in {log_dir() / 'cli.log'})\n")
     statuses = {r.status.value for r in results}
     if "failed" in statuses:
         return 1
@@ -154,6 +164,7 @@ def _row_record(row: Any, ids: list[int | None]) -> dict[str, Any]:
     chosen = row.representative
     record = _record(chosen, ids[row.runs.index(chosen)])
     record["speedup"] = row.speedup if row.speedup == row.speedup else None
+    record["total_speedup"] = row.total_speedup if row.total_speedup == row.total_speedup else None
     if len(row.runs) > 1:
         record["repeat"] = {"ids": [i for i in ids if i is not None],
                             "train_seconds": row.train_seconds.to_dict(), "epoch_us": row.epoch_us.to_dict()}
@@ -175,5 +186,7 @@ def _comparison_table(rows: list, baseline: int, replicated: bool) -> str:
         body.append(cells)
     right = set(range(5, len(headers))) | {0}
     title = f"{rows[0].runs[0].config.dataset}, {rows[0].runs[0].config.epochs:,} epochs" if rows else ""
-    return f"{title}\n{table(headers, body, right)}\nspeedup = baseline time per epoch / row time per epoch"
+    return (f"{title}\n{table(headers, body, right)}\n"
+            "speedup = baseline us/epoch / row us/epoch (steady state: median of synchronised "
+            "chunks after the first)")
 

@@ -11,3 +11,7 @@ class ConfigError(EngineError, ValueError):
 
 class DeviceUnavailable(ConfigError):
     """The requested device is unknown or absent on this machine."""
+
+
+class RunCancelled(EngineError):
+    """A job was stopped on request before it had a result (explain checks between blocks)."""

@@ -19,14 +19,15 @@ from iris_gui.engine.breakdown import Breakdown
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.data import load_dataset
 from iris_gui.engine.devices import resolve_device
-from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.loop import TrainingStep
-from iris_gui.engine.model import build_model
+from iris_gui.engine.errors import ConfigError, RunCancelled
+from iris_gui.engine.faults import fault_from_env
+from iris_gui.engine.loop import StopCheck, TrainingStep
+from iris_gui.engine.model import build_model, make_optimizer
 from iris_gui.engine.profile_reduce import WindowFigures, range_name, reduce_window
 from iris_gui.engine.recording import LossRecorder, make_recorder
 from iris_gui.engine.stats import summarize
 from iris_gui.engine.timing import synced_clock
-from iris_gui.engine.trainer import _make_optimizer, warm_up
+from iris_gui.engine.warmup import warm_up
 
 MIN_WINDOW, MAX_WINDOW = 10, 100_000
 MAX_WARMUP = 100_000
@@ -47,15 +48,25 @@ class _Session:
     step: TrainingStep
     recorder: LossRecorder
     device: torch.device
+    stop: StopCheck | None = None
+
+
+# A stop is looked at every this many epochs inside a timed block: often enough to answer
+# within a fraction of a second, rarely enough to cost nothing measurable (one call per 64
+# epochs of 100+ µs).
+STOP_EVERY = 64
 
 
 class _Sessions:
     """Builds sessions for variants of one config from one copy of the data on the device."""
 
-    def __init__(self, config: RunConfig, device: torch.device) -> None:
+    def __init__(self, config: RunConfig, device: torch.device,
+                 stop: StopCheck | None = None) -> None:
         data = load_dataset(config)
-        self.config, self.device = config, device
+        self.config, self.device, self.stop = config, device, stop
         self.shape = (data.n_features, data.n_classes)
+        self.rows = len(data.x_train)
+        self.fault = fault_from_env()
         self.x = torch.from_numpy(data.x_train).to(device)
         self.y = torch.from_numpy(data.y_train).to(device)
 
@@ -63,18 +74,23 @@ class _Sessions:
         config = self.config.replace(record=record, call=call)
         model = build_model(self.shape[0], config.hidden, self.shape[1], config.seed).to(self.device)
         forward = model.forward if call == "forward" else model
-        step = TrainingStep(forward, nn.CrossEntropyLoss(), _make_optimizer(config, model),
+        if self.fault is not None:
+            forward = self.fault.wrap(forward)
+        step = TrainingStep(forward, nn.CrossEntropyLoss(), make_optimizer(config, model),
                             self.x, self.y)
-        return _Session(step, make_recorder(config.recording, epochs, self.device), self.device)
+        return _Session(step, make_recorder(config.recording, epochs, self.device), self.device,
+                        self.stop)
 
 
 def _plain(s: _Session, first: int, count: int) -> float:
     """The seed's step and the recorder's choice, nothing else; seconds for ``count`` epochs."""
     forward, criterion, optimizer, x, y = (s.step.forward, s.step.criterion, s.step.optimizer,
                                            s.step.x, s.step.y)
-    record = s.recorder.record
+    record, stop = s.recorder.record, s.stop
     start = synced_clock(s.device)
     for epoch in range(first, first + count):
+        if stop is not None and epoch % STOP_EVERY == 0:
+            _check_stop(stop)
         out = forward(x)
         loss = criterion(out, y)
         optimizer.zero_grad()
@@ -88,9 +104,11 @@ def _annotated(s: _Session, first: int, count: int) -> float:
     """As ``_plain``, each phase in a profiler range; zero_grad belongs to the optimizer."""
     forward, criterion, optimizer, x, y = (s.step.forward, s.step.criterion, s.step.optimizer,
                                            s.step.x, s.step.y)
-    record = s.recorder.record
+    record, stop = s.recorder.record, s.stop
     start = synced_clock(s.device)
     for epoch in range(first, first + count):
+        if stop is not None and epoch % STOP_EVERY == 0:
+            _check_stop(stop)
         with record_function(FORWARD):
             out = forward(x)
         with record_function(LOSS):
@@ -131,8 +149,8 @@ def _profile_window(sessions: _Sessions, epochs: int, warmup: int) -> tuple[Wind
     return figures, seconds / epochs * 1e6
 
 
-def _paired(sessions: _Sessions, epochs: int, warmup: int, replicates: int
-            ) -> dict[tuple[str, str], list[float]]:
+def _paired(sessions: _Sessions, epochs: int, warmup: int, replicates: int,
+            stop: StopCheck | None = None) -> dict[tuple[str, str], list[float]]:
     """Unprofiled µs per epoch of the config and its paired variants, in short blocks that take
     turns (the order reversed every other round), so a burst of load on a shared machine
     spoils a block or two of each variant rather than one variant's whole replicate."""
@@ -146,10 +164,16 @@ def _paired(sessions: _Sessions, epochs: int, warmup: int, replicates: int
     block = max(1, epochs // BLOCKS_PER_REPLICATE)
     times: dict[tuple[str, str], list[float]] = {key: [] for key in keys}
     for index in range(replicates * epochs // block):
+        _check_stop(stop)
         first = warmup + index * block
         for key in (keys if index % 2 == 0 else keys[::-1]):
             times[key].append(_plain(runs[key], first, block) / block * 1e6)
     return times
+
+
+def _check_stop(stop: StopCheck | None) -> None:
+    if stop is not None and stop():
+        raise RunCancelled("explain stopped")
 
 
 def _cost(times: dict, paying: tuple[str, str], free: tuple[str, str]) -> tuple[float, float]:
@@ -168,12 +192,13 @@ def _check(epochs: int, warmup: int, replicates: int) -> None:
                               f"from {low:,} to {high:,}")
 
 
-def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: int = 5
-            ) -> Breakdown:
+def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: int = 5,
+            stop: StopCheck | None = None) -> Breakdown:
     """Profile ``epochs`` epochs of ``config`` after ``warmup`` and reduce them to a Breakdown.
     The unprofiled time and the paired costs come from ``replicates`` x ``epochs`` unprofiled
     epochs of each variant, in alternating blocks. ``config.epochs`` is not used: explain runs
-    only what it measures."""
+    only what it measures. ``stop`` is checked every STOP_EVERY epochs (RunCancelled when it
+    says so)."""
     _check(epochs, warmup, replicates)
     info = resolve_device(config.device)
     device = torch.device(info.id)
@@ -181,10 +206,11 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: 
     previous_threads = torch.get_num_threads()
     torch.set_num_threads(config.threads)
     try:
-        warm_up(device)
-        sessions = _Sessions(config, device)
+        sessions = _Sessions(config, device, stop)
+        warm_up(config, device, sessions.rows, *sessions.shape)
+        _check_stop(stop)
         figures, profiled_us = _profile_window(sessions, epochs, warmup)
-        times = _paired(sessions, epochs, warmup, replicates)
+        times = _paired(sessions, epochs, warmup, replicates, stop)
     finally:
         torch.set_num_threads(previous_threads)
     return _assemble(config, info.name, (epochs, warmup, replicates), figures, profiled_us, times)

@@ -6,13 +6,17 @@ be measured rather than asserted; each run records which execution it used.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.engine.result import RunResult
-from iris_gui.engine.runner import STOP_GRACE_SECONDS
+from iris_gui.engine.errors import EngineError, RunCancelled
+from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, unfinished_result
+from iris_gui.engine.runner import STOP_GRACE_SECONDS, JobFailed, WorkerCancelled
+
+log = logging.getLogger(__name__)
 
 
 class InProcessRunner:
@@ -46,14 +50,29 @@ class InProcessRunner:
 
         try:
             return train(config, observer, self._stop.is_set, execution="in-process")
+        except EngineError:
+            raise
+        except Exception as error:  # a failed row, and the window stays usable
+            log.exception("run failed in process")
+            env = EnvRecord(device=config.device, threads=config.threads, execution="in-process")
+            return unfinished_result(config, RunStatus.FAILED, f"{type(error).__name__}: {error}",
+                                     env)
         finally:
             self._stop.clear()  # cleared at the end, so a stop sent before the start counts
 
     def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
+        """As ProcessRunner.explain: WorkerCancelled on a stop, JobFailed on an error."""
         from iris_gui.engine.explain import explain
 
         try:
-            return explain(config, window).to_dict()
+            return explain(config, window, stop=self._stop.is_set).to_dict()
+        except RunCancelled:
+            raise WorkerCancelled("explain stopped") from None
+        except EngineError:
+            raise
+        except Exception as error:  # as for a run
+            log.exception("explain failed in process")
+            raise JobFailed(f"explain failed: {type(error).__name__}: {error}") from None
         finally:
             self._stop.clear()
 

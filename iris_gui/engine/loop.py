@@ -1,7 +1,13 @@
-"""The timed epoch loop: the seed's full-batch step, cut into ~30 ms chunks for observers."""
+"""The timed epoch loop: the seed's full-batch step, cut into ~30 ms chunks for observers.
+
+Every chunk boundary waits for the device once (whatever the recording choice), so each chunk's
+time is the device's real time for its epochs; the steady state is the median over the chunks
+after the first (see ``steady.py``). The raw chunks stay in the state, to be kept with the run.
+"""
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -10,12 +16,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from iris_gui.engine.devices import synchronize
 from iris_gui.engine.recording import LossRecorder
 from iris_gui.engine.result import Chunk
 from iris_gui.engine.timing import synced_clock
 
+log = logging.getLogger(__name__)
+
 # Observers hear from the loop at most this often, whatever the epoch rate: a display needs
-# no more, and each emission costs the loop time.
+# no more, and each boundary costs the loop one device sync and one emission.
 CHUNK_SECONDS = 0.030
 
 Observer = Callable[[Chunk], None]
@@ -31,7 +40,9 @@ class LoopState:
     point_count: int = 0
     first_epoch_seconds: float = math.nan
     train_seconds: float = math.nan
-    chunk_epoch_us: list[float] = field(default_factory=list)
+    # One entry per chunk, the first included: its epochs and its synchronised seconds.
+    chunk_epochs: list[int] = field(default_factory=list)
+    chunk_seconds: list[float] = field(default_factory=list)
     stopped: bool = False
     diverged_epoch: int | None = None
 
@@ -55,55 +66,71 @@ def run_loop(
     state: LoopState,
     observer: Observer | None = None,
     stop: StopCheck | None = None,
+    boundary_sync: bool = True,
 ) -> None:
+    """Train ``epochs`` epochs into ``state``. ``boundary_sync=False`` exists only for
+    benchmarks/chunk_sync.py, which measures what the boundary's sync costs; without it a
+    chunk's time on an accelerator is the host's queueing, not the work."""
     forward, criterion, optimizer, x, y = step.forward, step.criterion, step.optimizer, step.x, step.y
     record = recorder.record
     perf_counter = time.perf_counter
-    # On the CPU every clock read is synchronous; on an accelerator a chunk boundary is only a
-    # valid place to read the clock if the recording choice already waited for the device.
-    boundary_synced = device.type == "cpu" or recorder.flush_synchronizes
 
     t_start = synced_clock(device)
-    out = forward(x)
-    loss = criterion(out, y)
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    record(0, loss)
-    t_first = synced_clock(device)
-    state.first_epoch_seconds = t_first - t_start
-    state.epochs_done = epoch = 1
+    epoch = 0
+    try:
+        out = forward(x)
+        loss = criterion(out, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        record(0, loss)
+        t_first = synced_clock(device)
+        state.first_epoch_seconds = t_first - t_start
+        state.epochs_done = epoch = 1
 
-    chunk_start, chunk_t0, chunk_index = 1, t_first, 0
-    deadline = t_first + CHUNK_SECONDS
-    while True:
-        if epoch < epochs and perf_counter() < deadline:
-            out = forward(x)
-            loss = criterion(out, y)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            record(epoch, loss)
-            epoch += 1
-            continue
-        losses = recorder.flush()
-        if boundary_synced and chunk_index > 0 and epoch > chunk_start:
-            elapsed = perf_counter() - chunk_t0
-            if epoch < epochs or elapsed >= CHUNK_SECONDS / 2:
-                state.chunk_epoch_us.append(elapsed / (epoch - chunk_start) * 1e6)
+        chunk_start, chunk_t0 = 1, t_first
+        deadline = t_first + CHUNK_SECONDS
+        while True:
+            if epoch < epochs and perf_counter() < deadline:
+                out = forward(x)
+                loss = criterion(out, y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                record(epoch, loss)
+                epoch += 1
+                continue
+            losses = recorder.flush()
+            if boundary_sync:
+                synchronize(device)
+            if epoch > chunk_start:
+                state.chunk_epochs.append(epoch - chunk_start)
+                state.chunk_seconds.append(perf_counter() - chunk_t0)
+            state.epochs_done = epoch
+            first_point, kept = _accept(losses, recorder.stride, state)
+            if observer is not None:
+                observer(Chunk(first_point * recorder.stride, kept, recorder.stride, epoch, time.time()))
+            if epoch >= epochs or state.diverged_epoch is not None:
+                break
+            if stop is not None and stop():
+                state.stopped = True
+                break
+            # The observer's time is between chunks: it counts in train_seconds, not in a chunk.
+            chunk_start, chunk_t0 = epoch, perf_counter()
+            deadline = chunk_t0 + CHUNK_SECONDS
+    except Exception:
+        # Keep what the failing chunk did: its epochs, and its losses if the device answers.
         state.epochs_done = epoch
-        first_point, kept = _accept(losses, recorder.stride, state)
-        if observer is not None:
-            observer(Chunk(first_point * recorder.stride, kept, recorder.stride, epoch, time.time()))
-        if epoch >= epochs or state.diverged_epoch is not None:
-            break
-        if stop is not None and stop():
-            state.stopped = True
-            break
-        chunk_start, chunk_index = epoch, chunk_index + 1
-        chunk_t0 = perf_counter()
-        deadline = chunk_t0 + CHUNK_SECONDS
+        _salvage(recorder, state)
+        raise
     state.train_seconds = synced_clock(device) - t_start
+
+
+def _salvage(recorder: LossRecorder, state: LoopState) -> None:
+    try:
+        _accept(recorder.flush(), recorder.stride, state)
+    except Exception:  # a poisoned device cannot hand back its losses; the error is the news
+        log.warning("the failing chunk's losses could not be read back", exc_info=True)
 
 
 def _accept(losses: np.ndarray, stride: int, state: LoopState) -> tuple[int, np.ndarray]:

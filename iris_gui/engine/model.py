@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from iris_gui.engine.config import RunConfig
+
 
 class MLP(nn.Module):
     """Linear -> ReLU -> ... -> Linear, no output activation (CrossEntropyLoss applies
@@ -29,3 +31,10 @@ def build_model(n_features: int, hidden: tuple[int, ...], n_classes: int, seed: 
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return MLP(n_features, hidden, n_classes)
+
+
+def make_optimizer(config: RunConfig, model: nn.Module) -> torch.optim.Optimizer:
+    """The run's optimizer over ``model``'s parameters, as the config names it."""
+    if config.optimizer == "adam":
+        return torch.optim.Adam(model.parameters(), lr=config.lr)
+    return torch.optim.SGD(model.parameters(), lr=config.lr, momentum=config.momentum)

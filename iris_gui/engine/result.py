@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from iris_gui.engine.config import RunConfig
+from iris_gui.engine.stats import NOISY_IQR_FRACTION
 
 
 class RunStatus(str, Enum):
@@ -44,9 +45,9 @@ class Timings:
     """Phases kept apart, in seconds, with the steady state in microseconds per epoch.
 
     ``train_seconds`` is the whole training loop, first epoch included. ``epoch_us`` is the
-    median over chunks after the first when chunk boundaries are synchronised
-    (``epoch_us_method == "chunk-median"``); otherwise the mean of the epochs after the first
-    between two synchronised clock reads (``"mean"``).
+    median over the synchronised chunks after the first (``epoch_us_method == "chunk-median"``,
+    ``epoch_us_chunks`` of them, IQR in ``epoch_us_iqr``); a run too short to have such a chunk
+    gets the mean of its epochs after the first (``"mean"``, no IQR). See steady.py.
     """
 
     setup_seconds: float = 0.0
@@ -56,7 +57,15 @@ class Timings:
     epoch_us: float = math.nan
     epoch_us_iqr: float = math.nan
     epoch_us_method: str = "mean"
+    epoch_us_chunks: int = 0
+    chunk_target_seconds: float = 0.0
     eval_seconds: float = 0.0
+
+    @property
+    def noisy(self) -> bool:
+        """IQR above 10% of the median: torch.utils.benchmark's warning sign."""
+        return (math.isfinite(self.epoch_us) and math.isfinite(self.epoch_us_iqr)
+                and self.epoch_us > 0 and self.epoch_us_iqr > NOISY_IQR_FRACTION * self.epoch_us)
 
 
 @dataclass
@@ -69,6 +78,8 @@ class EnvRecord:
     os: str = ""
     python: str = ""
     execution: str = "in-process"
+    # What was paid before the clocks started (trainer.warm_up), in words.
+    warm_up: str = ""
 
 
 # Identity equality: a result holds numpy arrays, whose == is elementwise, and two runs with
@@ -89,6 +100,9 @@ class RunResult:
     timings: Timings = field(default_factory=Timings)
     env: EnvRecord = field(default_factory=EnvRecord)
     started_at: str = ""
+    # The raw chunks the steady state was read from (steady.py): epochs and seconds of each.
+    chunk_epochs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    chunk_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float64))
 
     @property
     def loss_epochs(self) -> np.ndarray:
@@ -114,6 +128,7 @@ class RunResult:
             "diverged_epoch": self.diverged_epoch,
             "confusion_matrix": self.confusion_matrix,
             "curve_points": len(self.losses),
+            "chunk_count": len(self.chunk_epochs),
             "loss_stride": self.loss_stride,
             "started_at": self.started_at,
             "timings": asdict(self.timings),
@@ -122,8 +137,10 @@ class RunResult:
         })
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], losses: np.ndarray | None = None) -> RunResult:
-        """Rebuild a result from ``to_dict`` output (and the curve kept beside it)."""
+    def from_dict(cls, data: dict[str, Any], losses: np.ndarray | None = None,
+                  chunks: tuple[np.ndarray, np.ndarray] | None = None) -> RunResult:
+        """Rebuild a result from ``to_dict`` output (and the curve and chunks kept beside it)."""
+        chunk_epochs, chunk_seconds = chunks if chunks is not None else ((), ())
         return cls(
             config=RunConfig.from_dict(data["config"]),
             status=RunStatus(data["status"]),
@@ -139,7 +156,22 @@ class RunResult:
             timings=_known(Timings, data.get("timings", {})),
             env=_known(EnvRecord, data.get("env", {})),
             started_at=data.get("started_at", ""),
+            chunk_epochs=np.asarray(chunk_epochs, dtype=np.int64),
+            chunk_seconds=np.asarray(chunk_seconds, dtype=np.float64),
         )
+
+
+def unfinished_result(config: RunConfig, status: RunStatus, message: str, env: EnvRecord,
+                      losses: np.ndarray | None = None, stride: int = 1,
+                      epochs_done: int = 0) -> RunResult:
+    """A run that ended without the trainer's own result (its process died, an error escaped
+    it): what is known, with no timings."""
+    result = RunResult(config=config, status=status, message=message,
+                       epochs_completed=epochs_done, loss_stride=stride, env=env)
+    if losses is not None:
+        result.losses = np.asarray(losses, dtype=np.float32)
+    result.timings.train_seconds = math.nan
+    return result
 
 
 def _known(kind: type, data: dict[str, Any]) -> Any:

@@ -14,10 +14,7 @@ Both runners share one interface: ``start() -> devices``, ``run(config, observer
 
 from __future__ import annotations
 
-import math
 import multiprocessing as mp
-import os
-import sys
 import time
 from multiprocessing.connection import Connection
 from typing import Any
@@ -27,7 +24,8 @@ import numpy as np
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.errors import ConfigError, EngineError
-from iris_gui.engine.result import Chunk, EnvRecord, RunResult, RunStatus
+from iris_gui.engine.result import Chunk, EnvRecord, RunResult, RunStatus, unfinished_result
+from iris_gui.engine.worker_process import worker_main
 
 # How long a stopped run may take to hand back its result before its process is killed. A
 # chunk lasts ~30 ms, so a healthy worker answers well within this; one stuck in a single long
@@ -42,66 +40,22 @@ class WorkerError(EngineError):
 
 
 class WorkerCancelled(WorkerError):
-    """A stop was requested while the worker process was still starting."""
+    """A stop was requested while the worker process was starting or explaining."""
 
 
-def _worker_main(conn: Connection, stop: Any) -> None:
-    """The child: import torch once, report the devices, then train whatever it is sent."""
-    # Kineto prints a line on every profiler start and stop (explain); the app's terminal is
-    # not the place for them, and a missing device trace is reported in a breakdown's notes.
-    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
-    import torch
-
-    from iris_gui.engine.devices import discover_devices
-    from iris_gui.engine.trainer import train, warm_up
-
-    warm_up(torch.device("cpu"))
-    conn.send(("ready", {"devices": [d.to_dict() for d in discover_devices()],
-                         # str(): torch's version object unpickles by importing torch, and the
-                         # window's process must not import torch.
-                         "torch_version": str(torch.__version__)}))
-    while True:
-        try:
-            kind, payload = conn.recv()
-        except (EOFError, OSError):
-            return
-        if kind == "quit":
-            # Tearing torch down at interpreter exit takes about a second; there is nothing
-            # left to flush but the standard streams, and the window is waiting to close.
-            conn.close()
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(0)
-        if kind == "devices":
-            discover_devices.cache_clear()
-            conn.send(("devices", [d.to_dict() for d in discover_devices()]))
-            continue
-        if kind == "explain":
-            conn.send(_explain_here(*payload))
-            continue
-        config = RunConfig.from_dict(payload)
-        try:
-            result = train(config, lambda chunk: conn.send(("chunk", chunk)), stop.is_set,
-                           execution="process")
-        except EngineError as error:
-            conn.send(("error", str(error)))
-            continue
-        conn.send(("result", (result.to_dict(), result.losses)))
+class WorkerCrashed(WorkerError):
+    """The worker process died during a job (it is restarted for the next one)."""
 
 
-def _explain_here(config: dict[str, Any], window: int) -> tuple[str, Any]:
-    from iris_gui.engine.explain import explain
-
-    try:
-        return ("breakdown", explain(RunConfig.from_dict(config), window).to_dict())
-    except EngineError as error:
-        return ("error", str(error))
+class JobFailed(EngineError):
+    """A job raised an unexpected error; the message names it, the log holds the traceback."""
 
 
 class ProcessRunner:
     """Owns one warm worker process."""
 
-    def __init__(self) -> None:
+    def __init__(self, log_path: str | None = None) -> None:
+        self._log_path = log_path
         self._context = mp.get_context("spawn")
         self._stop = self._context.Event()
         self._process: Any = None
@@ -120,7 +74,7 @@ class ProcessRunner:
             return self.devices
         ours, theirs = self._context.Pipe()
         self._process = self._context.Process(
-            target=_worker_main, args=(theirs, self._stop), name="iris-gui-worker", daemon=True)
+            target=worker_main, args=(theirs, self._stop, self._log_path), name="iris-gui-worker", daemon=True)
         self._process.start()
         theirs.close()
         self._conn = ours
@@ -202,8 +156,12 @@ class ProcessRunner:
                 if observer is not None:
                     observer(payload)
             elif kind == "result":
-                record, losses = payload
-                return RunResult.from_dict(record, losses)
+                record, losses, chunks = payload
+                result = RunResult.from_dict(record, losses, chunks)
+                if result.status is RunStatus.FAILED and config.device != "cpu":
+                    # A CUDA error can poison the process: the next job gets a fresh one.
+                    self.close()
+                return result
             elif kind == "error":
                 raise ConfigError(payload)
 
@@ -211,7 +169,8 @@ class ProcessRunner:
         """Profile ``window`` epochs of ``config`` in the worker; Breakdown.to_dict() back.
 
         Profiling checks no stop flag (it is a few seconds), so a stop kills the worker at
-        once; it is restarted for the next job.
+        once; it is restarted for the next job. A stop raises WorkerCancelled; the worker's
+        death, WorkerCrashed; an error inside explain, JobFailed.
         """
         try:
             self.start()
@@ -220,17 +179,26 @@ class ProcessRunner:
             while True:
                 message = self._receive()
                 if message is not None:
-                    kind, payload = message
-                    if kind == "error":
-                        raise ConfigError(payload)
-                    return payload
-                if not self.alive or self._stop.is_set():
-                    stopped = self._stop.is_set()
+                    return self._explained(config, *message)
+                if self._stop.is_set():
                     self._kill()
-                    raise WorkerCancelled("explain stopped" if stopped else
-                                          "the worker process exited while explaining")
+                    raise WorkerCancelled("explain stopped")
+                if not self.alive:
+                    code = self._process.exitcode if self._process is not None else None
+                    self._kill()
+                    raise WorkerCrashed(f"the worker process exited while explaining (exit "
+                                        f"code {code}); it is restarted for the next job")
         finally:
             self._stop.clear()
+
+    def _explained(self, config: RunConfig, kind: str, payload: Any) -> dict[str, Any]:
+        if kind == "error":
+            raise ConfigError(payload)
+        if kind == "failed":
+            if config.device != "cpu":
+                self.close()
+            raise JobFailed(f"explain failed: {payload}")
+        return payload
 
     def _receive(self) -> tuple[str, Any] | None:
         assert self._conn is not None
@@ -277,11 +245,8 @@ class _Partial:
         self.stride, self.epochs_done = chunk.stride, chunk.epochs_done
 
     def result(self, status: RunStatus, message: str) -> RunResult:
-        losses = np.concatenate(self.losses) if self.losses else np.zeros(0, np.float32)
+        losses = np.concatenate(self.losses) if self.losses else None
         env = EnvRecord(device=self.config.device, device_name=self.device_name,
                         threads=self.config.threads, execution="process")
-        result = RunResult(config=self.config, status=status, message=message,
-                           epochs_completed=self.epochs_done, losses=losses,
-                           loss_stride=self.stride, env=env)
-        result.timings.train_seconds = math.nan
-        return result
+        return unfinished_result(self.config, status, message, env, losses, self.stride,
+                                 self.epochs_done)

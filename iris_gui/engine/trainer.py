@@ -1,13 +1,16 @@
 """One run: a RunConfig in, a RunResult out, with every phase timed apart.
 
 Phases: setup (data, model, optimizer), host-to-device transfer, the epoch loop (first epoch
-and steady state kept apart, see loop.py), evaluation. Observers hear chunks; ``stop`` is
+and steady state kept apart, see loop.py and steady.py), evaluation. The warm-up (warmup.py)
+sits between setup and transfer, outside every clock. Observers hear chunks; ``stop`` is
 checked at chunk boundaries. Bad input raises ConfigError before anything runs; anything that
-goes wrong once the run has started becomes a ``failed`` result that keeps what was done.
+goes wrong once the run has started becomes a ``failed`` result that keeps what was done, and
+its traceback goes to the log.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from datetime import datetime
@@ -16,41 +19,22 @@ import numpy as np
 import torch
 from torch import nn
 
+from iris_gui.engine import loop
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.data import load_dataset
 from iris_gui.engine.devices import DeviceInfo, resolve_device
 from iris_gui.engine.environment import environment_record
 from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.faults import Fault, fault_from_env
 from iris_gui.engine.loop import LoopState, Observer, StopCheck, TrainingStep, run_loop
-from iris_gui.engine.model import build_model
+from iris_gui.engine.model import build_model, make_optimizer
 from iris_gui.engine.recording import make_recorder
 from iris_gui.engine.result import RunResult, RunStatus
-from iris_gui.engine.stats import summarize
+from iris_gui.engine.steady import steady_state
 from iris_gui.engine.timing import synced_clock
+from iris_gui.engine.warmup import warm_up
 
-_warmed_devices: set[str] = set()
-
-
-def warm_up(device: torch.device) -> None:
-    """Pay one-time costs outside any timed phase.
-
-    The first ``torch.optim`` optimizer of a process costs about a second (a lazy import inside
-    torch), and an accelerator's context is created on first use; neither belongs to a run.
-    """
-    if not _warmed_devices:
-        probe = torch.zeros(1, requires_grad=True)
-        torch.optim.SGD([probe], lr=0.1)
-        torch.optim.Adam([probe], lr=0.1)
-    if str(device) not in _warmed_devices:
-        torch.zeros(1, device=device)
-        synced_clock(device)
-        _warmed_devices.add(str(device))
-
-
-def _make_optimizer(config: RunConfig, model: nn.Module) -> torch.optim.Optimizer:
-    if config.optimizer == "adam":
-        return torch.optim.Adam(model.parameters(), lr=config.lr)
-    return torch.optim.SGD(model.parameters(), lr=config.lr, momentum=config.momentum)
+log = logging.getLogger(__name__)
 
 
 def train(
@@ -58,14 +42,16 @@ def train(
     observer: Observer | None = None,
     stop: StopCheck | None = None,
     execution: str = "in-process",
+    boundary_sync: bool = True,
 ) -> RunResult:
-    """Run ``config`` to the end, a stop, a divergence or a failure."""
+    """Run ``config`` to the end, a stop, a divergence or a failure. ``boundary_sync=False``
+    is for benchmarks/chunk_sync.py only (see loop.run_loop)."""
+    fault = fault_from_env()
     info = resolve_device(config.device)
     device = torch.device(info.id)
     previous_threads = torch.get_num_threads()
     torch.set_num_threads(config.threads)
     try:
-        warm_up(device)
         result = RunResult(
             config=config, status=RunStatus.COMPLETED,
             started_at=datetime.now().astimezone().isoformat(timespec="seconds"),
@@ -73,10 +59,11 @@ def train(
         )
         state = LoopState()
         try:
-            _run_phases(config, info, device, result, state, observer, stop)
+            _run_phases(config, info, device, result, state, observer, stop, fault, boundary_sync)
         except ConfigError:
             raise
-        except Exception as error:  # noqa: BLE001 - a failed run is a result, not a crash
+        except Exception as error:  # a failed run is a result, not a crash
+            log.exception("run failed: %s", config.label())
             result.status = RunStatus.FAILED
             result.message = f"{type(error).__name__}: {error}"
         _finish(result, state)
@@ -87,29 +74,35 @@ def train(
 
 def _run_phases(
     config: RunConfig, info: DeviceInfo, device: torch.device, result: RunResult,
-    state: LoopState, observer: Observer | None, stop: StopCheck | None,
+    state: LoopState, observer: Observer | None, stop: StopCheck | None, fault: Fault | None,
+    boundary_sync: bool,
 ) -> None:
     timings = result.timings
     t0 = time.perf_counter()
     data = load_dataset(config)
     model = build_model(data.n_features, config.hidden, data.n_classes, config.seed)
     criterion = nn.CrossEntropyLoss()
-    t1 = synced_clock(device)
+    t1 = time.perf_counter()
+    result.env.warm_up = warm_up(config, device, len(data.x_train), data.n_features,
+                                 data.n_classes)
+    t_transfer = synced_clock(device)
     x_train = torch.from_numpy(data.x_train).to(device)
     y_train = torch.from_numpy(data.y_train).to(device)
     x_test = torch.from_numpy(data.x_test).to(device)
     y_test = torch.from_numpy(data.y_test).to(device)
     model.to(device)
     t2 = synced_clock(device)
-    optimizer = _make_optimizer(config, model)
+    optimizer = make_optimizer(config, model)
     recorder = make_recorder(config.recording, config.epochs, device)
     timings.setup_seconds = (t1 - t0) + (time.perf_counter() - t2)
-    timings.transfer_seconds = t2 - t1
+    timings.transfer_seconds = t2 - t_transfer
     result.loss_stride = recorder.stride
 
     forward = model.forward if config.call == "forward" else model
+    if fault is not None:
+        forward = fault.wrap(forward)
     step = TrainingStep(forward, criterion, optimizer, x_train, y_train)
-    run_loop(step, config.epochs, recorder, device, state, observer, stop)
+    run_loop(step, config.epochs, recorder, device, state, observer, stop, boundary_sync)
 
     t3 = synced_clock(device)
     with torch.no_grad():
@@ -129,16 +122,15 @@ def _finish(result: RunResult, state: LoopState) -> None:
     timings = result.timings
     result.epochs_completed = state.epochs_done
     result.losses = np.concatenate(state.points) if state.points else np.zeros(0, np.float32)
+    result.chunk_epochs = np.asarray(state.chunk_epochs, dtype=np.int64)
+    result.chunk_seconds = np.asarray(state.chunk_seconds, dtype=np.float64)
     timings.first_epoch_seconds = state.first_epoch_seconds
     timings.train_seconds = state.train_seconds
-    steady = summarize(state.chunk_epoch_us)
-    if steady.n:
-        timings.epoch_us, timings.epoch_us_iqr = steady.median, steady.iqr
-        timings.epoch_us_method = "chunk-median"
-    elif state.epochs_done > 1 and math.isfinite(state.train_seconds):
-        later = state.train_seconds - state.first_epoch_seconds
-        timings.epoch_us = later / (state.epochs_done - 1) * 1e6
-        timings.epoch_us_method = "mean"
+    timings.chunk_target_seconds = loop.CHUNK_SECONDS
+    steady = steady_state(state.chunk_epochs, state.chunk_seconds, loop.CHUNK_SECONDS,
+                          state.train_seconds, state.first_epoch_seconds, state.epochs_done)
+    timings.epoch_us, timings.epoch_us_iqr = steady.epoch_us, steady.iqr_us
+    timings.epoch_us_method, timings.epoch_us_chunks = steady.method, steady.chunks_used
     if result.status is RunStatus.FAILED:
         return
     if state.diverged_epoch is not None:

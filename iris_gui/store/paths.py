@@ -21,12 +21,18 @@ class StoreError(EngineError):
     """
 
 
+def data_dir_path() -> Path:
+    """The directory for iris-gui's data, not created."""
+    override = os.environ.get(DATA_DIR_ENV, "").strip()
+    return Path(override).expanduser() if override else Path(
+        platformdirs.user_data_dir("iris-gui", appauthor=False)
+    )
+
+
 def data_dir() -> Path:
     """The directory for iris-gui's data, created if missing."""
     override = os.environ.get(DATA_DIR_ENV, "").strip()
-    path = Path(override).expanduser() if override else Path(
-        platformdirs.user_data_dir("iris-gui", appauthor=False)
-    )
+    path = data_dir_path()
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -39,3 +45,10 @@ def data_dir() -> Path:
 
 def default_db_path() -> Path:
     return data_dir() / DB_FILE_NAME
+
+
+def log_dir() -> Path:
+    """Where the log files go (engine/logs.py): ``logs/`` in the data directory. Not created
+    here: the log handler makes it when it first writes, so a run that logs nothing leaves
+    no trace."""
+    return data_dir_path() / "logs"

@@ -29,6 +29,8 @@ __all__ = ["RunStore", "StoreError", "StoredRun"]
 
 # Fixed byte order, so a store file copied to another machine reads the same.
 CURVE_DTYPE = np.dtype("<f4")
+CHUNK_EPOCHS_DTYPE = np.dtype("<i8")
+CHUNK_SECONDS_DTYPE = np.dtype("<f8")
 # Older SQLite builds cap bound parameters at 999 per statement.
 IDS_PER_QUERY = 500
 
@@ -42,11 +44,15 @@ class StoredRun:
     curve_points: int | None = None
     # The latest explain breakdown of this run's config (Breakdown.to_dict()), if any.
     breakdown: dict[str, Any] | None = None
+    # As curve_points, for the raw chunks (list_runs leaves them unloaded).
+    chunk_count: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         record = self.result.to_dict()
         if self.curve_points is not None:
             record["curve_points"] = self.curve_points
+        if self.chunk_count is not None:
+            record["chunk_count"] = self.chunk_count
         record = {"id": self.id, "created_at": self.created_at, **record}
         if self.breakdown is not None:
             record["breakdown"] = self.breakdown
@@ -92,15 +98,22 @@ class RunStore:
                 "INSERT INTO curves (run_id, stride, losses) VALUES (?, ?, ?)",
                 (run_id, int(result.loss_stride), losses.tobytes()),
             )
+            self._conn.execute(
+                "INSERT INTO chunks (run_id, epochs, seconds) VALUES (?, ?, ?)",
+                (run_id, np.asarray(result.chunk_epochs, CHUNK_EPOCHS_DTYPE).tobytes(),
+                 np.asarray(result.chunk_seconds, CHUNK_SECONDS_DTYPE).tobytes()),
+            )
         return run_id
 
     def get(self, run_id: int) -> StoredRun:
-        """The run with its full curve."""
+        """The run with its full curve and raw chunks."""
         with self._errors(f"read run {run_id}"):
             row = self._conn.execute(
-                "SELECT r.id, r.created_at, r.record_json, c.losses, b.breakdown_json"
+                "SELECT r.id, r.created_at, r.record_json, c.losses, b.breakdown_json,"
+                " k.epochs, k.seconds"
                 " FROM runs AS r LEFT JOIN curves AS c ON c.run_id = r.id"
-                " LEFT JOIN breakdowns AS b ON b.run_id = r.id WHERE r.id = ?",
+                " LEFT JOIN breakdowns AS b ON b.run_id = r.id"
+                " LEFT JOIN chunks AS k ON k.run_id = r.id WHERE r.id = ?",
                 (run_id,),
             ).fetchone()
         if row is None:
@@ -178,11 +191,21 @@ def _decode_curve(blob: bytes | None) -> np.ndarray:
     return np.frombuffer(blob or b"", dtype=CURVE_DTYPE).astype(np.float32)
 
 
+def _decode_chunks(epochs: bytes | None, seconds: bytes | None
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    if epochs is None or seconds is None:
+        return None
+    return (np.frombuffer(epochs, CHUNK_EPOCHS_DTYPE).astype(np.int64),
+            np.frombuffer(seconds, CHUNK_SECONDS_DTYPE).astype(np.float64))
+
+
 def _stored_run(run_id: int, created_at: str, text: str, blob: bytes | None,
-                breakdown_text: str | None = None) -> StoredRun:
+                breakdown_text: str | None = None, chunk_epochs: bytes | None = None,
+                chunk_seconds: bytes | None = None) -> StoredRun:
     try:
         record = json.loads(text)
-        result = RunResult.from_dict(record, None if blob is None else _decode_curve(blob))
+        result = RunResult.from_dict(record, None if blob is None else _decode_curve(blob),
+                                     _decode_chunks(chunk_epochs, chunk_seconds))
         breakdown = None if breakdown_text is None else json.loads(breakdown_text)
     except (ValueError, KeyError, TypeError) as exc:
         # ConfigError is a ValueError: a config this version no longer accepts lands here too.
@@ -190,4 +213,5 @@ def _stored_run(run_id: int, created_at: str, text: str, blob: bytes | None,
             f"run {run_id} in the store cannot be read ({exc}); delete it with "
             f"iris-gui runs delete {run_id}"
         ) from None
-    return StoredRun(run_id, created_at, result, record.get("curve_points"), breakdown)
+    return StoredRun(run_id, created_at, result, record.get("curve_points"), breakdown,
+                     record.get("chunk_count"))

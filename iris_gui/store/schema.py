@@ -63,7 +63,21 @@ def _add_breakdowns_v2(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_create_v1, _add_breakdowns_v2]
+def _add_chunks_v3(conn: sqlite3.Connection) -> None:
+    # The raw chunks a run's steady state was read from (engine/steady.py): per chunk, its
+    # epochs (little-endian int64) and its synchronised seconds (little-endian float64). Runs
+    # saved before this version have none; their epoch_us stays as it was measured.
+    conn.execute(
+        """CREATE TABLE chunks (
+            run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+            epochs BLOB NOT NULL,
+            seconds BLOB NOT NULL
+        )"""
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _create_v1, _add_breakdowns_v2, _add_chunks_v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 # Tables every version from 1 on has; a later migration that renames one must update this.
 REQUIRED_TABLES = frozenset({"runs", "curves"})

@@ -14,6 +14,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from iris_gui import APP_NAME, __version__
 from iris_gui.engine.errors import EngineError
+from iris_gui.engine.logs import configure_file_log
+from iris_gui.store.paths import log_dir
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.main_window import MainWindow
 from iris_gui.ui.settings import AppSettings
@@ -33,7 +35,8 @@ def create_window(settings: AppSettings | None = None) -> MainWindow | None:
     store = open_store_or_explain()
     if store is None:
         return None
-    controller = TrainingController()
+    configure_file_log(log_dir() / "iris-gui.log")
+    controller = TrainingController(worker_log=str(log_dir() / "worker.log"))
     window = MainWindow(store, settings or AppSettings(), controller)
     controller.setParent(window)
     return window

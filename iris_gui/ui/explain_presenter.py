@@ -30,6 +30,8 @@ class ExplainPresenter(QObject):
         self.window = window
         window.explain.explain_requested.connect(self.explain_selection)
         window.controller.explained.connect(self._on_explained)
+        window.controller.explain_failed.connect(self._on_failed)
+        window.explain.message.connect(lambda text: window.status.showMessage(text, 8000))
         window.controller.state_changed.connect(self._on_state)
         window.results.selection_changed.connect(self._show_stored)
         self._on_state(window.controller.state)
@@ -64,6 +66,9 @@ class ExplainPresenter(QObject):
             except EngineError as error:
                 w.status.showMessage(f"The breakdown could not be saved: {error}", 8000)
         w.explain.add_breakdown(explain_label(run_id, config), Breakdown.from_dict(data))
+
+    def _on_failed(self, run_id: int | None, config: RunConfig, reason: str) -> None:
+        self.window.explain.show_error(f"{explain_label(run_id, config)}: {reason}")
 
     def _show_stored(self, ids: list[int]) -> None:
         runs = {run.id: run for run in self.window.results.model.runs}

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QCloseEvent, QDesktopServices
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox
 
+from iris_gui.engine.errors import EngineError
+from iris_gui.store.paths import log_dir
 from iris_gui.store.runs import RunStore
 from iris_gui.ui import export_dialogs
 from iris_gui.ui.about import show_about
@@ -70,6 +72,7 @@ class MainWindow(QMainWindow):
         a.refresh_devices.triggered.connect(self.presenter.refresh_devices)
         a.quit.triggered.connect(self.close)
         a.about.triggered.connect(lambda: show_about(self, self.controller))
+        a.open_log_folder.triggered.connect(self.open_log_folder)
         a.log_y.toggled.connect(self.plot.set_log_y)
         self.plot.log_y_changed.connect(a.log_y.setChecked)
         exports = {
@@ -80,6 +83,17 @@ class MainWindow(QMainWindow):
         }
         for action, export in exports.items():
             action.triggered.connect(lambda _=False, export=export: self._report(export()))
+
+    def open_log_folder(self) -> None:
+        """Help → Open Log Folder: the folder in the system's file manager."""
+        try:
+            folder = log_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+        except (EngineError, OSError) as error:
+            self.status.showMessage(f"The log folder cannot be opened: {error}", 8000)
+            return
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
+            self.status.showMessage(f"Logs are in {folder} (no file manager answered)", 15000)
 
     def _report(self, text: str | None) -> None:
         if text:

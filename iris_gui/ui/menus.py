@@ -20,6 +20,7 @@ class WindowActions:
     run_all: QAction
     refresh_devices: QAction
     log_y: QAction
+    open_log_folder: QAction
     about: QAction
 
 
@@ -44,6 +45,8 @@ def build_menus(window: QMainWindow) -> WindowActions:
                        "Queue the note's experiment: every device x every loss-recording choice"),
         refresh_devices=action("&Refresh Devices", "F5"),
         log_y=action("&Logarithmic Loss Axis", "Ctrl+L"),
+        open_log_folder=action("Open &Log Folder", None,
+                               "Where the tracebacks of failed runs are written"),
         about=action("&About iris-gui"),
     )
     actions.quit.setShortcut(QKeySequence("Ctrl+Q"))
@@ -64,5 +67,7 @@ def build_menus(window: QMainWindow) -> WindowActions:
     view_menu.addAction(actions.log_y)
     view_menu.addSeparator()
     window.view_menu = view_menu
-    bar.addMenu("&Help").addAction(actions.about)
+    help_menu = bar.addMenu("&Help")
+    help_menu.addAction(actions.open_log_folder)
+    help_menu.addAction(actions.about)
     return actions

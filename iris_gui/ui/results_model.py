@@ -16,8 +16,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
-from iris_gui.engine.compare import seconds_per_epoch, speedup
-from iris_gui.engine.result import RunStatus
+from iris_gui.engine.compare import speedup
+from iris_gui.engine.result import RunStatus, Timings
 from iris_gui.store.runs import StoredRun
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -29,6 +29,8 @@ STATUS_COLOURS = {
     RunStatus.DIVERGED: QColor("#e67e00"),
     RunStatus.STOPPED: QColor("#7b7fb0"),
 }
+NOISY_COLOUR = QColor("#e67e00")
+NOISY_MARK = " ⚠"  # after a noisy steady state
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()  # an invalid index: the table's root
@@ -74,6 +76,33 @@ class Column:
     numeric: bool = False
 
 
+def steady_text(t: Timings) -> str:
+    """``119.7 ± 3.2``: the median µs/epoch and its IQR, marked when noisy."""
+    if finite(t.epoch_us) is None:
+        return MISSING
+    text = f"{t.epoch_us:,.1f}"
+    if finite(t.epoch_us_iqr) is not None:
+        text += f" ± {t.epoch_us_iqr:,.1f}"
+    return text + (NOISY_MARK if t.noisy else "")
+
+
+def steady_tip(t: Timings) -> str | None:
+    """How the steady state was measured, and why a noisy one should be read with care."""
+    if finite(t.epoch_us) is None:
+        return None
+    if t.epoch_us_method != "chunk-median":
+        return (f"{t.epoch_us:,.1f} µs/epoch: mean of the epochs after the first (the run was "
+                "too short for a chunk after the first, so there is no IQR)")
+    share = t.epoch_us_iqr / t.epoch_us * 100 if t.epoch_us > 0 else math.nan
+    text = (f"Median of {t.epoch_us_chunks:,} synchronised chunks after the first: "
+            f"{t.epoch_us:,.1f} µs/epoch, IQR {t.epoch_us_iqr:,.1f} µs ({share:.1f}% of the median)")
+    if t.noisy:
+        text += ("\nNoisy: the IQR is more than 10% of the median (torch.utils.benchmark's "
+                 "warning). Something else was using the machine, or the clock ramped; rerun it "
+                 "on a quieter machine before trusting small differences.")
+    return text
+
+
 def _words(title: str, tip: str, value: Callable[[StoredRun], str]) -> Column:
     return Column(title, tip, value, value)
 
@@ -97,11 +126,13 @@ COLUMNS: tuple[Column, ...] = (
     Column("Total s", "Training loop, seconds (first epoch included)",
            lambda r: formatted(r.result.timings.train_seconds, ".3f"),
            lambda r: finite(r.result.timings.train_seconds), True),
-    Column("µs/epoch", "Steady-state microseconds per epoch",
-           lambda r: formatted(r.result.timings.epoch_us, ",.1f"),
+    Column("µs/epoch", "Steady-state microseconds per epoch ± IQR (median of synchronised "
+           "chunks after the first); ⚠ marks a noisy one (IQR > 10% of the median)",
+           lambda r: steady_text(r.result.timings),
            lambda r: finite(r.result.timings.epoch_us), True),
     # Text and key depend on the baseline; RunsTableModel fills them in.
-    Column("Speedup", "Baseline's loop seconds per epoch / this run's (select a baseline)",
+    Column("Speedup", "Baseline's steady-state µs/epoch / this run's (select a baseline); the "
+           "whole loop's speedup is in the run's details",
            lambda r: MISSING, lambda r: None, True),
     Column("Final loss", "Loss after the last epoch", lambda r: formatted(r.result.final_loss, ".4g"),
            lambda r: finite(r.result.final_loss), True),
@@ -109,7 +140,7 @@ COLUMNS: tuple[Column, ...] = (
            lambda r: formatted(r.result.test_accuracy, ".1%"),
            lambda r: finite(r.result.test_accuracy), True),
 )
-SAVED_COLUMN, DEVICE_NAME_COLUMN, STATUS_COLUMN, SPEEDUP_COLUMN = 1, 4, 10, 13
+SAVED_COLUMN, DEVICE_NAME_COLUMN, STATUS_COLUMN, STEADY_COLUMN, SPEEDUP_COLUMN = 1, 4, 10, 12, 13
 
 
 class RunsTableModel(QAbstractTableModel):
@@ -120,7 +151,7 @@ class RunsTableModel(QAbstractTableModel):
         self._runs: list[StoredRun] = []
         self._rows: dict[int, int] = {}
         self._baseline_id: int | None = None
-        self._baseline_seconds = math.nan
+        self._baseline_us = math.nan
 
     @property
     def runs(self) -> list[StoredRun]:
@@ -137,7 +168,7 @@ class RunsTableModel(QAbstractTableModel):
         self._rows = {run.id: row for row, run in enumerate(self._runs)}
         if self._baseline_id not in self._rows:
             self._baseline_id = None
-        self._baseline_seconds = self._seconds_per_epoch(self._baseline_id)
+        self._baseline_us = self._epoch_us(self._baseline_id)
         self.endResetModel()
 
     def set_baseline(self, run_id: int | None) -> None:
@@ -145,10 +176,14 @@ class RunsTableModel(QAbstractTableModel):
         if run_id is not None and run_id not in self._rows:
             raise ValueError(f"run {run_id} is not in the table")
         self._baseline_id = run_id
-        self._baseline_seconds = self._seconds_per_epoch(run_id)
+        self._baseline_us = self._epoch_us(run_id)
         if self._runs:
             self.dataChanged.emit(self.index(0, SPEEDUP_COLUMN),
                                   self.index(len(self._runs) - 1, SPEEDUP_COLUMN))
+
+    def baseline_run(self) -> StoredRun | None:
+        row = self._rows.get(self._baseline_id) if self._baseline_id is not None else None
+        return None if row is None else self._runs[row]
 
     def run_at(self, row: int) -> StoredRun:
         return self._runs[row]
@@ -187,20 +222,22 @@ class RunsTableModel(QAbstractTableModel):
             return self._tooltip(run, column)
         if role == Qt.ItemDataRole.ForegroundRole and column == STATUS_COLUMN:
             return STATUS_COLOURS.get(run.result.status)
+        if role == Qt.ItemDataRole.ForegroundRole and column == STEADY_COLUMN:
+            return NOISY_COLOUR if run.result.timings.noisy else None
         if role == Qt.ItemDataRole.FontRole and self._is_bold(run, column):
             font = QFont()
             font.setBold(True)
             return font
         return None
 
-    def _seconds_per_epoch(self, run_id: int | None) -> float:
+    def _epoch_us(self, run_id: int | None) -> float:
         row = self._rows.get(run_id) if run_id is not None else None
-        return math.nan if row is None else seconds_per_epoch(self._runs[row].result)
+        return math.nan if row is None else self._runs[row].result.timings.epoch_us
 
     def _speedup(self, run: StoredRun) -> float | None:
         if self._baseline_id is None:
             return None
-        return finite(speedup(self._baseline_seconds, seconds_per_epoch(run.result)))
+        return finite(speedup(self._baseline_us, run.result.timings.epoch_us))
 
     def _speedup_text(self, run: StoredRun) -> str:
         if run.id == self._baseline_id:
@@ -215,6 +252,8 @@ class RunsTableModel(QAbstractTableModel):
             return saved_text(run.created_at)
         if column == DEVICE_NAME_COLUMN:
             return run.result.env.device_name or None
+        if column == STEADY_COLUMN:
+            return steady_tip(run.result.timings)
         return None
 
     def _is_bold(self, run: StoredRun, column: int) -> bool:

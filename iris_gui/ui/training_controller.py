@@ -7,18 +7,25 @@ is deleted later; a stop disconnects nothing it still needs to report the stoppe
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from dataclasses import dataclass
 
-from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
+from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QObject, QThread, Signal
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.ui.run_state import RunState
 from iris_gui.ui.worker import TrainingWorker
 
+log = logging.getLogger(__name__)
+
 # Closing the window mid-run must end within a second; the worker gets this long to answer a
 # stop before its process is killed.
 SHUTDOWN_GRACE_SECONDS = 0.4
+# The thread gets this long to end after the stop. Only an in-process job that checks no stop
+# (torch still importing, one enormous epoch) outlives it; the thread is then terminated,
+# because the window must close whatever the job is doing.
+SHUTDOWN_WAIT_MS = 1500
 
 
 @dataclass(frozen=True)
@@ -41,11 +48,12 @@ class TrainingController(QObject):
     message = Signal(str)
     queue_changed = Signal(int)  # runs still waiting
     explained = Signal(object, object, dict)  # run id or None, RunConfig, breakdown dict
+    explain_failed = Signal(object, object, str)  # run id or None, RunConfig, one-line reason
     _run_requested = Signal(int, object, str)
     _explain_requested = Signal(int, object, object, int, str)
     _refresh_requested = Signal()
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, worker_log: str | None = None) -> None:
         super().__init__(parent)
         self.state = RunState.LOADING
         self.devices: list = []
@@ -54,12 +62,13 @@ class TrainingController(QObject):
         self._token = 0
         self._thread = QThread()
         self._thread.setObjectName("training-worker")
-        self._worker = TrainingWorker()
+        self._worker = TrainingWorker(worker_log)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.start)
         self._run_requested.connect(self._worker.run)
         self._explain_requested.connect(self._worker.explain)
         self._worker.explained.connect(self._on_explained)
+        self._worker.explain_failed.connect(self._on_explain_failed)
         self._refresh_requested.connect(self._worker.refresh_devices)
         self._worker.ready.connect(self._on_ready)
         self._worker.start_failed.connect(self.message)
@@ -110,7 +119,11 @@ class TrainingController(QObject):
         self._queue.clear()
         self._worker.request_stop(SHUTDOWN_GRACE_SECONDS)
         self._thread.quit()
-        self._thread.wait()
+        if not self._thread.wait(QDeadlineTimer(SHUTDOWN_WAIT_MS)):
+            log.warning("the worker thread did not end within %d ms; terminating it",
+                        SHUTDOWN_WAIT_MS)
+            self._thread.terminate()
+            self._thread.wait(QDeadlineTimer(500))
         self._worker.close()
         # Deliver what the worker posted before it ended (the stopped run's result).
         QCoreApplication.sendPostedEvents(self)
@@ -152,6 +165,11 @@ class TrainingController(QObject):
     def _on_explained(self, token: int, run_id: int | None, config: RunConfig,
                       breakdown: dict) -> None:
         self.explained.emit(run_id, config, breakdown)
+        self._after_run()
+
+    def _on_explain_failed(self, token: int, run_id: int | None, config: RunConfig,
+                           reason: str) -> None:
+        self.explain_failed.emit(run_id, config, reason)
         self._after_run()
 
     def _on_rejected(self, token: int, text: str) -> None:

@@ -8,12 +8,17 @@ panel that has moved on.
 
 from __future__ import annotations
 
+import logging
+
 from PySide6.QtCore import QObject, Signal, Slot
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.errors import EngineError
 from iris_gui.engine.in_process import InProcessRunner
+from iris_gui.engine.result import EnvRecord, RunStatus, unfinished_result
 from iris_gui.engine.runner import ProcessRunner, WorkerCancelled
+
+log = logging.getLogger(__name__)
 
 
 class TrainingWorker(QObject):
@@ -24,10 +29,11 @@ class TrainingWorker(QObject):
     run_finished = Signal(int, object)  # token, RunResult
     run_rejected = Signal(int, str)  # token, one-line reason (bad config, absent device)
     explained = Signal(int, object, object, dict)  # token, run id or None, RunConfig, breakdown
+    explain_failed = Signal(int, object, object, str)  # token, run id or None, RunConfig, reason
 
-    def __init__(self) -> None:
+    def __init__(self, worker_log: str | None = None) -> None:
         super().__init__()
-        self._runners = {"process": ProcessRunner(), "in-process": InProcessRunner()}
+        self._runners = {"process": ProcessRunner(worker_log), "in-process": InProcessRunner()}
         self._active = "process"
 
     @Slot()
@@ -64,6 +70,11 @@ class TrainingWorker(QObject):
         except EngineError as error:
             self.run_rejected.emit(token, str(error))
             return
+        except Exception as error:  # e.g. the pipe broke: a failed row, never a hang
+            log.exception("run failed in the worker thread")
+            env = EnvRecord(device=config.device, threads=config.threads, execution=execution)
+            result = unfinished_result(config, RunStatus.FAILED,
+                                       f"{type(error).__name__}: {error}", env)
         self.run_finished.emit(token, result)
 
     @Slot(int, object, object, int, str)
@@ -74,8 +85,10 @@ class TrainingWorker(QObject):
         except WorkerCancelled:
             self.run_rejected.emit(token, "")  # the user stopped it: nothing to report
             return
-        except EngineError as error:
-            self.run_rejected.emit(token, str(error))
+        except Exception as error:  # refused, crashed or failed: the panel says which
+            if not isinstance(error, EngineError):
+                log.exception("explain failed in the worker thread")
+            self.explain_failed.emit(token, run_id, config, str(error))
             return
         self.explained.emit(token, run_id, config, breakdown)
 

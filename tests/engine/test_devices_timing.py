@@ -24,6 +24,7 @@ def test_absent_device_names_the_available_ones():
         resolve_device("quantum")
 
 
+@pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
 def test_cuda_devices_carry_name_memory_and_capability():
     cuda = [d for d in discover_devices() if d.kind == "cuda"]
@@ -39,20 +40,31 @@ def test_summary_is_median_and_iqr():
     assert summarize([]).n == 0 and math.isnan(summarize([]).median)
 
 
-def _result(device: str, seconds: float, epochs: int = 100) -> RunResult:
+def _result(device: str, seconds: float, epoch_us: float, epochs: int = 100) -> RunResult:
     return RunResult(config=RunConfig(device=device, epochs=epochs), status=RunStatus.COMPLETED,
-                     epochs_completed=epochs, timings=Timings(train_seconds=seconds))
+                     epochs_completed=epochs,
+                     timings=Timings(train_seconds=seconds, epoch_us=epoch_us))
 
 
 def test_speedup_compares_time_per_epoch_against_the_baseline():
     assert speedup(3.0, 1.0) == 3.0
     assert math.isnan(speedup(math.nan, 1.0)) and math.isnan(speedup(1.0, 0.0))
-    rows = compare_groups([[_result("cpu", 1.0)], [_result("a", 3.0), _result("a", 2.0)],
-                           [_result("b", 0.25, epochs=50)]])
-    assert [r.speedup for r in rows] == [1.0, pytest.approx(0.4), pytest.approx(2.0)]
-    assert rows[1].train_seconds.median == 2.5
-    rows = compare_groups([[_result("cpu", 1.0)], [_result("a", 2.0)]], baseline=1)
-    assert rows[0].speedup == 2.0 and rows[1].speedup == 1.0
+    # Row "a" has three skewed replicates: its medians (3.0 s, 25 µs) are neither the means
+    # (5.0 s, 45 µs) nor an extreme, so only a median gives the numbers below.
+    slow = [_result("a", 3.0, 25.0), _result("a", 2.0, 20.0), _result("a", 10.0, 90.0)]
+    rows = compare_groups([[_result("cpu", 1.0, 10.0)], slow,
+                           [_result("b", 0.25, 2.5, epochs=50)]])
+    # speedup: of the steady state (median µs/epoch); total_speedup: of the loop's s/epoch.
+    assert [r.speedup for r in rows] == [1.0, pytest.approx(0.4), pytest.approx(4.0)]
+    assert [r.total_speedup for r in rows] == [1.0, pytest.approx(1 / 3), pytest.approx(2.0)]
+    a = rows[1]
+    assert (a.train_seconds.median, a.train_seconds.minimum, a.train_seconds.maximum) == (
+        3.0, 2.0, 10.0)
+    assert a.epoch_us.median == 25.0 and a.epoch_us.n == 3
+    assert a.representative is slow[0]  # the replicate closest to the median loop time
+    rows = compare_groups([[_result("cpu", 1.0, 10.0)], [_result("a", 2.0, 20.0)]], baseline=1)
+    assert [r.speedup for r in rows] == [2.0, 1.0]
+    assert [r.total_speedup for r in rows] == [2.0, 1.0]
 
 
 def test_baseline_is_chosen_by_number_or_label_prefix():

@@ -67,3 +67,41 @@ def store(db_path: Path) -> Iterator[RunStore]:
     with RunStore.open(db_path) as opened:
         yield opened
 
+
+
+def write_old_store(path: Path, version: int, result: RunResult) -> int:
+    """A store as iris-gui at schema ``version`` left it, holding ``result`` as that version
+    saved runs (the runs row and its curve; no table a later version added). Returns its id."""
+    import json
+    import sqlite3
+
+    from iris_gui.store import schema
+
+    record = result.to_dict()
+    record.pop("chunk_count", None)  # written from version 3 on
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        for step in schema.MIGRATIONS[:version]:
+            step(conn)
+        conn.execute(f"PRAGMA user_version = {version}")
+        timings = record["timings"]
+        cursor = conn.execute(
+            "INSERT INTO runs (created_at, status, dataset, device, record, call_style,"
+            " epochs_completed, train_seconds, epoch_us, final_loss, test_accuracy, record_json)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ("2026-11-29T19:30:05+01:00", record["status"], record["dataset"], record["device"],
+             record["record"], record["call"], record["epochs_completed"],
+             timings["train_seconds"], timings["epoch_us"], record["final_loss"],
+             record["test_accuracy"], json.dumps(record)))
+        run_id = int(cursor.lastrowid)
+        conn.execute("INSERT INTO curves (run_id, stride, losses) VALUES (?, ?, ?)",
+                     (run_id, result.loss_stride, np.asarray(result.losses, "<f4").tobytes()))
+    finally:
+        conn.close()
+    return run_id
+
+
+@pytest.fixture
+def old_store() -> Callable[[Path, int, RunResult], int]:
+    return write_old_store

@@ -174,12 +174,9 @@ def test_locked_store_is_an_error_not_set_aside(db_path, make_result, monkeypatc
         assert len(store.list_runs()) == 1
 
 
-def test_a_version_1_store_gains_the_breakdowns_table(db_path, make_result, monkeypatch):
-    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:1])
-    with RunStore.open(db_path) as store:
-        kept = store.save(make_result())
+def test_a_version_1_store_gains_the_breakdowns_table(db_path, make_result, old_store):
+    kept = old_store(db_path, 1, make_result())
     assert _pragma(db_path, "user_version") == 1
-    monkeypatch.undo()
     with RunStore.open(db_path) as store:
         assert store.notice is None
         assert store.get(kept).breakdown is None
@@ -187,4 +184,4 @@ def test_a_version_1_store_gains_the_breakdowns_table(db_path, make_result, monk
         assert store.get(kept).breakdown == {"categories": {"forward": 1.0}}
         store.delete(kept)
         assert store._conn.execute("SELECT COUNT(*) FROM breakdowns").fetchone() == (0,)
-    assert _pragma(db_path, "user_version") == 2
+    assert _pragma(db_path, "user_version") == schema.SCHEMA_VERSION

@@ -11,47 +11,17 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.app import create_window
 from iris_gui.ui.run_state import RunState
-from iris_gui.ui.settings import AppSettings
 
 READY_MS = 90_000
-
-
-@pytest.fixture
-def data_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("IRIS_GUI_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path / "data"
-
-
-@pytest.fixture
-def open_window(qtbot, tmp_path, data_dir):
-    """Opens windows on the test's data directory and settings file; closes them after."""
-    opened = []
-
-    def make(epochs: int | None = None):
-        settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-        window = create_window(settings)
-        qtbot.addWidget(window)
-        window.show()
-        window.controller.start()
-        opened.append(window)
-        qtbot.waitUntil(lambda: window.controls.train_button.isEnabled(), timeout=READY_MS)
-        if epochs is not None:
-            window.controls.form.epochs_spin.setValue(epochs)
-        return window
-
-    yield make
-    for window in opened:
-        if window.isVisible():
-            window.close()
 
 
 def _cell(window, row: int, header: str) -> str:
@@ -251,14 +221,52 @@ def test_run_on_every_device_queues_the_notes_experiment(qtbot, open_window):
     assert {_cell(window, row, "Status") for row in range(expected)} == {"completed"}
 
 
+def _children(pid: int) -> dict[int, bytes]:
+    """The live child processes of ``pid`` and their command lines, read from /proc."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state, ppid = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+            if int(ppid) == pid and state != "Z":
+                found[int(entry.name)] = (entry / "cmdline").read_bytes()
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 def test_a_terminal_interrupt_closes_the_app_cleanly(tmp_path):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "IRIS_GUI_DATA_DIR": str(tmp_path),
            "XDG_CONFIG_HOME": str(tmp_path / "config")}
     app = subprocess.Popen([sys.executable, "-m", "iris_gui"], env=env, text=True,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(6)  # painted, worker starting or started
-    assert app.poll() is None, app.communicate()[1]
-    app.send_signal(2)  # SIGINT, as Ctrl+C in the terminal that ran `make run`
-    _, err = app.communicate(timeout=30)
+    try:
+        # The app shows the window, installs its Ctrl+C handler, then starts the worker
+        # process (a spawned child): once that child exists the window is up and the handler
+        # in place, and the worker is starting.
+        deadline = time.monotonic() + READY_MS / 1000
+        workers: list[int] = []
+        while not workers and app.poll() is None and time.monotonic() < deadline:
+            workers = [pid for pid, cmdline in _children(app.pid).items()
+                       if b"--multiprocessing-fork" in cmdline]
+            time.sleep(0.05)
+        assert app.poll() is None, app.communicate()[1]
+        assert workers, "no worker process appeared"
+        app.send_signal(2)  # SIGINT, as Ctrl+C in the terminal that ran `make run`
+        _, err = app.communicate(timeout=30)
+    finally:
+        if app.poll() is None:
+            app.kill()
+            app.communicate()
     assert app.returncode == 0, err
     assert "leaked semaphore" not in err and "Traceback" not in err
+    assert not any(_alive(pid) for pid in workers), "the worker outlived the app"

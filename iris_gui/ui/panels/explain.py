@@ -43,6 +43,7 @@ SPLIT_PLOT, SPLIT_TEXT = 38, 62  # the text of one run fills more height than a 
 LABEL_PAD = 6  # px between the longest run label and the plot's edge
 COUNT_COLUMNS = 3  # name/value pairs per table row
 NOTE_COLOUR = "#707070"
+ERROR_COLOUR = "#d32f2f"  # the results table's colour for failed runs
 IDLE_TEXT = "Press Explain to profile the selected runs (or the current settings)."
 
 
@@ -166,12 +167,24 @@ class ExplainPanel(QWidget):
         return list(self._items)
 
     def set_busy(self, busy: bool, text: str = "") -> None:
-        """While an explanation is computed the button is off and ``text`` says what runs."""
+        """While an explanation is computed the button is off and ``text`` says what runs.
+        Going idle without a text keeps a failure on show until the next Explain."""
         self.explain_button.setEnabled(not busy)
         self._window.setEnabled(not busy)
-        self._status.setText(text)
+        if busy or text or not self._status.property("failed"):
+            self._show_status(text)
         if busy and text:
             self.message.emit(text)
+
+    def show_error(self, text: str) -> None:
+        """An explanation that could not be made: say why, in the panel, until the next one."""
+        self._show_status(f"Explain failed: {text}", failed=True)
+        self.message.emit(f"Explain failed: {text}")
+
+    def _show_status(self, text: str, failed: bool = False) -> None:
+        self._status.setProperty("failed", failed)
+        self._status.setStyleSheet(f"color: {ERROR_COLOUR};" if failed else "")
+        self._status.setText(text)
 
     def segment_at(self, x: float, y: float) -> str | None:
         """The hover text of the segment at view point (x, y), or None off the bars."""

@@ -167,7 +167,7 @@ class ResultsPanel(QWidget):
         except StoreError as exc:
             self.message.emit(str(exc))
             return None
-        dialog = RunDetailsDialog(run, self)
+        dialog = RunDetailsDialog(run, self, self.model.baseline_run())
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog

@@ -19,9 +19,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from iris_gui.engine.compare import steady_speedup, total_speedup
 from iris_gui.engine.result import RunResult
 from iris_gui.store.runs import StoredRun
-from iris_gui.ui.results_model import MISSING, STATUS_COLOURS, finite, formatted, saved_text
+from iris_gui.ui.results_model import (
+    MISSING,
+    STATUS_COLOURS,
+    finite,
+    formatted,
+    saved_text,
+    steady_text,
+)
 
 # Names the user knows from the controls, where the field name alone reads poorly.
 CONFIG_NAMES = {"lr": "Learning rate", "hidden": "Hidden layers", "record": "Recording",
@@ -57,7 +65,16 @@ def _steady_state(result: RunResult) -> str:
     if finite(timings.epoch_us) is None:
         return MISSING
     iqr = formatted(timings.epoch_us_iqr, ",.1f", " µs")
-    return f"{timings.epoch_us:,.1f} µs/epoch (IQR {iqr}, {timings.epoch_us_method})"
+    text = f"{timings.epoch_us:,.1f} µs/epoch (IQR {iqr}, {timings.epoch_us_method})"
+    return text + (" — noisy: IQR > 10% of the median" if timings.noisy else "")
+
+
+def _chunks(result: RunResult) -> str:
+    kept = len(result.chunk_epochs)
+    if not kept:
+        return MISSING
+    return (f"{kept:,} synchronised chunks of ~{result.timings.chunk_target_seconds * 1e3:.0f} ms;"
+            f" {result.timings.epoch_us_chunks:,} after the first make the steady state")
 
 
 def _timings(result: RunResult) -> QGroupBox:
@@ -66,7 +83,22 @@ def _timings(result: RunResult) -> QGroupBox:
         ("Setup", duration(t.setup_seconds)), ("Transfer", duration(t.transfer_seconds)),
         ("First epoch", duration(t.first_epoch_seconds)),
         ("Training loop", duration(t.train_seconds)), ("Steady state", _steady_state(result)),
-        ("Evaluation", duration(t.eval_seconds)),
+        ("Chunks", _chunks(result)), ("Evaluation", duration(t.eval_seconds)),
+    ])
+
+
+def _ratio(value: float) -> str:
+    shown = finite(value)
+    return MISSING if shown is None else f"{shown:.2f}x"
+
+
+def _against(run: StoredRun, baseline: StoredRun) -> QGroupBox:
+    b, r = baseline.result, run.result
+    return _form(f"Against the baseline, run {baseline.id} ({b.config.label()})", [
+        ("Steady state", (f"{_ratio(steady_speedup(b, r))}  ({steady_text(b.timings)} → "
+                         f"{steady_text(r.timings)} µs/epoch)")),
+        ("Whole loop", (f"{_ratio(total_speedup(b, r))}  (loop seconds per epoch, first epoch "
+                       "and chunk handling included)")),
     ])
 
 
@@ -104,6 +136,7 @@ def _environment(result: RunResult) -> QGroupBox:
         ("PyTorch", env.torch_version), ("Device", env.device), ("Device name", env.device_name),
         ("Threads", str(env.threads)), ("CPU", env.cpu_model), ("OS", env.os),
         ("Python", env.python), ("Execution", env.execution),
+        ("Warm-up", env.warm_up or MISSING),
     ])
 
 
@@ -147,7 +180,8 @@ def _confusion(result: RunResult) -> QGroupBox:
 class RunDetailsDialog(QDialog):
     """One stored run: status and message, configuration, timings, results, environment."""
 
-    def __init__(self, run: StoredRun, parent: QWidget | None = None) -> None:
+    def __init__(self, run: StoredRun, parent: QWidget | None = None,
+                 baseline: StoredRun | None = None) -> None:
         super().__init__(parent)
         self.run = run
         result = run.result
@@ -161,6 +195,8 @@ class RunDetailsDialog(QDialog):
         grid.addWidget(_config(result), 0, 1, 2, 1)
         grid.addWidget(_environment(result), 2, 1)
         layout.addLayout(grid)
+        if baseline is not None and baseline.id != run.id:
+            layout.addWidget(_against(run, baseline))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)

@@ -38,6 +38,18 @@ def _falling_curve(epochs: int, stride: int, seed: int, floor: float = 0.05) -> 
     return (floor + 1.05 * np.exp(-points / (epochs / 6)) + noise).astype(np.float32)
 
 
+def _chunks(epochs: int, epoch_us: float, iqr_us: float, seed: int) -> dict[str, np.ndarray]:
+    """Raw ~30 ms chunks (the first slower, as warm-up makes it) whose median and IQR are
+    about ``epoch_us`` and ``iqr_us``."""
+    per_chunk = max(1, int(0.030 / (epoch_us * 1e-6)))
+    count = max(2, (epochs - 1) // per_chunk)
+    spread = np.random.default_rng(seed).normal(0.0, iqr_us / 1.35, count)
+    us = epoch_us + spread
+    us[0] = epoch_us * 1.6
+    sizes = np.full(count, per_chunk, dtype=np.int64)
+    return {"chunk_epochs": sizes, "chunk_seconds": sizes * us * 1e-6}
+
+
 def _cpu_completed() -> RunResult:
     losses = _falling_curve(20_000, 1, seed=1)
     return RunResult(
@@ -47,22 +59,26 @@ def _cpu_completed() -> RunResult:
         confusion_matrix=[[10, 0, 0], [0, 9, 0], [0, 0, 11]],
         timings=Timings(setup_seconds=0.412, transfer_seconds=0.0003, first_epoch_seconds=0.0061,
                         train_seconds=2.4, epoch_us=119.7, epoch_us_iqr=3.1,
-                        epoch_us_method="chunk-median", eval_seconds=0.0012),
+                        epoch_us_method="chunk-median", epoch_us_chunks=78,
+                        chunk_target_seconds=0.03, eval_seconds=0.0012),
         env=_env("cpu"), started_at="2026-11-29T19:30:02+01:00",
+        **_chunks(20_000, 119.7, 3.1, seed=1),
     )
 
 
 def _gpu_completed() -> RunResult:
-    # Half the CPU run's loop time per epoch, so it reads "2.00x" against it.
+    # Half the CPU run's steady-state time per epoch, so it reads "2.00x" against it.
     return RunResult(
         config=RunConfig(epochs=20_000, device="cuda:0", record="none", call="call"),
         status=RunStatus.COMPLETED, epochs_completed=20_000, final_loss=0.0513,
         train_accuracy=0.9667, test_accuracy=0.9667,
         confusion_matrix=[[10, 0, 0], [0, 8, 1], [0, 0, 11]],
         timings=Timings(setup_seconds=1.873, transfer_seconds=0.0021, first_epoch_seconds=0.3504,
-                        train_seconds=1.2, epoch_us=42.3, epoch_us_iqr=0.8,
-                        epoch_us_method="mean", eval_seconds=0.0009),
+                        train_seconds=1.2, epoch_us=59.9, epoch_us_iqr=0.8,
+                        epoch_us_method="chunk-median", epoch_us_chunks=38,
+                        chunk_target_seconds=0.03, eval_seconds=0.0009),
         env=_env("cuda:0"), started_at="2026-11-29T19:31:40+01:00",
+        **_chunks(20_000, 59.9, 0.8, seed=2),
     )
 
 
@@ -78,8 +94,10 @@ def _stopped() -> RunResult:
         confusion_matrix=digits.tolist(),
         timings=Timings(setup_seconds=0.655, transfer_seconds=0.0011, first_epoch_seconds=0.0122,
                         train_seconds=9.36, epoch_us=1450.0, epoch_us_iqr=212.0,
-                        epoch_us_method="chunk-median", eval_seconds=0.0043),
+                        epoch_us_method="chunk-median", epoch_us_chunks=318,
+                        chunk_target_seconds=0.03, eval_seconds=0.0043),
         env=_env("cpu", threads=4), started_at="2026-11-29T19:33:15+01:00",
+        **_chunks(6_400, 1450.0, 212.0, seed=3),
     )
 
 
@@ -105,8 +123,8 @@ def _diverged() -> RunResult:
         train_accuracy=0.331, test_accuracy=0.3889,
         confusion_matrix=[[0, 12, 0], [0, 14, 0], [0, 10, 0]],
         timings=Timings(setup_seconds=0.398, transfer_seconds=0.0004, first_epoch_seconds=0.0058,
-                        train_seconds=0.0297, epoch_us=85.1, epoch_us_iqr=2.4,
-                        epoch_us_method="mean", eval_seconds=0.0011),
+                        train_seconds=0.0297, epoch_us=85.1, epoch_us_method="mean",
+                        chunk_target_seconds=0.03, eval_seconds=0.0011),
         env=_env("cpu"), started_at="2026-11-29T19:38:05+01:00",
     )
 

@@ -1,0 +1,43 @@
+"""Fixtures for the window tests: windows on the test's own data directory and settings file."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from iris_gui.ui.app import create_window
+from iris_gui.ui.settings import AppSettings
+
+# Each window starts its own worker process (torch loads there): a busy machine takes a while.
+READY_MS = 90_000
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("IRIS_GUI_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def open_window(qtbot, tmp_path, data_dir):
+    """Opens windows on the test's data directory and settings file; closes them after."""
+    opened = []
+
+    def make(epochs: int | None = None, execution: str | None = None):
+        settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+        window = create_window(settings)
+        qtbot.addWidget(window)
+        window.show()
+        window.controller.start()
+        opened.append(window)
+        qtbot.waitUntil(lambda: window.controls.train_button.isEnabled(), timeout=READY_MS)
+        if epochs is not None:
+            window.controls.form.epochs_spin.setValue(epochs)
+        if execution is not None:
+            window.controls.set_execution(execution)
+        return window
+
+    yield make
+    for window in opened:
+        if window.isVisible():
+            window.close()
