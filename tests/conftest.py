@@ -1,4 +1,57 @@
 import os
+import re
+import sys
+
+import pytest
 
 # Set before any test imports Qt: the suite runs headless, in CI and on developer machines.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# The suite writes nothing outside temporary directories. Before anything imports Qt or asks
+# platformdirs, every per-user location (QSettings, platformdirs, the runs store, the XDG cache
+# and state folders) is pointed into one session directory; the subprocesses the tests start
+# inherit os.environ, so they write there too. HOME is left alone. The user's real locations
+# are snapshotted first and compared again when the session ends (tests/isolation.py).
+import isolation
+
+isolation.begin()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run if anything under the user's real config or data locations was created,
+    changed or deleted while it ran."""
+    touched = isolation.touched_real_locations()
+    if not touched:
+        return
+    lines = ["the test run touched the user's own iris-gui files:", *touched]
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line("")
+        for line in lines:
+            reporter.write_line(line, red=True, bold=True)
+    else:
+        print("\n".join(lines), file=sys.stderr)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    isolation.end()
+
+
+# Without Qt (a GPU server's system Python: `pytest -m cuda` in scripts/gpu_check.sh), a test
+# module that imports PySide6 or pyqtgraph is reported as skipped, with the reason, instead of
+# stopping the whole run with a collection error. Only a missing package counts: a Qt that is
+# installed but broken (say, a missing libEGL) still fails loudly.
+_QT_MISSING = re.compile(r"No module named '(PySide6|shiboken6|pyqtgraph|pytestqt)[.']")
+
+
+@pytest.hookimpl(hookwrapper=True)  # the old style: a GPU server's pytest may predate 8
+def pytest_make_collect_report(collector: pytest.Collector):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and isinstance(collector, pytest.Module):
+        missing = _QT_MISSING.search(str(report.longrepr))
+        if missing:
+            report.outcome = "skipped"
+            report.longrepr = (str(collector.path), 0,
+                               f"Skipped: {missing.group(1)} is not installed (no Qt here)")

@@ -53,6 +53,11 @@ def test_json_carries_the_breakdown_and_the_sentences(outcomes):
         assert record[key] is None, key
     for key in ("sync_cost_us", "call_cost_us", "epoch_us_unprofiled", "profiler_overhead_pct"):
         assert isinstance(record[key], float), key
+    profiled, unprofiled = record["epoch_us_profiled"], record["epoch_us_unprofiled"]
+    overhead = (profiled - unprofiled) / unprofiled * 100
+    assert record["profiler_overhead_pct"] == pytest.approx(overhead)
+    # record every-epoch: the run is the variant that pays for the sync, so the share is of it.
+    assert record["sync_cost_pct"] == pytest.approx(record["sync_cost_us"] / unprofiled * 100)
     sentences = record["sentences"]
     assert len(sentences) == 4 and sentences[0].startswith("Syncing the loss every epoch")
     assert sum(NO_ACCELERATOR in s for s in sentences) == 2

@@ -69,18 +69,25 @@ def test_reader_follows_a_writer_saving_runs(store, make_result, db_path):
         [sys.executable, "-c", READ_UNTIL, str(db_path), str(want)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
+    counts = []
     try:
-        first_count = reader.stdout.readline()  # the reader is up and reading before writes start
-        for _ in range(want):
+        counts.append(int(reader.stdout.readline()))  # up and reading before writes start
+        for saved in range(1, want + 1):
             store.save(make_result())
-            time.sleep(0.01)
+            # Wait until the reader has seen this save before making the next one (it gives
+            # up after 30 s on its own; its end of output ends the wait).
+            while not counts or counts[-1] < saved:
+                line = reader.stdout.readline()
+                assert line, f"the reader ended before it saw run {saved}: {counts[-5:]}"
+                counts.append(int(line))
         out, err = reader.communicate(timeout=60)
     finally:
         reader.kill()
     assert reader.returncode == 0, err
-    counts = [int(line) for line in (first_count + out).split()]
+    counts += [int(line) for line in out.split()]
     assert counts[0] == 0 and counts[-1] == want
-    assert counts == sorted(counts) and len(counts) > 2  # it read between the writes too
+    # Every read saw a committed state: never a step back, and every save was seen on its own.
+    assert counts == sorted(counts) and set(counts) == set(range(want + 1))
 
 
 def test_two_stores_in_one_process_share_the_file(store, make_result, db_path):
