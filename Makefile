@@ -3,15 +3,16 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+PIP_INSTALL := $(BIN)/python -m pip install --quiet -c constraints.txt
 
 .PHONY: run test lint bench bundle test-bundle clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# torch is pinned in pyproject.toml (==2.13.0): here that is a local CPU wheel; an
-	# unpinned torch would pull a multi-GB CUDA build.
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# pyproject.toml allows a range of torch; constraints.txt pins the one tested here
+	# (==2.13.0, a local CPU wheel): an unpinned torch would pull a multi-GB CUDA build.
+	$(PIP_INSTALL) -e '.[test]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -26,12 +27,12 @@ lint: $(STAMP)
 
 # The one-folder app in dist/iris-gui/ (see build.spec); a few minutes on 2 cores.
 bundle: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,build]'
+	$(PIP_INSTALL) -e '.[test,build]'
 	$(BIN)/pyinstaller --noconfirm --clean build.spec
 
 # Builds the bundle and checks it: --self-test, --version, train --epochs 200 --json.
 test-bundle: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,build]'
+	$(PIP_INSTALL) -e '.[test,build]'
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -m bundle tests/bundle $(PYTEST_ARGS)
 
 bench: $(STAMP)

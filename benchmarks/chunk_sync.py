@@ -18,6 +18,7 @@ import torch
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.devices import resolve_device
+from iris_gui.engine.errors import ConfigError
 from iris_gui.engine.stats import summarize
 from iris_gui.engine.trainer import train
 
@@ -29,8 +30,11 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--record", default="none")
     args = parser.parse_args()
-    device = resolve_device(args.device)
-    config = RunConfig(epochs=args.epochs, device=device.id, record=args.record)
+    try:
+        device = resolve_device(args.device)
+        config = RunConfig(epochs=args.epochs, device=device.id, record=args.record)
+    except ConfigError as error:
+        parser.error(str(error))
     print(f"device {device.describe()}, torch {torch.__version__}, {args.epochs:,} epochs, "
           f"record {args.record}, {args.repeat} replicates each, alternating")
     train(config.replace(epochs=500))  # one-time costs for both sides

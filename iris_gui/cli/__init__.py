@@ -8,11 +8,14 @@ from iris_gui.cli.parser import build_parser
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.self_test:
-        from iris_gui.ui.self_test import run_self_test
+    if args.self_test or args.command is None:
+        from iris_gui.cli.session import require_qt
 
-        return run_self_test()
-    if args.command is None:
+        require_qt("the self-test" if args.self_test else "the window")
+        if args.self_test:
+            from iris_gui.ui.self_test import run_self_test
+
+            return run_self_test()
         from iris_gui.ui.app import run_app
 
         return run_app()

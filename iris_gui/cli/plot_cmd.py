@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from iris_gui.cli.session import open_store
+from iris_gui.cli.session import open_store, require_qt
 from iris_gui.store.paths import StoreError
 
 if TYPE_CHECKING:
@@ -25,6 +25,8 @@ def plot_command(args: argparse.Namespace) -> int:
     # whatever else goes wrong.
     if not out.parent.is_dir():
         raise StoreError(f"cannot write {out}: no directory {out.parent}")
+    if suffix != ".csv":
+        require_qt(f"drawing {suffix[1:].upper()}")
     curves = _stored_curves(args.runs)
     if suffix == ".csv":
         from iris_gui.store.curve_csv import export_curves_csv

@@ -38,6 +38,21 @@ class StopOnInterrupt:
             signal.signal(signal.SIGINT, previous)
 
 
+def require_qt(what: str) -> None:
+    """Exit with one line (status 2) when Qt cannot be imported: a GPU server's Python often
+    has no PySide6, and the commands that need no window still work there."""
+    try:
+        import pyqtgraph  # noqa: F401
+        from PySide6 import QtWidgets  # noqa: F401
+    except ImportError as error:
+        sys.stderr.write(
+            f"iris-gui: {what} needs PySide6 and pyqtgraph, which cannot be imported here "
+            f"({error}); install them (pip install 'PySide6-Essentials>=6.8,<6.12' pyqtgraph), "
+            "or use a command that needs no window: devices, train, compare, explain, runs, "
+            "plot --out FILE.csv\n")
+        raise SystemExit(2) from None
+
+
 @contextmanager
 def open_store(enabled: bool) -> Iterator[object | None]:
     """The runs store, or None with ``--no-save``; a notice (a file set aside) goes to stderr."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import platformdirs
-
 from iris_gui.engine.errors import EngineError
 
 DATA_DIR_ENV = "IRIS_GUI_DATA_DIR"
@@ -24,9 +22,13 @@ class StoreError(EngineError):
 def data_dir_path() -> Path:
     """The directory for iris-gui's data, not created."""
     override = os.environ.get(DATA_DIR_ENV, "").strip()
-    return Path(override).expanduser() if override else Path(
-        platformdirs.user_data_dir("iris-gui", appauthor=False)
-    )
+    if override:
+        return Path(override).expanduser()
+    # Imported here: with IRIS_GUI_DATA_DIR set (a GPU server's check), platformdirs is not
+    # needed at all.
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("iris-gui", appauthor=False))
 
 
 def data_dir() -> Path:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import platformdirs
 import pytest
 
-from iris_gui.store import paths
 from iris_gui.store.paths import DATA_DIR_ENV, StoreError, data_dir, default_db_path
 from iris_gui.store.runs import RunStore
 
@@ -25,7 +25,7 @@ def test_platformdirs_when_env_var_unset(tmp_path, monkeypatch):
         return str(tmp_path / "platform")
 
     monkeypatch.delenv(DATA_DIR_ENV)
-    monkeypatch.setattr(paths.platformdirs, "user_data_dir", fake_user_data_dir)
+    monkeypatch.setattr(platformdirs, "user_data_dir", fake_user_data_dir)
     assert data_dir() == tmp_path / "platform"
     assert calls == [("iris-gui", False)]
     assert (tmp_path / "platform").is_dir()
@@ -33,7 +33,7 @@ def test_platformdirs_when_env_var_unset(tmp_path, monkeypatch):
 
 def test_empty_env_var_means_unset(tmp_path, monkeypatch):
     monkeypatch.setenv(DATA_DIR_ENV, "")
-    monkeypatch.setattr(paths.platformdirs, "user_data_dir", lambda *a, **k: str(tmp_path / "p"))
+    monkeypatch.setattr(platformdirs, "user_data_dir", lambda *a, **k: str(tmp_path / "p"))
     assert data_dir() == tmp_path / "p"
 
 

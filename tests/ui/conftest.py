@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings
-
-from iris_gui.ui.app import create_window
-from iris_gui.ui.settings import AppSettings
 
 # Each window starts its own worker process (torch loads there): a busy machine takes a while.
 READY_MS = 90_000
@@ -21,6 +17,13 @@ def data_dir(tmp_path, monkeypatch):
 @pytest.fixture
 def open_window(qtbot, tmp_path, data_dir):
     """Opens windows on the test's data directory and settings file; closes them after."""
+    # Imported here, not at the top: without Qt (a GPU server) this conftest must still load,
+    # so that the modules that need Qt are reported as skipped (tests/conftest.py).
+    from PySide6.QtCore import QSettings
+
+    from iris_gui.ui.app import create_window
+    from iris_gui.ui.settings import AppSettings
+
     opened = []
 
     def make(epochs: int | None = None, execution: str | None = None):
