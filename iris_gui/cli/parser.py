@@ -14,6 +14,7 @@ from iris_gui.engine.config import (
     RunConfig,
     parse_hidden,
 )
+from iris_gui.engine.engines import ENGINES
 
 DEFAULTS = RunConfig()
 
@@ -68,6 +69,8 @@ def _add_run_options(parser: argparse.ArgumentParser, single: bool) -> None:
                            help="how the loss is brought back to the host (default: every-epoch, as the seed)")
         group.add_argument("--call", choices=("call", "forward"), default=DEFAULTS.call,
                            help="model(x) through nn.Module.__call__, or model.forward(x) as the seed")
+        group.add_argument("--engine", choices=ENGINES, default=DEFAULTS.engine,
+                           help="the rung of the engine ladder (default eager: the note's loop)")
     group.add_argument("--epochs", type=int, default=DEFAULTS.epochs)
     group.add_argument("--lr", type=float, default=DEFAULTS.lr)
     group.add_argument("--hidden", type=_hidden, default=DEFAULTS.hidden, metavar="10[,10...]")
@@ -115,6 +118,12 @@ def build_parser() -> OneLineParser:
     compare.add_argument("--calls", type=_csv, default=[DEFAULTS.call], metavar="call,forward")
     compare.add_argument("--baseline", default=None,
                          help="row number or label prefix such as cpu/none (default: first row)")
+    compare.add_argument("--engines", type=_csv, default=None, metavar="all|eager,lean,...",
+                         help="the engine ladder: per device, the note's loop and each engine "
+                              "(with --record, default device), speedups against the note's "
+                              "loop; 'all' takes every engine available on each device")
+    compare.add_argument("--record", default=None, metavar="device|none|...",
+                         help="with --engines: how the rungs record the loss (default device)")
 
     explain = commands.add_parser(
         "explain", help="profile a window of epochs: where each epoch's time goes, and why",
@@ -145,11 +154,16 @@ def build_parser() -> OneLineParser:
     for action_parser in (listing, show, export, delete):
         action_parser.set_defaults(command_parser=action_parser)
 
-    plot = commands.add_parser("plot", help="draw stored runs' loss curves to a PNG, SVG or CSV")
+    plot = commands.add_parser(
+        "plot", help="draw stored runs' loss curves (or, with --ladder, their engine ladder) "
+                     "to a PNG, SVG or CSV")
     plot.add_argument("--runs", type=_run_ids, required=True, metavar="ID[,ID...]")
     plot.add_argument("--out", required=True, metavar="FILE.png|.svg|.csv")
     plot.add_argument("--width", type=_width, default=1600, metavar="PX", help="PNG width (default 1600)")
     plot.add_argument("--log-y", action="store_true", help="logarithmic loss axis")
+    plot.add_argument("--ladder", action="store_true",
+                      help="the engine ladder of these runs instead: steady-state µs per epoch "
+                           "per rung, grouped by device, with speedups against the note's loop")
     plot.set_defaults(command_parser=plot)
     return parser
 
@@ -163,8 +177,8 @@ def config_from_args(args: argparse.Namespace, **overrides: object) -> RunConfig
         "threads": args.threads, "synthetic_rows": args.rows,
         "synthetic_features": args.features, "synthetic_classes": args.classes,
     }
-    for name in ("device", "record", "call"):
-        if hasattr(args, name):
+    for name in ("device", "record", "call", "engine"):
+        if getattr(args, name, None) is not None:
             values[name] = getattr(args, name)
     values.update(overrides)
     return RunConfig(**values)

@@ -1,5 +1,6 @@
 """``iris-gui plot --runs 1,2 --out loss.png``: stored runs' loss curves drawn offscreen by the
-same panel the window shows, so a figure made from the command line matches the screen."""
+same panel the window shows, so a figure made from the command line matches the screen;
+``--ladder`` draws those runs' engine ladder instead, with the Ladder view's panel."""
 
 from __future__ import annotations
 
@@ -25,8 +26,13 @@ def plot_command(args: argparse.Namespace) -> int:
     # whatever else goes wrong.
     if not out.parent.is_dir():
         raise StoreError(f"cannot write {out}: no directory {out.parent}")
+    if args.ladder and args.log_y:
+        args.command_parser.error("--log-y is for loss curves; the ladder's axis is always "
+                                  "logarithmic")
     if suffix != ".csv":
         require_qt(f"drawing {suffix[1:].upper()}")
+    if args.ladder:
+        return _ladder(args.runs, out, args.width)
     curves = _stored_curves(args.runs)
     if suffix == ".csv":
         from iris_gui.store.curve_csv import export_curves_csv
@@ -59,3 +65,26 @@ def _render(curves: list[PlotCurve], out: Path, width: int, log_y: bool) -> None
     _app = QApplication.instance() or QApplication([])  # held until the file is written
     render_curves(curves, out, width, log_y)
 
+
+def _ladder(run_ids: list[int], out: Path, width: int) -> int:
+    """The engine ladder of the stored runs; a CSV needs neither Qt nor torch."""
+    from iris_gui.engine.ladder import ladder_rows
+
+    with open_store(True) as store:
+        runs = [store.get(run_id) for run_id in dict.fromkeys(run_ids)]  # full curves
+    rows = ladder_rows([run.result for run in runs], [run.id for run in runs])
+    if out.suffix.lower() == ".csv":
+        from iris_gui.store.ladder_csv import export_ladder_csv
+
+        export_ladder_csv(rows, out)
+    else:
+        from PySide6.QtWidgets import QApplication
+
+        from iris_gui.ui.offscreen import use_offscreen
+        from iris_gui.ui.panels.ladder import render_ladder
+
+        use_offscreen()
+        _app = QApplication.instance() or QApplication([])  # held until the file is written
+        render_ladder(rows, out, width)
+    print(f"wrote the ladder of {len(rows)} run(s) to {out}")
+    return 0

@@ -14,16 +14,22 @@ from iris_gui.engine.config import ConfigError, RunConfig
 
 
 def devices_command(args: argparse.Namespace) -> int:
-    from iris_gui.engine.devices import discover_devices
+    from iris_gui.engine.devices import describe_devices
 
-    found = discover_devices()
+    found = describe_devices()
+    engines = {d.id: d.engines for d in found}
     if args.json:
+        # Each device with its engines: null where the engine runs, else the reason it cannot.
         print(json.dumps([d.to_dict() for d in found], indent=2))
         return 0
     rows = [[d.id, d.kind, d.name,
              f"{d.total_memory_bytes / 2**30:.1f} GiB" if d.total_memory_bytes else "-",
-             d.capability or "-"] for d in found]
-    print(table(["device", "kind", "name", "memory", "capability"], rows))
+             d.capability or "-", ",".join(e for e, why in engines[d.id].items() if why is None)]
+            for d in found]
+    print(table(["device", "kind", "name", "memory", "capability", "engines"], rows))
+    reasons = [f"  {d}/{e}: {why}" for d, by in engines.items() for e, why in by.items() if why]
+    if reasons:
+        print("unavailable engines:\n" + "\n".join(reasons))
     return 0
 
 
@@ -70,14 +76,16 @@ def _summary_lines(result: Any, run_id: int | None) -> list[str]:
     saved = f"run {run_id}" if run_id is not None else "run (not saved)"
     lines = [
         f"{saved}: {result.status.value}{f' - {result.message}' if result.message else ''}",
-        (f"  {c.dataset} on {c.device} ({env.device_name}), record {c.record}, call {c.call}, "
+        (f"  {c.dataset} on {c.device} ({env.device_name}), engine {c.engine}, "
+         f"record {c.record}, call {c.call}, "
          f"{env.threads} thread(s), {c.optimizer} lr {c.lr:g}, hidden {','.join(map(str, c.hidden))}"),
         f"  epochs        {result.epochs_completed:,} / {c.epochs:,}",
         f"  final loss    {number(result.final_loss)}",
         f"  accuracy      train {number(result.train_accuracy, 3)}  test {number(result.test_accuracy, 3)}",
         (f"  timings (s)   setup {seconds(t.setup_seconds)}  transfer {seconds(t.transfer_seconds)}"
          f"  first epoch {seconds(t.first_epoch_seconds)}  loop {seconds(t.train_seconds)}"
-         f"  eval {seconds(t.eval_seconds)}"),
+         f"  eval {seconds(t.eval_seconds)}"
+         f"{f'  compile {seconds(t.compile_seconds)}' if t.compile_seconds else ''}"),
         (f"  steady state  {number(t.epoch_us)} us/epoch (IQR {number(t.epoch_us_iqr)}, "
          f"{t.epoch_us_method}{f' of {t.epoch_us_chunks} chunks' if t.epoch_us_chunks else ''})"
          f"{'  noisy: IQR > 10% of the median' if t.noisy else ''}"),
@@ -127,6 +135,11 @@ def _exit_status(results: list) -> int:
 
 def compare_command(args: argparse.Namespace) -> int:
     from iris_gui.engine.compare import compare_groups, find_baseline
+
+    if args.engines is not None:
+        from iris_gui.cli.ladder_cmd import ladder_command
+
+        return ladder_command(args)
 
     # Check the options before discovering devices: discovery imports torch (~2 s), and a
     # mistyped option deserves its one-line answer at once.

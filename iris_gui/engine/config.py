@@ -11,6 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
+from iris_gui.engine.engines import ENGINES, unsupported_choice
 from iris_gui.engine.errors import ConfigError
 
 DATASETS = ("iris", "wine", "breast_cancer", "digits", "synthetic")
@@ -107,6 +108,7 @@ class RunConfig:
     threads: int = 1
     record: str = "every-epoch"
     call: str = "forward"
+    engine: str = "eager"
     synthetic_rows: int = 1000
     synthetic_features: int = 20
     synthetic_classes: int = 3
@@ -125,7 +127,11 @@ class RunConfig:
         _check_float("lr", self.lr, 0.0, MAX_LR, low_open=True)
         _check_float("momentum", self.momentum, 0.0, 1.0, high_open=True)
         _check_float("test size", self.test_size, 0.05, 0.95)
-        parse_recording(self.record)
+        recording = parse_recording(self.record)
+        _check_choice("engine", self.engine, ENGINES)
+        reason = unsupported_choice(self.engine, recording.mode, self.optimizer, self.call)
+        if reason is not None:
+            raise ConfigError(reason)
         if not isinstance(self.device, str) or not self.device.strip():
             raise ConfigError("device is empty; name one, e.g. cpu or cuda:0 (see iris-gui devices)")
         if self.dataset == "synthetic":
@@ -167,8 +173,10 @@ class RunConfig:
         return cls(**{k: v for k, v in data.items() if k in known})
 
     def label(self) -> str:
-        """A short name for tables: ``cpu/every-epoch/forward``."""
-        return f"{self.device}/{self.record}/{self.call}"
+        """A short name for tables: ``cpu/every-epoch/forward``, with the engine when it is
+        not the note's (``cpu/native/device/forward``)."""
+        engine = "" if self.engine == "eager" else f"{self.engine}/"
+        return f"{self.device}/{engine}{self.record}/{self.call}"
 
 
 def _check_float(

@@ -3,7 +3,7 @@ that a worker process discovered without importing torch itself."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
@@ -14,6 +14,11 @@ class DeviceInfo:
     name: str
     total_memory_bytes: int | None = None
     capability: str | None = None
+    # Each engine of the ladder: None where it runs on this device, else why it cannot.
+    engines: dict[str, str | None] = field(default_factory=dict, compare=False, hash=False)
+
+    def available_engines(self) -> list[str]:
+        return [name for name, reason in self.engines.items() if reason is None]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 import torch
@@ -33,6 +34,14 @@ def discover_devices() -> tuple[DeviceInfo, ...]:
                 f"xpu:{index}", "xpu", props.name, int(getattr(props, "total_memory", 0)) or None,
             ))
     return tuple(found)
+
+
+def describe_devices() -> list[DeviceInfo]:
+    """The devices with the engines each can run (and why not the others): what the window
+    and ``iris-gui devices`` show."""
+    from iris_gui.engine.rungs import engines_on
+
+    return [replace(d, engines=engines_on(torch.device(d.id))) for d in discover_devices()]
 
 
 def resolve_device(spec: str) -> DeviceInfo:

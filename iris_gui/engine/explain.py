@@ -9,6 +9,7 @@ to give the unprofiled epoch time and the two costs the seed names: the per-epoc
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -21,7 +22,7 @@ from iris_gui.engine.data import load_dataset
 from iris_gui.engine.devices import resolve_device
 from iris_gui.engine.errors import ConfigError, RunCancelled
 from iris_gui.engine.faults import fault_from_env
-from iris_gui.engine.loop import StopCheck, TrainingStep
+from iris_gui.engine.loop import StopCheck
 from iris_gui.engine.model import build_model, make_optimizer
 from iris_gui.engine.profile_reduce import WindowFigures, range_name, reduce_window
 from iris_gui.engine.recording import LossRecorder, make_recorder
@@ -39,6 +40,17 @@ PROFILER_WARMUP = 10
 BLOCKS_PER_REPLICATE = 10
 FORWARD, LOSS, BACKWARD, OPTIMIZER, RECORDING = (
     range_name(p) for p in ("forward", "loss", "backward", "optimizer", "recording"))
+
+
+@dataclass
+class TrainingStep:
+    """One full-batch epoch as the seed writes it: forward, loss, zero_grad, backward, step."""
+
+    forward: Callable[[torch.Tensor], torch.Tensor]
+    criterion: nn.Module
+    optimizer: torch.optim.Optimizer
+    x: torch.Tensor
+    y: torch.Tensor
 
 
 @dataclass

@@ -22,7 +22,10 @@ KINDS = ("raise-at-epoch", "exit-at-epoch")
 
 
 class InjectedFault(RuntimeError):
-    """The failure IRIS_GUI_FAULT asked for."""
+    """The failure IRIS_GUI_FAULT asked for; ``epochs_done`` says where it struck, which the
+    loop cannot know when the rung trains several epochs per call."""
+
+    epochs_done: int = 0
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,23 @@ class Fault:
                 self.trigger()
             calls += 1
             return forward(*args)
+
+        return faulty
+
+    def wrap_run(self, run: Callable[[int, int], None]) -> Callable[[int, int], None]:
+        """A rung's ``run(first, count)`` that fails when it reaches epoch ``self.epoch``,
+        after training the epochs before it."""
+
+        def faulty(first: int, count: int) -> None:
+            if first <= self.epoch < first + count:
+                if self.epoch > first:
+                    run(first, self.epoch - first)
+                try:
+                    self.trigger()
+                except InjectedFault as fault:
+                    fault.epochs_done = self.epoch
+                    raise
+            run(first, count)
 
         return faulty
 

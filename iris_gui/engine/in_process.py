@@ -30,9 +30,9 @@ class InProcessRunner:
     def start(self) -> list[DeviceInfo]:
         import torch
 
-        from iris_gui.engine.devices import discover_devices
+        from iris_gui.engine.devices import describe_devices
 
-        self.devices = list(discover_devices())
+        self.devices = describe_devices()
         self.torch_version = torch.__version__
         return self.devices
 

@@ -19,6 +19,7 @@ import torch
 from iris_gui.engine.devices import synchronize
 from iris_gui.engine.recording import LossRecorder
 from iris_gui.engine.result import Chunk
+from iris_gui.engine.rungs.base import Stepper
 from iris_gui.engine.timing import synced_clock
 
 log = logging.getLogger(__name__)
@@ -26,6 +27,11 @@ log = logging.getLogger(__name__)
 # Observers hear from the loop at most this often, whatever the epoch rate: a display needs
 # no more, and each boundary costs the loop one device sync and one emission.
 CHUNK_SECONDS = 0.030
+
+# A call of a per-epoch rung's stepper (several epochs) should last at most about this long,
+# so that the chunk's deadline, the stop and the live curve stay on time whatever an epoch
+# costs; judged from the first epoch, which is the slowest.
+CALL_SECONDS = 0.003
 
 Observer = Callable[[Chunk], None]
 StopCheck = Callable[[], bool]
@@ -47,58 +53,39 @@ class LoopState:
     diverged_epoch: int | None = None
 
 
-@dataclass
-class TrainingStep:
-    """One full-batch epoch as the seed writes it: forward, loss, zero_grad, backward, step."""
-
-    forward: Callable[[torch.Tensor], torch.Tensor]
-    criterion: torch.nn.Module
-    optimizer: torch.optim.Optimizer
-    x: torch.Tensor
-    y: torch.Tensor
-
-
 def run_loop(
-    step: TrainingStep,
+    stepper: Stepper,
     epochs: int,
-    recorder: LossRecorder,
     device: torch.device,
     state: LoopState,
     observer: Observer | None = None,
     stop: StopCheck | None = None,
     boundary_sync: bool = True,
 ) -> None:
-    """Train ``epochs`` epochs into ``state``. ``boundary_sync=False`` exists only for
+    """Train ``epochs`` epochs into ``state`` with a rung's stepper (rungs/base.py), one call
+    per epoch or per block of epochs. ``boundary_sync=False`` exists only for
     benchmarks/chunk_sync.py, which measures what the boundary's sync costs; without it a
     chunk's time on an accelerator is the host's queueing, not the work."""
-    forward, criterion, optimizer, x, y = step.forward, step.criterion, step.optimizer, step.x, step.y
-    record = recorder.record
+    run, recorder, block = stepper.run, stepper.recorder, stepper.block
     perf_counter = time.perf_counter
 
     t_start = synced_clock(device)
     epoch = 0
     try:
-        out = forward(x)
-        loss = criterion(out, y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        record(0, loss)
+        run(0, 1)
         t_first = synced_clock(device)
         state.first_epoch_seconds = t_first - t_start
         state.epochs_done = epoch = 1
+        if stepper.adaptive:
+            block = max(1, min(block, int(CALL_SECONDS / max(state.first_epoch_seconds, 1e-9))))
 
         chunk_start, chunk_t0 = 1, t_first
         deadline = t_first + CHUNK_SECONDS
         while True:
             if epoch < epochs and perf_counter() < deadline:
-                out = forward(x)
-                loss = criterion(out, y)
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                record(epoch, loss)
-                epoch += 1
+                count = min(block, epochs - epoch)
+                run(epoch, count)
+                epoch += count
                 continue
             losses = recorder.flush()
             if boundary_sync:
@@ -118,9 +105,10 @@ def run_loop(
             # The observer's time is between chunks: it counts in train_seconds, not in a chunk.
             chunk_start, chunk_t0 = epoch, perf_counter()
             deadline = chunk_t0 + CHUNK_SECONDS
-    except Exception:
-        # Keep what the failing chunk did: its epochs, and its losses if the device answers.
-        state.epochs_done = epoch
+    except Exception as error:
+        # Keep what the failing chunk did: its epochs (from the error when it knows better than
+        # the start of the failing call), and its losses if the device answers.
+        state.epochs_done = max(epoch, getattr(error, "epochs_done", 0))
         _salvage(recorder, state)
         raise
     state.train_seconds = synced_clock(device) - t_start

@@ -68,6 +68,11 @@ class DeviceRecorder(LossRecorder):
         self._buffer[epoch] = loss.detach()
         self._written = epoch + 1
 
+    def write(self, first: int, losses: torch.Tensor) -> None:
+        """A block of epochs' losses at once (rungs that train several epochs per call)."""
+        self._buffer[first:first + len(losses)].copy_(losses)
+        self._written = first + len(losses)
+
     def flush(self) -> np.ndarray:
         host = self._buffer[self._flushed:self._written].cpu().numpy().copy()
         self._flushed = self._written

@@ -60,6 +60,8 @@ class Timings:
     epoch_us_chunks: int = 0
     chunk_target_seconds: float = 0.0
     eval_seconds: float = 0.0
+    # A rung's preparation (torch.compile, a graph capture, numba's JIT), before the loop.
+    compile_seconds: float = 0.0
 
     @property
     def noisy(self) -> bool:
@@ -119,6 +121,7 @@ class RunResult:
             "dataset": self.config.dataset,
             "record": self.config.record,
             "call": self.config.call,
+            "engine": self.config.engine,
             "threads": self.config.threads,
             "epochs": self.config.epochs,
             "epochs_completed": self.epochs_completed,

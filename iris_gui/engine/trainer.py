@@ -22,14 +22,16 @@ from torch import nn
 from iris_gui.engine import loop
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.data import load_dataset
-from iris_gui.engine.devices import DeviceInfo, resolve_device
+from iris_gui.engine.devices import resolve_device
 from iris_gui.engine.environment import environment_record
 from iris_gui.engine.errors import ConfigError
 from iris_gui.engine.faults import Fault, fault_from_env
-from iris_gui.engine.loop import LoopState, Observer, StopCheck, TrainingStep, run_loop
-from iris_gui.engine.model import build_model, make_optimizer
+from iris_gui.engine.loop import LoopState, Observer, StopCheck, run_loop
+from iris_gui.engine.model import build_model
 from iris_gui.engine.recording import make_recorder
 from iris_gui.engine.result import RunResult, RunStatus
+from iris_gui.engine.rungs import require_available
+from iris_gui.engine.rungs.base import Prepared, Rung
 from iris_gui.engine.steady import steady_state
 from iris_gui.engine.timing import synced_clock
 from iris_gui.engine.warmup import warm_up
@@ -49,6 +51,7 @@ def train(
     fault = fault_from_env()
     info = resolve_device(config.device)
     device = torch.device(info.id)
+    rung = require_available(config.engine, device)
     previous_threads = torch.get_num_threads()
     torch.set_num_threads(config.threads)
     try:
@@ -59,7 +62,8 @@ def train(
         )
         state = LoopState()
         try:
-            _run_phases(config, info, device, result, state, observer, stop, fault, boundary_sync)
+            _run_phases(config, rung, device, result, state, observer, stop, fault,
+                        boundary_sync)
         except ConfigError:
             raise
         except Exception as error:  # a failed run is a result, not a crash
@@ -73,7 +77,7 @@ def train(
 
 
 def _run_phases(
-    config: RunConfig, info: DeviceInfo, device: torch.device, result: RunResult,
+    config: RunConfig, rung: Rung, device: torch.device, result: RunResult,
     state: LoopState, observer: Observer | None, stop: StopCheck | None, fault: Fault | None,
     boundary_sync: bool,
 ) -> None:
@@ -92,17 +96,23 @@ def _run_phases(
     y_test = torch.from_numpy(data.y_test).to(device)
     model.to(device)
     t2 = synced_clock(device)
-    optimizer = make_optimizer(config, model)
     recorder = make_recorder(config.recording, config.epochs, device)
-    timings.setup_seconds = (t1 - t0) + (time.perf_counter() - t2)
+    prepared = Prepared(config, device, model, criterion, x_train, y_train, recorder)
+    t_setup = time.perf_counter()
+    # What the rung prepares beyond setup (compiling, capturing) is timed on its own, and
+    # never inside the loop: compile_seconds.
+    stepper = rung.build(prepared)
+    t_built = synced_clock(device)
+    if rung.prepares:
+        timings.compile_seconds = t_built - t_setup
+        t_built = t_setup
+    timings.setup_seconds = (t1 - t0) + (t_built - t2)
     timings.transfer_seconds = t2 - t_transfer
-    result.loss_stride = recorder.stride
-
-    forward = model.forward if config.call == "forward" else model
+    result.loss_stride = stepper.recorder.stride
     if fault is not None:
-        forward = fault.wrap(forward)
-    step = TrainingStep(forward, criterion, optimizer, x_train, y_train)
-    run_loop(step, config.epochs, recorder, device, state, observer, stop, boundary_sync)
+        stepper.run = fault.wrap_run(stepper.run)
+    run_loop(stepper, config.epochs, device, state, observer, stop, boundary_sync)
+    stepper.finish()
 
     t3 = synced_clock(device)
     with torch.no_grad():

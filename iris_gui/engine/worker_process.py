@@ -32,11 +32,11 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None) -> Non
     configure_file_log(log_path)
     import torch
 
-    from iris_gui.engine.devices import discover_devices
+    from iris_gui.engine.devices import describe_devices, discover_devices
     from iris_gui.engine.warmup import warm_process
 
     warm_process(torch.device("cpu"))
-    conn.send(("ready", {"devices": [d.to_dict() for d in discover_devices()],
+    conn.send(("ready", {"devices": [d.to_dict() for d in describe_devices()],
                          # str(): torch's version object unpickles by importing torch, and the
                          # window's process must not import torch.
                          "torch_version": str(torch.__version__)}))
@@ -54,7 +54,7 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None) -> Non
             os._exit(0)
         if kind == "devices":
             discover_devices.cache_clear()
-            conn.send(("devices", [d.to_dict() for d in discover_devices()]))
+            conn.send(("devices", [d.to_dict() for d in describe_devices()]))
             continue
         if kind == "explain":
             conn.send(_explain_here(*payload))

@@ -16,17 +16,18 @@ from iris_gui.store.runs import StoredRun
 # (column, where it sits in the record: a top-level key or a key of a nested section)
 _SOURCES: tuple[tuple[str, str | None], ...] = (
     ("id", None), ("created_at", None), ("status", None), ("message", None),
-    ("dataset", None), ("device", None), ("device_name", None), ("record", None),
-    ("call", None), ("threads", None), ("epochs", None), ("epochs_completed", None),
+    ("dataset", None), ("device", None), ("device_name", None), ("engine", None),
+    ("record", None), ("call", None), ("threads", None), ("epochs", None), ("epochs_completed", None),
     ("final_loss", None), ("train_accuracy", None), ("test_accuracy", None),
     ("diverged_epoch", None),
     ("setup_seconds", "timings"), ("transfer_seconds", "timings"),
     ("first_epoch_seconds", "timings"), ("train_seconds", "timings"), ("epoch_us", "timings"),
-    ("epoch_us_iqr", "timings"), ("epoch_us_method", "timings"), ("eval_seconds", "timings"),
+    ("epoch_us_iqr", "timings"), ("epoch_us_method", "timings"), ("epoch_us_chunks", "timings"),
+    ("compile_seconds", "timings"), ("eval_seconds", "timings"),
     ("optimizer", "config"), ("lr", "config"), ("momentum", "config"), ("hidden", "config"),
     ("seed", "config"), ("scaler", "config"),
     ("execution", "env"), ("torch_version", "env"), ("cpu_model", "env"), ("os", "env"),
-    ("python", "env"),
+    ("python", "env"), ("warm_up", "env"),
 )
 # The explain breakdown stored with a run (empty cells for a run never explained).
 _BREAKDOWN_CATEGORIES = ("forward", "loss", "backward", "optimizer", "recording", "python")

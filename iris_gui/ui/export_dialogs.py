@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 from iris_gui.engine.errors import EngineError
 from iris_gui.store.curve_csv import export_curves_csv
 from iris_gui.ui import plot_export
+from iris_gui.ui.panels.ladder import LadderPanel
 from iris_gui.ui.panels.loss_plot import LossPlotPanel
 from iris_gui.ui.panels.results import ResultsPanel
 
@@ -58,3 +59,37 @@ def export_curves(parent: QWidget, plot: LossPlotPanel) -> str | None:
     path = _ask_path(parent, "Export curves as CSV", "curves.csv", "CSV (*.csv)")
     rows = [(c.label, c.losses, c.stride) for c in curves]
     return None if path is None else _write(parent, path, lambda p: export_curves_csv(rows, p))
+
+
+def _has_ladder(parent: QWidget, ladder: LadderPanel) -> bool:
+    if ladder.rows():
+        return True
+    QMessageBox.information(parent, "Nothing to export",
+                            "Select runs in the results table to show their ladder first.")
+    return False
+
+
+def export_ladder_png(parent: QWidget, ladder: LadderPanel) -> str | None:
+    if not _has_ladder(parent, ladder):
+        return None
+    path = _ask_path(parent, "Export ladder as PNG", "ladder.png", "PNG image (*.png)")
+    if path is None:
+        return None
+    width, ok = QInputDialog.getInt(parent, "PNG width", "Width in pixels:", 1600, 200, 10000, 100)
+    if not ok:
+        return None
+    return _write(parent, path, lambda p: ladder.export_png(p, width))
+
+
+def export_ladder_svg(parent: QWidget, ladder: LadderPanel) -> str | None:
+    if not _has_ladder(parent, ladder):
+        return None
+    path = _ask_path(parent, "Export ladder as SVG", "ladder.svg", "SVG image (*.svg)")
+    return None if path is None else _write(parent, path, ladder.export_svg)
+
+
+def export_ladder_csv(parent: QWidget, ladder: LadderPanel) -> str | None:
+    if not _has_ladder(parent, ladder):
+        return None
+    path = _ask_path(parent, "Export ladder as CSV", "ladder.csv", "CSV (*.csv)")
+    return None if path is None else _write(parent, path, ladder.export_csv)

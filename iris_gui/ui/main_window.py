@@ -12,9 +12,11 @@ from iris_gui.store.runs import RunStore
 from iris_gui.ui import export_dialogs
 from iris_gui.ui.about import show_about
 from iris_gui.ui.explain_presenter import ExplainPresenter
+from iris_gui.ui.ladder_presenter import LadderPresenter
 from iris_gui.ui.menus import build_menus
 from iris_gui.ui.panels.controls import ControlsPanel
 from iris_gui.ui.panels.explain import ExplainPanel
+from iris_gui.ui.panels.ladder import LadderPanel
 from iris_gui.ui.panels.loss_plot import LossPlotPanel
 from iris_gui.ui.panels.results import ResultsPanel
 from iris_gui.ui.panels.run_status import RunStatusBar
@@ -24,7 +26,7 @@ from iris_gui.ui.training_controller import TrainingController
 
 # Bumped whenever the docks change: a layout saved with other docks is then not restored (Qt
 # would squeeze a new dock beside the old ones) and the default arrangement is used.
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
 # Wide enough for the device combo to show a GPU's name and the form's labels unclipped.
 CONTROLS_MIN_WIDTH = 360
 
@@ -39,6 +41,7 @@ class MainWindow(QMainWindow):
         self.controls = ControlsPanel()
         self.results = ResultsPanel(store)
         self.explain = ExplainPanel()
+        self.ladder = LadderPanel()
         self.status = RunStatusBar()
         self.setCentralWidget(self.plot)
         self.setStatusBar(self.status)
@@ -46,14 +49,18 @@ class MainWindow(QMainWindow):
         self.controls_dock = self._dock("Run", "controls", self.controls, Qt.LeftDockWidgetArea)
         self.results_dock = self._dock("Results", "results", self.results, Qt.BottomDockWidgetArea)
         self.explain_dock = self._dock("Explain", "explain", self.explain, Qt.BottomDockWidgetArea)
+        self.ladder_dock = self._dock("Ladder", "ladder", self.ladder, Qt.BottomDockWidgetArea)
         self.tabifyDockWidget(self.results_dock, self.explain_dock)
+        self.tabifyDockWidget(self.explain_dock, self.ladder_dock)
         self.results_dock.raise_()
         self.actions = build_menus(self)
         self.view_menu.addAction(self.controls_dock.toggleViewAction())
         self.view_menu.addAction(self.results_dock.toggleViewAction())
         self.view_menu.addAction(self.explain_dock.toggleViewAction())
+        self.view_menu.addAction(self.ladder_dock.toggleViewAction())
         self.presenter = RunPresenter(self, controller)
         self.explain_presenter = ExplainPresenter(self)
+        self.ladder_presenter = LadderPresenter(self)
         self._connect_actions()
         self._restore()
 
@@ -69,6 +76,8 @@ class MainWindow(QMainWindow):
         a.train.triggered.connect(self.controls.train_button.click)
         a.stop.triggered.connect(self.controls.stop_button.click)
         a.run_all.triggered.connect(self.controls.run_all_button.click)
+        a.run_ladder.triggered.connect(self.controls.ladder_button.click)
+        a.run_ladder_everywhere.triggered.connect(self._ladder_everywhere)
         a.refresh_devices.triggered.connect(self.presenter.refresh_devices)
         a.quit.triggered.connect(self.close)
         a.about.triggered.connect(lambda: show_about(self, self.controller))
@@ -80,9 +89,16 @@ class MainWindow(QMainWindow):
             a.export_svg: lambda: export_dialogs.export_plot_svg(self, self.plot),
             a.export_results_csv: lambda: export_dialogs.export_results_csv(self, self.results),
             a.export_curves_csv: lambda: export_dialogs.export_curves(self, self.plot),
+            a.export_ladder_png: lambda: export_dialogs.export_ladder_png(self, self.ladder),
+            a.export_ladder_svg: lambda: export_dialogs.export_ladder_svg(self, self.ladder),
+            a.export_ladder_csv: lambda: export_dialogs.export_ladder_csv(self, self.ladder),
         }
         for action, export in exports.items():
             action.triggered.connect(lambda _=False, export=export: self._report(export()))
+
+    def _ladder_everywhere(self) -> None:
+        if self.controls.ladder_button.isEnabled():
+            self.presenter.run_ladder(self.controls.form.ladder_base(), everywhere=True)
 
     def open_log_folder(self) -> None:
         """Help → Open Log Folder: the folder in the system's file manager."""

@@ -14,10 +14,15 @@ class WindowActions:
     export_svg: QAction
     export_results_csv: QAction
     export_curves_csv: QAction
+    export_ladder_png: QAction
+    export_ladder_svg: QAction
+    export_ladder_csv: QAction
     quit: QAction
     train: QAction
     stop: QAction
     run_all: QAction
+    run_ladder: QAction
+    run_ladder_everywhere: QAction
     refresh_devices: QAction
     log_y: QAction
     open_log_folder: QAction
@@ -38,11 +43,21 @@ def build_menus(window: QMainWindow) -> WindowActions:
         export_results_csv=action("Export &Results as CSV…", None, "Every stored run, one row each"),
         export_curves_csv=action("Export Selected &Curves as CSV…", None,
                                  "The loss curves shown in the plot, one row per epoch"),
+        export_ladder_png=action("Export Ladder as P&NG…", None,
+                                 "Save the engine ladder of the selected runs as a PNG image"),
+        export_ladder_svg=action("Export Ladder as S&VG…", None,
+                                 "Save the engine ladder of the selected runs as SVG"),
+        export_ladder_csv=action("Export &Ladder as CSV…", None,
+                                 "The engine ladder's rows, one per selected run"),
         quit=action("&Quit", QKeySequence.StandardKey.Quit),
         train=action("&Train", "Ctrl+Return", "Train the configured run"),
         stop=action("&Stop", "Esc", "Stop the current run and keep what it did"),
         run_all=action("Run on &Every Device", "Ctrl+Shift+Return",
                        "Queue the note's experiment: every device x every loss-recording choice"),
+        run_ladder=action("Run the &Ladder", "Ctrl+Shift+L",
+                          "The note's loop, then every engine the selected device can run"),
+        run_ladder_everywhere=action("Run the Ladder on Every De&vice", None,
+                                     "The engine ladder on each detected device"),
         refresh_devices=action("&Refresh Devices", "F5"),
         log_y=action("&Logarithmic Loss Axis", "Ctrl+L"),
         open_log_folder=action("Open &Log Folder", None,
@@ -57,9 +72,13 @@ def build_menus(window: QMainWindow) -> WindowActions:
                  actions.export_curves_csv):
         file_menu.addAction(item)
     file_menu.addSeparator()
+    for item in (actions.export_ladder_png, actions.export_ladder_svg, actions.export_ladder_csv):
+        file_menu.addAction(item)
+    file_menu.addSeparator()
     file_menu.addAction(actions.quit)
     run_menu = bar.addMenu("&Run")
-    for item in (actions.train, actions.stop, actions.run_all):
+    for item in (actions.train, actions.stop, actions.run_all, actions.run_ladder,
+                 actions.run_ladder_everywhere):
         run_menu.addAction(item)
     run_menu.addSeparator()
     run_menu.addAction(actions.refresh_devices)

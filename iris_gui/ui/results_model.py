@@ -17,6 +17,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QColor, QFont
 
 from iris_gui.engine.compare import speedup
+from iris_gui.engine.engines import ENGINE_INFO
 from iris_gui.engine.result import RunStatus, Timings
 from iris_gui.store.runs import StoredRun
 
@@ -114,6 +115,8 @@ COLUMNS: tuple[Column, ...] = (
     _words("Data set", "Data set trained on", lambda r: r.result.config.dataset),
     _words("Device", "Device asked for", lambda r: r.result.config.device),
     _words("Device name", "The device that ran it", lambda r: r.result.env.device_name),
+    _words("Engine", "The rung of the engine ladder (eager: the note's loop)",
+           lambda r: r.result.config.engine),
     _words("Recording", "How the loss was brought back", lambda r: r.result.config.record),
     _words("Call", "model(x) or model.forward(x)", lambda r: r.result.config.call),
     Column("Threads", "CPU threads asked for", lambda r: str(r.result.config.threads),
@@ -140,7 +143,8 @@ COLUMNS: tuple[Column, ...] = (
            lambda r: formatted(r.result.test_accuracy, ".1%"),
            lambda r: finite(r.result.test_accuracy), True),
 )
-SAVED_COLUMN, DEVICE_NAME_COLUMN, STATUS_COLUMN, STEADY_COLUMN, SPEEDUP_COLUMN = 1, 4, 10, 12, 13
+SAVED_COLUMN, DEVICE_NAME_COLUMN, ENGINE_COLUMN, STATUS_COLUMN = 1, 4, 5, 11
+STEADY_COLUMN, SPEEDUP_COLUMN = 13, 14
 
 
 class RunsTableModel(QAbstractTableModel):
@@ -254,6 +258,8 @@ class RunsTableModel(QAbstractTableModel):
             return run.result.env.device_name or None
         if column == STEADY_COLUMN:
             return steady_tip(run.result.timings)
+        if column == ENGINE_COLUMN:
+            return ENGINE_INFO[run.result.config.engine].tip
         return None
 
     def _is_bold(self, run: StoredRun, column: int) -> bool:

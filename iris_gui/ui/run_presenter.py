@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.errors import EngineError
+from iris_gui.engine.ladder import ladder_configs
 from iris_gui.engine.result import RunResult
 from iris_gui.ui.panels.loss_plot import PlotCurve
 from iris_gui.ui.run_state import RunState
@@ -27,7 +28,8 @@ EXPERIMENT_RECORDS = ("every-epoch", "every:200", "device", "none")
 
 
 def run_label(config: RunConfig) -> str:
-    return f"{config.device} · {config.record} · {config.call}"
+    engine = "" if config.engine == "eager" else f"{config.engine} · "
+    return f"{config.device} · {engine}{config.record} · {config.call}"
 
 
 def result_summary(run_id: int | None, result: RunResult) -> str:
@@ -57,6 +59,7 @@ class RunPresenter(QObject):
         w.controls.train_requested.connect(
             lambda config: controller.train([config], w.controls.execution()))
         w.controls.run_all_requested.connect(self._run_everywhere)
+        w.controls.ladder_requested.connect(lambda base: self.run_ladder(base, everywhere=False))
         w.controls.stop_requested.connect(controller.stop)
         w.controls.refresh_devices_requested.connect(self.refresh_devices)
         w.results.selection_changed.connect(self._show_curves)
@@ -71,6 +74,8 @@ class RunPresenter(QObject):
         w.controls.set_state(state)
         w.actions.train.setEnabled(state.can_train)
         w.actions.run_all.setEnabled(state.can_train)
+        w.actions.run_ladder.setEnabled(state.can_train)
+        w.actions.run_ladder_everywhere.setEnabled(state.can_train)
         w.actions.stop.setEnabled(state.can_stop)
         if state is RunState.LOADING:
             w.status.showMessage("Starting the training worker (loading torch)…")
@@ -90,6 +95,22 @@ class RunPresenter(QObject):
         devices = self.controller.devices or []
         configs = [base.replace(device=d.id, record=r) for d in devices for r in EXPERIMENT_RECORDS]
         self.controller.train(configs, self.window.controls.execution())
+
+    def run_ladder(self, base: RunConfig, everywhere: bool) -> None:
+        """Queue the engine ladder on the selected device (or every device): the note's loop,
+        then every rung that can run there; say which were left out and why."""
+        devices = self.controller.devices or []
+        if not everywhere:
+            devices = [d for d in devices if d.id == base.device]
+        configs, skipped = ladder_configs(base, devices)
+        # Each finished run joins the selection, so the Ladder grows rung by rung.
+        self.window.results.select_ids([])
+        self.window.ladder_dock.raise_()
+        self.controller.train(configs, self.window.controls.execution())
+        if skipped:
+            left_out = "; ".join(f"{s.device}/{s.engine}: {s.reason}" for s in skipped)
+            self.window.status.showMessage(
+                f"The ladder: {len(configs)} run(s) queued; left out: {left_out}", 15000)
 
     def _on_started(self, token: int, config: RunConfig) -> None:
         label = run_label(config)

@@ -15,11 +15,13 @@ from iris_gui.store.export import CSV_COLUMNS, export_runs_csv, flat_record
 from iris_gui.store.runs import StoreError
 
 EXPECTED_COLUMNS = (
-    "id", "created_at", "status", "message", "dataset", "device", "device_name", "record", "call",
-    "threads", "epochs", "epochs_completed", "final_loss", "train_accuracy", "test_accuracy",
-    "diverged_epoch", "setup_seconds", "transfer_seconds", "first_epoch_seconds", "train_seconds",
-    "epoch_us", "epoch_us_iqr", "epoch_us_method", "eval_seconds", "optimizer", "lr", "momentum",
+    "id", "created_at", "status", "message", "dataset", "device", "device_name", "engine",
+    "record", "call", "threads", "epochs", "epochs_completed", "final_loss", "train_accuracy",
+    "test_accuracy", "diverged_epoch", "setup_seconds", "transfer_seconds",
+    "first_epoch_seconds", "train_seconds", "epoch_us", "epoch_us_iqr", "epoch_us_method",
+    "epoch_us_chunks", "compile_seconds", "eval_seconds", "optimizer", "lr", "momentum",
     "hidden", "seed", "scaler", "execution", "torch_version", "cpu_model", "os", "python",
+    "warm_up",
     "explain_forward_us", "explain_loss_us", "explain_backward_us", "explain_optimizer_us",
     "explain_recording_us", "explain_python_us", "explain_epoch_us_profiled",
     "explain_epoch_us_unprofiled", "explain_profiler_overhead_pct", "explain_syncs_per_epoch",

@@ -74,8 +74,9 @@ def test_results_config_and_environment(qtbot, store):
     assert results["Final loss"] == "0.1377"
     assert results["Loss curve"] == "32 points, one every 200 epoch(s)"
     config = section(dialog, "Configuration")
-    assert len(config) == 17  # every RunConfig field
+    assert len(config) == 18  # every RunConfig field
     assert config["Dataset"] == "digits" and config["Hidden layers"] == "64, 32"
+    assert config["Engine"] == "eager"
     assert config["Learning rate"] == "0.001" and config["Epochs"] == "20,000"
     env = section(dialog, "Environment")
     assert env["Device name"] == "AMD EPYC 9654 96-Core Processor"

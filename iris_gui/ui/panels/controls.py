@@ -30,12 +30,15 @@ from iris_gui.ui.settings import DEFAULT_EXECUTION
 
 TRAIN_TIP = "Train with these settings (Ctrl+Return)"
 RUN_ALL_TIP = "Run these settings once on each detected device"
+LADDER_TIP = ("Run the engine ladder on the selected device: the note's loop, then every engine "
+              "it can run, with these settings")
 BUSY_STATES = (RunState.STARTING, RunState.RUNNING, RunState.STOPPING)
 
 
 class ControlsPanel(QWidget):
     train_requested = Signal(object)  # RunConfig
     run_all_requested = Signal(object)  # RunConfig whose device the window varies
+    ladder_requested = Signal(object)  # RunConfig whose engine the window varies
     stop_requested = Signal()
     refresh_devices_requested = Signal()
     config_changed = Signal()
@@ -52,11 +55,14 @@ class ControlsPanel(QWidget):
         self.stop_button = QPushButton(
             style.standardIcon(QStyle.StandardPixmap.SP_MediaStop), "Stop", toolTip="Stop (Esc)")
         self.run_all_button = QPushButton("Run on every device")
+        self.ladder_button = QPushButton("Run the ladder")
         self._build_layout()
         self.form.changed.connect(self._form_changed)
         self.form.refresh_devices_requested.connect(self.refresh_devices_requested)
         self.train_button.clicked.connect(self._request_train)
         self.run_all_button.clicked.connect(self._request_run_all)
+        self.ladder_button.clicked.connect(
+            lambda: self.ladder_requested.emit(self.form.ladder_base()))
         self.stop_button.clicked.connect(self.stop_requested)
         self._update_controls()
 
@@ -72,7 +78,10 @@ class ControlsPanel(QWidget):
         layout.addWidget(scroll, 1)
         layout.addWidget(self.problem_label)
         layout.addLayout(buttons)
-        layout.addWidget(self.run_all_button)
+        more = QHBoxLayout()
+        more.addWidget(self.run_all_button)
+        more.addWidget(self.ladder_button)
+        layout.addLayout(more)
 
     # --- API ------------------------------------------------------------------------------
     def config(self) -> RunConfig:
@@ -111,8 +120,21 @@ class ControlsPanel(QWidget):
         # Varying over devices needs the list of devices to vary over.
         self.run_all_button.setEnabled(can_train and self.form.devices_known())
         self.run_all_button.setToolTip(f"Fix the form first: {problem}" if problem else RUN_ALL_TIP)
+        # The ladder picks each rung itself: only the form's values must be valid.
+        ladder_problem = self._ladder_problem()
+        self.ladder_button.setEnabled(self._state.can_train and self.form.devices_known()
+                                      and not ladder_problem)
+        self.ladder_button.setToolTip(f"Fix the form first: {ladder_problem}" if ladder_problem
+                                      else LADDER_TIP)
         self.stop_button.setEnabled(self._state.can_stop)
         self.form.set_busy(self._state in BUSY_STATES)
+
+    def _ladder_problem(self) -> str:
+        try:
+            self.form.ladder_base()
+        except ValueError as error:
+            return str(error)
+        return ""
 
     def _request_train(self) -> None:
         self.train_requested.emit(self.config())
@@ -122,8 +144,13 @@ class ControlsPanel(QWidget):
 
 
 def sample_devices() -> list[DeviceInfo]:
-    return [DeviceInfo("cpu", "cpu", "Intel Xeon Platinum 8480+"),
-            DeviceInfo("cuda:0", "cuda", "NVIDIA H200", 150_110_000_000, "9.0")]
+    cpu_engines = {"eager": None, "lean": None, "manual": None, "compiled": None,
+                   "graph": "the graph engine runs on CUDA GPUs only", "native": None}
+    gpu_engines = {**cpu_engines, "graph": None,
+                   "native": "the native engine runs on the CPU only"}
+    return [DeviceInfo("cpu", "cpu", "Intel Xeon Platinum 8480+", engines=cpu_engines),
+            DeviceInfo("cuda:0", "cuda", "NVIDIA H200", 150_110_000_000, "9.0",
+                       engines=gpu_engines)]
 
 
 def main() -> int:
@@ -133,6 +160,7 @@ def main() -> int:
     panel.set_devices(sample_devices())
     panel.train_requested.connect(lambda config: print("train", config))
     panel.run_all_requested.connect(lambda config: print("run on every device", config))
+    panel.ladder_requested.connect(lambda config: print("run the ladder", config))
     panel.stop_requested.connect(lambda: print("stop"))
     panel.refresh_devices_requested.connect(lambda: panel.set_devices(sample_devices()))
     panel.resize(340, 900)

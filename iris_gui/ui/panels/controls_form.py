@@ -21,7 +21,9 @@ from PySide6.QtWidgets import (
 from iris_gui.engine import config as limits
 from iris_gui.engine.config import RunConfig, parse_hidden
 from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.engine.engines import ENGINE_INFO
 from iris_gui.engine.errors import ConfigError
+from iris_gui.ui.panels.controls_engine import EngineCombo
 from iris_gui.ui.panels.controls_fields import (
     CheckedLineEdit,
     CompactDoubleSpin,
@@ -63,6 +65,7 @@ class RunConfigForm(QWidget):
         self._loading = False
         self._devices_known = False
         self._wanted_device = RunConfig().device  # kept until the device list arrives
+        self._devices: dict[str, DeviceInfo] = {}
         self._sections = [self._data_section(), self._model_section(),
                           self._training_section(), self._measurement_section()]
         layout = QVBoxLayout(self)
@@ -124,13 +127,15 @@ class RunConfigForm(QWidget):
         return _section("Training", QFormLayout(), rows)
 
     def _measurement_section(self) -> QGroupBox:
+        self.engine_combo = EngineCombo()
         self.record_combo = ValueCombo(RECORD_ITEMS)
         self.every_spin = int_spin(1, limits.MAX_EPOCHS)
         self.every_spin.setValue(200)  # the note's own interval
         self.call_combo = ValueCombo(CALL_ITEMS)
         self.execution_combo = ValueCombo(EXECUTION_ITEMS)
         self._measurement_form = QFormLayout()
-        rows = [("Loss recording", self.record_combo), ("Every N epochs", self.every_spin),
+        rows = [("Engine", self.engine_combo),
+                ("Loss recording", self.record_combo), ("Every N epochs", self.every_spin),
                 ("Call style", self.call_combo), ("Execution", self.execution_combo)]
         return _section("Measurement", self._measurement_form, rows)
 
@@ -139,6 +144,7 @@ class RunConfigForm(QWidget):
                       self.optimizer_combo, self.record_combo, self.call_combo,
                       self.execution_combo):
             combo.currentIndexChanged.connect(self._edited)
+        self.engine_combo.currentIndexChanged.connect(self._engine_edited)
         for spin in (self.rows_spin, self.features_spin, self.classes_spin, self.test_size_spin,
                      self.momentum_spin, self.epochs_spin, self.threads_spin, self.every_spin):
             spin.valueChanged.connect(self._edited)
@@ -153,38 +159,67 @@ class RunConfigForm(QWidget):
         self._sync_visibility()
         self.changed.emit()
 
+    def _engine_edited(self) -> None:
+        """Follow the engine where a choice has one answer: a rung that keeps every loss in a
+        buffer records on the "device"; the call style exists only where a module is called."""
+        if self._loading:
+            return
+        info = ENGINE_INFO[self.engine_combo.value()]
+        self._loading = True
+        try:
+            if self.record_combo.value() not in info.recordings:
+                self.record_combo.set_value(info.recordings[0])
+            if not info.module_call:
+                self.call_combo.set_value("forward")
+        finally:
+            self._loading = False
+        self._edited()
+
     def _sync_visibility(self) -> None:
         synthetic = self.dataset_combo.value() == "synthetic"
         for spin in (self.rows_spin, self.features_spin, self.classes_spin):
             self._data_form.setRowVisible(spin, synthetic)
         self._measurement_form.setRowVisible(self.every_spin, self.record_combo.value() == "every")
         self.momentum_spin.setEnabled(self.optimizer_combo.value() == "sgd")
+        self.call_combo.setEnabled(ENGINE_INFO[self.engine_combo.value()].module_call)
+        device = self._devices.get(self._selected_device())
+        self.engine_combo.set_availability(device.engines if device is not None else {})
 
     # --- values ---------------------------------------------------------------------------
     def config(self) -> RunConfig:
         """The RunConfig the widgets describe; ConfigError names the first invalid field."""
+        return RunConfig(**self._values())
+
+    def ladder_base(self) -> RunConfig:
+        """The form's settings for the ladder, which picks each rung (and its recording)
+        itself: valid whenever the fields are, whatever the Engine choice."""
+        return RunConfig(**{**self._values(), "engine": "eager"})
+
+    def _values(self) -> dict:
         record = self.record_combo.value()
         if record == "every":
             record = f"every:{self.every_spin.value()}"
-        return RunConfig(
-            dataset=self.dataset_combo.value(), test_size=self.test_size_spin.value(),
-            split_seed=self.split_seed_edit.value(), scaler=self.scaler_combo.value(),
-            hidden=self.hidden_edit.value(), optimizer=self.optimizer_combo.value(),
-            lr=self.lr_edit.value(), momentum=self.momentum_spin.value(),
-            epochs=self.epochs_spin.value(), seed=self.seed_edit.value(),
-            device=self._selected_device(), threads=self.threads_spin.value(), record=record,
-            call=self.call_combo.value(), synthetic_rows=self.rows_spin.value(),
-            synthetic_features=self.features_spin.value(),
-            synthetic_classes=self.classes_spin.value(),
-        )
+        return {
+            "dataset": self.dataset_combo.value(), "test_size": self.test_size_spin.value(),
+            "split_seed": self.split_seed_edit.value(), "scaler": self.scaler_combo.value(),
+            "hidden": self.hidden_edit.value(), "optimizer": self.optimizer_combo.value(),
+            "lr": self.lr_edit.value(), "momentum": self.momentum_spin.value(),
+            "epochs": self.epochs_spin.value(), "seed": self.seed_edit.value(),
+            "device": self._selected_device(), "threads": self.threads_spin.value(), "record": record,
+            "call": self.call_combo.value(), "engine": self.engine_combo.value(),
+            "synthetic_rows": self.rows_spin.value(),
+            "synthetic_features": self.features_spin.value(),
+            "synthetic_classes": self.classes_spin.value(),
+        }
 
     def problem(self) -> str:
-        """Why config() would fail, or "" when the form is valid."""
+        """Why config() would fail or the selected device cannot run it, or "" when it can."""
         try:
             self.config()
         except ConfigError as exc:
             return str(exc)
-        return ""
+        reason = self.engine_combo.unavailable_reason()
+        return f"{reason} (here: {self._selected_device()})" if reason else ""
 
     def set_config(self, config: RunConfig) -> None:
         self._loading = True
@@ -208,6 +243,7 @@ class RunConfigForm(QWidget):
             if recording.mode == "every":
                 self.every_spin.setValue(recording.interval)
             self.call_combo.set_value(config.call)
+            self.engine_combo.set_value(config.engine)
             self._wanted_device = config.device
             self._select_device()
         finally:
@@ -221,6 +257,7 @@ class RunConfigForm(QWidget):
         self._loading = True
         try:
             self.device_combo.clear()
+            self._devices = {device.id: device for device in devices}
             for device in devices:
                 self.device_combo.addItem(device.describe(), device.id)
             self._devices_known = bool(devices)
@@ -230,6 +267,7 @@ class RunConfigForm(QWidget):
         finally:
             self._loading = False
         self.device_combo.setEnabled(self._devices_known)
+        self._sync_visibility()
         self.changed.emit()
 
     def devices_known(self) -> bool:

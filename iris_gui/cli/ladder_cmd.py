@@ -1,0 +1,128 @@
+"""``iris-gui compare --engines ...``: the engine ladder, per device, against the note's loop.
+
+Per device: the note's loop (eager, loss.item() every epoch, model.forward(x)) as the
+baseline, then each engine asked for with ``--record`` (default ``device``: the curve is kept
+for the deviation check, with no per-epoch sync). An engine a device cannot run is a row
+saying why; one whose options it cannot run is refused in one line before anything runs
+(with ``all``, it is listed as unavailable instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+from iris_gui.cli.output import number, seconds, table
+from iris_gui.cli.parser import config_from_args
+from iris_gui.engine.config import ConfigError, RunConfig
+from iris_gui.engine.engines import ENGINES
+
+DEFAULT_RECORD = "device"
+
+
+def _engines(args: argparse.Namespace) -> list[str]:
+    asked = args.engines
+    if asked == ["all"]:
+        return list(ENGINES)
+    unknown = [name for name in asked if name not in ENGINES]
+    if unknown:
+        args.command_parser.error(f"engine {unknown[0]!r} is not allowed; choose all or any of: "
+                                  f"{', '.join(ENGINES)}")
+    return list(dict.fromkeys(asked))
+
+
+def _plan(args: argparse.Namespace) -> tuple[list[RunConfig], list[dict[str, Any]]]:
+    """The configs to run and the rows that cannot run (with their reason)."""
+    from iris_gui.cli.train_cmd import _checked_config
+    from iris_gui.engine.devices import describe_devices
+    from iris_gui.engine.ladder import ladder_configs
+
+    engines, record = _engines(args), args.record or DEFAULT_RECORD
+    if args.engines != ["all"]:
+        for engine in engines:  # before any device is touched: a bad choice is one line at once
+            try:
+                config_from_args(args, engine=engine, record=record, call="forward")
+            except ConfigError as error:
+                args.command_parser.error(str(error))
+    known = {d.id: d for d in describe_devices()}
+    wanted = list(known) if args.devices == ["all"] else args.devices
+    devices = [known[_checked_config(args, device=d, call="forward").device] for d in wanted]
+    base = _checked_config(args, call="forward")
+    configs, skipped = ladder_configs(base, devices, engines, record)
+    unavailable = [{"device": s.device, "engine": s.engine, "status": "unavailable",
+                    "message": s.reason} for s in skipped]
+    return configs, unavailable
+
+
+def ladder_command(args: argparse.Namespace) -> int:
+    from iris_gui.cli.train_cmd import _exit_status, _record, _run_all
+    from iris_gui.engine.compare import compare_groups
+    from iris_gui.engine.ladder import ladder_rows
+
+    configs, unavailable = _plan(args)
+    results, ids = _run_all(configs * args.repeat, args)
+    count = len(configs)
+    groups = [(results[i::count], ids[i::count]) for i in range(count)]
+    groups = [(g, i) for g, i in groups if g]
+    chosen = []
+    for rows, run_ids in groups:
+        row = compare_groups([rows])[0]
+        chosen.append((row.representative, run_ids[rows.index(row.representative)]))
+    ladder = ladder_rows([r for r, _ in chosen], [i for _, i in chosen])
+    if args.json:
+        by_id = {id(r): (r, i) for r, i in chosen}
+        records = []
+        for line, (result, run_id) in zip(ladder, _in_ladder_order(chosen, ladder, by_id)):
+            record = _record(result, run_id)
+            record["speedup"] = _clean(line.speedup)
+            record["curve_deviation"] = _clean(line.curve_deviation)
+            records.append(record)
+        print(json.dumps(records + unavailable, indent=2, allow_nan=False))
+    else:
+        print(_ladder_table(ladder, unavailable, chosen))
+    return _exit_status(results)
+
+
+def _in_ladder_order(chosen: list, ladder: list, by_id: dict) -> list:
+    """The (result, id) pairs in the ladder's row order (rows carry run ids, or none)."""
+    remaining = list(chosen)
+    ordered = []
+    for line in ladder:
+        match = next(pair for pair in remaining if pair[0].config.device == line.device
+                     and pair[0].config.engine == line.engine
+                     and pair[0].config.record == line.record)
+        remaining.remove(match)
+        ordered.append(match)
+    return ordered
+
+
+def _clean(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _ladder_table(ladder: list, unavailable: list[dict[str, Any]], chosen: list) -> str:
+    headers = ["device", "engine", "record", "status", "us/epoch", "± IQR", "speedup",
+               "compile s", "curve dev", "final loss"]
+    body = []
+    for line in ladder:
+        note = line.engine == "eager" and line.record == "every-epoch"
+        speed = "note's loop" if note else (f"{line.speedup:.2f}x"
+                                            if math.isfinite(line.speedup) else "-")
+        body.append([line.device, line.engine + ("" if line.framework else " (reference)"),
+                     line.record, line.status, number(line.epoch_us),
+                     number(line.epoch_us_iqr, 2) + (" noisy" if line.noisy else ""), speed,
+                     seconds(line.compile_seconds) if line.compile_seconds else "-",
+                     f"{line.curve_deviation:.1e}" if math.isfinite(line.curve_deviation)
+                     else "-", number(line.final_loss)])
+    for row in unavailable:
+        body.append([row["device"], row["engine"], "-", "unavailable", "-", "-", "-", "-", "-",
+                     "-"])
+    first = chosen[0][0].config if chosen else None
+    title = f"{first.dataset}, {first.epochs:,} epochs: the engine ladder" if first else ""
+    notes = [f"  {row['device']}/{row['engine']}: {row['message']}" for row in unavailable]
+    legend = ("speedup = the note's loop us/epoch / the row's, on the same device (steady state); "
+              "curve dev = largest relative difference from eager's loss curve")
+    return "\n".join([title, table(headers, body, right={4, 5, 6, 7, 8, 9}), legend,
+                      *(["unavailable:", *notes] if notes else [])])

@@ -1,0 +1,71 @@
+"""The engine ladder's names and rules, without torch: what each rung is and which choices it
+supports. The rungs themselves live in engine/rungs/ (they import torch).
+
+From the note's loop down to the arithmetic's floor, every rung trains the same model (data,
+split, scaling, initial weights, loss, optimizer, learning rate) and its curve agrees with
+``eager``'s; what changes is how much framework stands between the host and the arithmetic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ENGINES = ("eager", "lean", "manual", "compiled", "graph", "native")
+DEFAULT_ENGINE = "eager"
+ALL_RECORDINGS = ("every-epoch", "every", "device", "none")
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    name: str
+    title: str
+    tip: str  # one sentence: what the rung removes
+    framework: bool  # False for the reference that uses no framework at all
+    recordings: tuple[str, ...] = ALL_RECORDINGS  # Recording.mode values it supports
+    optimizers: tuple[str, ...] = ("sgd", "adam")
+    module_call: bool = False  # whether the call style (model(x) / model.forward(x)) applies
+    devices: tuple[str, ...] = ()  # device kinds it runs on; empty: every kind
+
+
+ENGINE_INFO = {info.name: info for info in (
+    EngineInfo("eager", "eager (the note's loop)",
+               "The note's step as written: forward, loss, zero_grad, backward, optimizer step, "
+               "each op dispatched by eager PyTorch and autograd.", True, module_call=True),
+    EngineInfo("lean", "lean (PyTorch's own switches)",
+               "Still eager autograd, with zero_grad(set_to_none=True) and the fused (or "
+               "foreach) optimizer kernel: fewer ops and no gradient zeroing per epoch.", True,
+               module_call=True),
+    EngineInfo("manual", "manual (no autograd)",
+               "Forward and backward written out as tensor ops under no_grad, buffers allocated "
+               "once and updated in place: no autograd graph is built or walked.", True),
+    EngineInfo("compiled", "compiled (torch.compile)",
+               "torch.compile turns several epochs of the manual step into one generated "
+               "kernel program (replayed as a CUDA graph on a GPU); compilation is timed apart, "
+               "before the loop.", True, recordings=("device", "none")),
+    EngineInfo("graph", "graph (CUDA graphs)",
+               "The whole step captured once with torch.cuda.graph and replayed many epochs "
+               "per launch: no Python and no per-op launch cost left.", True,
+               recordings=("device", "none"), devices=("cuda",)),
+    EngineInfo("native", "native (no framework, a reference)",
+               "The same arithmetic as one native loop compiled by numba, with no framework at "
+               "all: the floor the others are measured against.", False,
+               recordings=("device", "none"), optimizers=("sgd",), devices=("cpu",)),
+)}
+
+
+def unsupported_choice(engine: str, recording_mode: str, optimizer: str, call: str) -> str | None:
+    """Why ``engine`` cannot run these choices (one line), or None when it can. Device
+    availability is separate (rungs.availability): it needs torch."""
+    info = ENGINE_INFO[engine]
+    if recording_mode not in info.recordings:
+        shown = {"every": "every:N"}.get(recording_mode, recording_mode)
+        allowed = ", ".join({"every": "every:N"}.get(r, r) for r in info.recordings)
+        return (f"the {engine} engine cannot record the loss {shown!r}: it keeps every loss "
+                f"in a buffer; choose --record {' or '.join(allowed.split(', '))}")
+    if optimizer not in info.optimizers:
+        return (f"the {engine} engine implements {' and '.join(info.optimizers)} only, not "
+                f"{optimizer}; choose --optimizer {info.optimizers[0]} or another engine")
+    if call == "call" and not info.module_call:
+        return (f"the call style 'call' (model(x)) applies only to the eager and lean engines; "
+                f"the {engine} engine does not call the module: use --call forward")
+    return None

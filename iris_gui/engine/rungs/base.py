@@ -1,0 +1,90 @@
+"""The interface every rung implements, and what the trainer hands it.
+
+A rung turns a prepared run (model initialised from the seed, data on the device, the loss
+recorder) into a ``Stepper``: a callable that trains epochs ``[first, first + count)``,
+recording each epoch's loss, at most ``block`` epochs per call. The timed loop (loop.py) is one
+loop for every rung: it calls the stepper, reads the clock at chunk boundaries and flushes the
+stepper's recorder. Anything a rung must prepare that is not training (compiling, capturing a
+graph, JIT-compiling a native loop) happens in ``build``, which the trainer times as
+``compile_seconds``, before the training clock starts; whatever epochs that preparation ran
+are undone (weights and optimizer state restored) so every rung starts from the same model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.recording import LossRecorder
+
+StepRun = Callable[[int, int], None]
+
+
+@dataclass
+class Prepared:
+    """A run ready to train: what every rung builds on."""
+
+    config: RunConfig
+    device: torch.device
+    model: nn.Module  # on the device, initialised from config.seed
+    criterion: nn.Module
+    x: torch.Tensor
+    y: torch.Tensor
+    recorder: LossRecorder  # the recording choice's recorder; a rung may bring its own
+
+
+@dataclass
+class Stepper:
+    run: StepRun
+    recorder: LossRecorder
+    block: int = 1  # epochs one call of ``run`` trains at most
+    # True: the loop may ask for fewer epochs per call than ``block``, so that a call of a slow
+    # epoch never overruns a chunk (per-epoch rungs); False: ``block`` is the rung's unit
+    # (a captured graph of that many epochs) and calls use it whole where they can.
+    adaptive: bool = False
+    # Writes the trained weights back into ``Prepared.model`` for the evaluation (rungs that
+    # train their own copies: native); a no-op for the others.
+    finish: Callable[[], None] = field(default=lambda: None)
+
+
+class Rung:
+    """One engine. Subclasses set ``name`` and implement ``build``; ``availability`` says why
+    the rung cannot run on a device (None when it can)."""
+
+    name = ""
+    # Whether build() prepares anything worth timing (compiling, capturing): its time is then
+    # the run's compile_seconds; otherwise build's few microseconds count as setup.
+    prepares = False
+
+    def availability(self, device: torch.device) -> str | None:
+        return None
+
+    def build(self, prepared: Prepared) -> Stepper:
+        raise NotImplementedError
+
+
+def snapshot_state(model: nn.Module, optimizer: torch.optim.Optimizer | None = None
+                   ) -> Callable[[], None]:
+    """A function that puts back the model's weights (and the optimizer's state) as they are
+    now, in place: tensors keep their storage, so compiled code and captured graphs that hold
+    them stay valid. Used after a rung's preparation ran some throwaway epochs."""
+    with torch.no_grad():
+        weights = [(p, p.detach().clone()) for p in model.parameters()]
+
+    def restore() -> None:
+        with torch.no_grad():
+            for param, saved in weights:
+                param.copy_(saved)
+                if param.grad is not None:
+                    param.grad.zero_()
+            if optimizer is not None:
+                for state in optimizer.state.values():
+                    for value in state.values():
+                        if isinstance(value, torch.Tensor):
+                            value.zero_()
+
+    return restore

@@ -1,0 +1,68 @@
+"""LadderPresenter: the Ladder view shows ``ladder_rows`` of the runs selected in the results.
+
+The curve deviation needs each run's full curve, which the results table does not hold, so the
+runs are read from the store one by one. That is done only while the Ladder is on screen (a
+selection made with it hidden is shown when its tab is raised), once per burst of selection
+changes, and for at most ``MAX_RUNS`` runs, so a click in the table stays instant.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer
+
+from iris_gui.engine.errors import EngineError
+from iris_gui.engine.ladder import ladder_rows
+
+if TYPE_CHECKING:
+    from iris_gui.ui.main_window import MainWindow
+
+MAX_RUNS = 60  # ten rungs on six devices
+
+
+class LadderPresenter(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self._pending: list[int] | None = None  # a selection not yet shown
+        self._on_screen = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)  # after the burst of signals one click makes
+        self._timer.timeout.connect(self._show_pending)
+        window.results.selection_changed.connect(self._on_selection)
+        window.ladder_dock.visibilityChanged.connect(self._on_visibility)
+
+    def _on_selection(self, ids: list[int]) -> None:
+        self._pending = list(ids)
+        if self._on_screen:
+            self._timer.start()
+
+    def _on_visibility(self, visible: bool) -> None:
+        # Behind another dock's tab the Ladder still answers isVisible(); Qt says when its tab
+        # is raised or lowered through this signal only.
+        self._on_screen = visible
+        if visible and self._pending is not None:
+            self._timer.start()
+
+    def _show_pending(self) -> None:
+        if self._pending is None or not self._on_screen:
+            return
+        ids, self._pending = self._pending, None
+        self.show_runs(ids)
+
+    def show_runs(self, ids: list[int]) -> None:
+        """The ladder of these stored runs (the first ``MAX_RUNS``); a store error is said in
+        the status bar and leaves the ladder as it was."""
+        w = self.window
+        shown = ids[:MAX_RUNS]
+        try:
+            runs = [w.store.get(run_id) for run_id in shown]
+        except EngineError as error:
+            w.status.showMessage(f"The ladder cannot be shown: {error}", 8000)
+            return
+        w.ladder.set_rows(ladder_rows([run.result for run in runs], [run.id for run in runs]))
+        if len(ids) > MAX_RUNS:
+            w.status.showMessage(f"The ladder shows the first {MAX_RUNS} of the "
+                                 f"{len(ids)} selected runs", 8000)

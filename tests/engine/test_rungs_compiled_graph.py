@@ -1,0 +1,87 @@
+"""The ``compiled`` rung (torch.compile; CPU here, CUDA under the cuda marker) and the
+``graph`` rung (CUDA only): same curve as ``eager``, compile time kept out of the loop, and
+unavailable with a reason where they cannot work."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import pytest
+import torch
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.ladder import curve_deviation
+from iris_gui.engine.result import RunStatus
+from iris_gui.engine.rungs import availability
+from iris_gui.engine.rungs.compiled import CompiledRung
+from iris_gui.engine.trainer import train
+
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),
+                                reason="no CUDA device on this machine")
+
+
+@pytest.fixture(scope="module", params=[
+    {"momentum": 0.9}, {"optimizer": "adam", "lr": 0.005, "hidden": (12, 6)},
+], ids=["sgd-momentum", "adam-two-layers"])
+def pair(request):
+    if availability("compiled", torch.device("cpu")) is not None:
+        pytest.skip(availability("compiled", torch.device("cpu")))
+    config = RunConfig(epochs=1500, record="device", **request.param)
+    return train(config), train(config.replace(engine="compiled"))
+
+
+def test_compiled_agrees_with_eager(pair):
+    eager, compiled = pair
+    assert compiled.status is RunStatus.COMPLETED and compiled.config.engine == "compiled"
+    assert len(compiled.losses) == 1500
+    # Measured: 4e-7 (SGD with momentum) and up to 1e-3 for Adam over 5,000 epochs (its
+    # square root and division in another order); 1,500 epochs stay well inside 1e-4.
+    assert curve_deviation(compiled.losses, 1, eager.losses, 1) < 1e-4
+    assert compiled.test_accuracy == eager.test_accuracy
+    assert compiled.confusion_matrix == eager.confusion_matrix
+
+
+def test_compile_time_is_its_own_timing_and_not_in_the_loop(pair):
+    _, compiled = pair
+    t = compiled.timings
+    assert t.compile_seconds > 0.05  # tracing alone takes longer than this
+    # The loop's first epoch does not pay the compilation.
+    assert t.first_epoch_seconds < t.compile_seconds / 10
+    assert t.epoch_us_method == "chunk-median" or t.train_seconds < 0.1
+
+
+def test_compiled_without_a_compiler_or_in_the_bundle_says_why(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert "needs a C++ compiler" in CompiledRung().availability(torch.device("cpu"))
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert "standalone bundle" in CompiledRung().availability(torch.device("cpu"))
+
+
+@pytest.mark.cuda
+@needs_cuda
+@pytest.mark.parametrize("engine", ["compiled", "graph", "manual", "lean"])
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_cuda_rungs_agree_with_eager_on_the_gpu(engine, optimizer):
+    config = RunConfig(epochs=2000, record="device", device="cuda:0", optimizer=optimizer,
+                       momentum=0.9 if optimizer == "sgd" else 0.0)
+    eager = train(config)
+    rung = train(config.replace(engine=engine))
+    assert rung.status is RunStatus.COMPLETED, rung.message
+    assert curve_deviation(rung.losses, 1, eager.losses, 1) < 1e-3
+    assert rung.test_accuracy == eager.test_accuracy
+    assert rung.timings.epoch_us_method == "chunk-median"
+    if engine in ("compiled", "graph"):
+        assert rung.timings.compile_seconds > 0
+
+
+@pytest.mark.cuda
+@needs_cuda
+def test_graph_runs_blocks_and_a_tail_and_records_none():
+    # 1,000 epochs: whole graphs of 64 epochs, then single-epoch replays for the last 40.
+    eager = train(RunConfig(epochs=1000, record="device", device="cuda:0"))
+    graph = train(RunConfig(epochs=1000, record="device", device="cuda:0", engine="graph"))
+    assert len(graph.losses) == 1000
+    assert curve_deviation(graph.losses, 1, eager.losses, 1) < 1e-4
+    quiet = train(RunConfig(epochs=1000, record="none", device="cuda:0", engine="graph"))
+    assert len(quiet.losses) == 0 and quiet.final_loss == pytest.approx(graph.final_loss)
