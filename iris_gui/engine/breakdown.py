@@ -12,8 +12,10 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-# The order of the table: the seed's step, then the loop around it.
-CATEGORIES = ("forward", "loss", "backward", "optimizer", "recording", "python")
+# The order of the table: the seed's step (or a rung's whole step), then the loop around it.
+CATEGORIES = ("forward", "loss", "backward", "optimizer", "step", "recording", "python")
+# What a phased rung's breakdown holds (eager, lean); the others hold "step" and "python".
+PHASED_CATEGORIES = tuple(c for c in CATEGORIES if c != "step")
 NO_ACCELERATOR = "cannot be measured here: no accelerator"
 
 
@@ -77,7 +79,15 @@ class Breakdown:
         return [self._sync_sentence(), self._launch_sentence(), self._idle_sentence(),
                 self._call_sentence()]
 
+    @property
+    def engine(self) -> str:
+        return self.config.get("engine", "eager")
+
     def _sync_sentence(self) -> str:
+        if not math.isfinite(self.sync_cost_us) and self.engine != "eager":
+            return (f"Syncing the loss every epoch does not apply to the {self.engine} engine: "
+                    f"it keeps every loss in a buffer; with record {self.config.get('record')} "
+                    f"this run makes {_count(self.syncs_per_epoch)} syncs per epoch.")
         cost = _cost("Syncing the loss every epoch", self.sync_cost_us, self.sync_cost_pct)
         if not self.on_accelerator:
             cost += " on the CPU, where .item() waits for no device"
@@ -102,6 +112,9 @@ class Breakdown:
                 f"{_us(self.epoch_us_unprofiled)} µs epoch).")
 
     def _call_sentence(self) -> str:
+        if not math.isfinite(self.call_cost_us) and self.engine != "eager":
+            return (f"Calling model(x) through nn.Module.__call__ does not apply to the "
+                    f"{self.engine} engine: it does not call the module.")
         return _cost("Calling model(x) through nn.Module.__call__ instead of model.forward(x)",
                      self.call_cost_us, self.call_cost_pct) + "."
 

@@ -9,25 +9,20 @@ to give the unprofiled epoch time and the two costs the seed names: the per-epoc
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import torch
-from torch import nn
-from torch.profiler import ProfilerActivity, profile, record_function, schedule
+from torch.profiler import ProfilerActivity, profile, schedule
 
 from iris_gui.engine.breakdown import Breakdown
 from iris_gui.engine.config import RunConfig
-from iris_gui.engine.data import load_dataset
 from iris_gui.engine.devices import resolve_device
-from iris_gui.engine.errors import ConfigError, RunCancelled
-from iris_gui.engine.faults import fault_from_env
+from iris_gui.engine.engines import ENGINE_INFO
+from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.explain_sessions import Sessions, annotated, check_stop, phased, plain
 from iris_gui.engine.loop import StopCheck
-from iris_gui.engine.model import build_model, make_optimizer
-from iris_gui.engine.profile_reduce import WindowFigures, range_name, reduce_window
-from iris_gui.engine.recording import LossRecorder, make_recorder
+from iris_gui.engine.profile_reduce import WindowFigures, reduce_window
+from iris_gui.engine.rungs import require_available
 from iris_gui.engine.stats import summarize
-from iris_gui.engine.timing import synced_clock
 from iris_gui.engine.warmup import warm_up
 
 MIN_WINDOW, MAX_WINDOW = 10, 100_000
@@ -38,104 +33,6 @@ MAX_REPLICATES = 100
 PROFILER_WARMUP = 10
 # Each unprofiled replicate of ``epochs`` epochs is timed as this many blocks taking turns.
 BLOCKS_PER_REPLICATE = 10
-FORWARD, LOSS, BACKWARD, OPTIMIZER, RECORDING = (
-    range_name(p) for p in ("forward", "loss", "backward", "optimizer", "recording"))
-
-
-@dataclass
-class TrainingStep:
-    """One full-batch epoch as the seed writes it: forward, loss, zero_grad, backward, step."""
-
-    forward: Callable[[torch.Tensor], torch.Tensor]
-    criterion: nn.Module
-    optimizer: torch.optim.Optimizer
-    x: torch.Tensor
-    y: torch.Tensor
-
-
-@dataclass
-class _Session:
-    """One model, optimizer and recorder, trained on by the timed loops below."""
-
-    step: TrainingStep
-    recorder: LossRecorder
-    device: torch.device
-    stop: StopCheck | None = None
-
-
-# A stop is looked at every this many epochs inside a timed block: often enough to answer
-# within a fraction of a second, rarely enough to cost nothing measurable (one call per 64
-# epochs of 100+ µs).
-STOP_EVERY = 64
-
-
-class _Sessions:
-    """Builds sessions for variants of one config from one copy of the data on the device."""
-
-    def __init__(self, config: RunConfig, device: torch.device,
-                 stop: StopCheck | None = None) -> None:
-        data = load_dataset(config)
-        self.config, self.device, self.stop = config, device, stop
-        self.shape = (data.n_features, data.n_classes)
-        self.rows = len(data.x_train)
-        self.fault = fault_from_env()
-        self.x = torch.from_numpy(data.x_train).to(device)
-        self.y = torch.from_numpy(data.y_train).to(device)
-
-    def make(self, record: str, call: str, epochs: int) -> _Session:
-        config = self.config.replace(record=record, call=call)
-        model = build_model(self.shape[0], config.hidden, self.shape[1], config.seed).to(self.device)
-        forward = model.forward if call == "forward" else model
-        if self.fault is not None:
-            forward = self.fault.wrap(forward)
-        step = TrainingStep(forward, nn.CrossEntropyLoss(), make_optimizer(config, model),
-                            self.x, self.y)
-        return _Session(step, make_recorder(config.recording, epochs, self.device), self.device,
-                        self.stop)
-
-
-def _plain(s: _Session, first: int, count: int) -> float:
-    """The seed's step and the recorder's choice, nothing else; seconds for ``count`` epochs."""
-    forward, criterion, optimizer, x, y = (s.step.forward, s.step.criterion, s.step.optimizer,
-                                           s.step.x, s.step.y)
-    record, stop = s.recorder.record, s.stop
-    start = synced_clock(s.device)
-    for epoch in range(first, first + count):
-        if stop is not None and epoch % STOP_EVERY == 0:
-            _check_stop(stop)
-        out = forward(x)
-        loss = criterion(out, y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        record(epoch, loss)
-    return synced_clock(s.device) - start
-
-
-def _annotated(s: _Session, first: int, count: int) -> float:
-    """As ``_plain``, each phase in a profiler range; zero_grad belongs to the optimizer."""
-    forward, criterion, optimizer, x, y = (s.step.forward, s.step.criterion, s.step.optimizer,
-                                           s.step.x, s.step.y)
-    record, stop = s.recorder.record, s.stop
-    start = synced_clock(s.device)
-    for epoch in range(first, first + count):
-        if stop is not None and epoch % STOP_EVERY == 0:
-            _check_stop(stop)
-        with record_function(FORWARD):
-            out = forward(x)
-        with record_function(LOSS):
-            loss = criterion(out, y)
-        with record_function(OPTIMIZER):
-            optimizer.zero_grad()
-        with record_function(BACKWARD):
-            loss.backward()
-        with record_function(OPTIMIZER):
-            optimizer.step()
-        with record_function(RECORDING):
-            record(epoch, loss)
-    return synced_clock(s.device) - start
-
-
 def _activities(device: torch.device) -> list[ProfilerActivity]:
     activities = [ProfilerActivity.CPU]
     if device.type == "cuda":
@@ -145,51 +42,58 @@ def _activities(device: torch.device) -> list[ProfilerActivity]:
     return activities
 
 
-def _profile_window(sessions: _Sessions, epochs: int, warmup: int) -> tuple[WindowFigures, float]:
+def _profile_window(sessions: Sessions, epochs: int, warmup: int) -> tuple[WindowFigures, float]:
     """The figures of ``epochs`` profiled epochs and their wall time per epoch (µs)."""
     config = sessions.config
     session = sessions.make(config.record, config.call, warmup + PROFILER_WARMUP + epochs)
-    _annotated(session, 0, warmup)
+    annotated(session, 0, warmup)
     plan = schedule(wait=0, warmup=1, active=1, repeat=1)
     with profile(activities=_activities(session.device), schedule=plan) as prof:
-        _annotated(session, warmup, PROFILER_WARMUP)
+        annotated(session, warmup, PROFILER_WARMUP)
         prof.step()
-        seconds = _annotated(session, warmup + PROFILER_WARMUP, epochs)
+        seconds = annotated(session, warmup + PROFILER_WARMUP, epochs)
         prof.step()
     loss_bytes = torch.empty(0, dtype=torch.float32).element_size()
     figures = reduce_window(prof.events(), epochs, session.device.type, loss_bytes)
     return figures, seconds / epochs * 1e6
 
 
-def _paired(sessions: _Sessions, epochs: int, warmup: int, replicates: int,
+def paired_keys(config: RunConfig) -> list[tuple[str, str]]:
+    """The config's (record, call) and the variants its rung can pair it with: every-epoch vs
+    none for the per-epoch sync, call vs forward for nn.Module.__call__."""
+    info = ENGINE_INFO[config.engine]
+    keys = [(config.record, config.call)]
+    if {"every-epoch", "none"} <= set(info.recordings):
+        keys += [("every-epoch", config.call), ("none", config.call)]
+    if info.module_call:
+        keys += [(config.record, "call"), (config.record, "forward")]
+    return list(dict.fromkeys(keys))
+
+
+def _paired(sessions: Sessions, epochs: int, warmup: int, replicates: int,
             stop: StopCheck | None = None) -> dict[tuple[str, str], list[float]]:
     """Unprofiled µs per epoch of the config and its paired variants, in short blocks that take
     turns (the order reversed every other round), so a burst of load on a shared machine
     spoils a block or two of each variant rather than one variant's whole replicate."""
-    config = sessions.config
-    keys = list(dict.fromkeys([(config.record, config.call),
-                               ("every-epoch", config.call), ("none", config.call),
-                               (config.record, "call"), (config.record, "forward")]))
+    keys = paired_keys(sessions.config)
     runs = {key: sessions.make(*key, warmup + replicates * epochs) for key in keys}
     for session in runs.values():
-        _plain(session, 0, warmup)
+        plain(session, 0, warmup)
     block = max(1, epochs // BLOCKS_PER_REPLICATE)
     times: dict[tuple[str, str], list[float]] = {key: [] for key in keys}
     for index in range(replicates * epochs // block):
-        _check_stop(stop)
+        check_stop(stop)
         first = warmup + index * block
         for key in (keys if index % 2 == 0 else keys[::-1]):
-            times[key].append(_plain(runs[key], first, block) / block * 1e6)
+            times[key].append(plain(runs[key], first, block) / block * 1e6)
     return times
 
 
-def _check_stop(stop: StopCheck | None) -> None:
-    if stop is not None and stop():
-        raise RunCancelled("explain stopped")
-
-
 def _cost(times: dict, paying: tuple[str, str], free: tuple[str, str]) -> tuple[float, float]:
-    """Median of the per-block differences (µs) and its share of the paying variant's epoch."""
+    """Median of the per-block differences (µs) and its share of the paying variant's epoch;
+    NaN when the rung cannot run the pair (the sentence then says it does not apply)."""
+    if paying not in times or free not in times:
+        return math.nan, math.nan
     cost = summarize([a - b for a, b in zip(times[paying], times[free])]).median
     epoch = summarize(times[paying]).median
     return cost, cost / epoch * 100 if epoch > 0 else math.nan
@@ -215,12 +119,13 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: 
     info = resolve_device(config.device)
     device = torch.device(info.id)
     config = config.replace(device=info.id)
+    require_available(config.engine, device)
     previous_threads = torch.get_num_threads()
     torch.set_num_threads(config.threads)
     try:
-        sessions = _Sessions(config, device, stop)
+        sessions = Sessions(config, device, stop)
         warm_up(config, device, sessions.rows, *sessions.shape)
-        _check_stop(stop)
+        check_stop(stop)
         figures, profiled_us = _profile_window(sessions, epochs, warmup)
         times = _paired(sessions, epochs, warmup, replicates, stop)
     finally:
@@ -249,6 +154,10 @@ def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
     if config.device == "cpu":
         notes.append("no accelerator here: kernel launches, device idleness, copies and sync "
                      "waits cannot be measured; the CPU side is")
+    if not phased(config.engine):
+        notes.append(f"the {config.engine} engine has no forward, loss, backward and optimizer "
+                     "phases to time apart: its epochs are profiled whole ('step', one range "
+                     "per call of several epochs), with the loop's own Python between calls")
     return Breakdown(
         config=config.to_dict(), device=config.device, device_name=device_name,
         epochs_profiled=epochs, warmup_epochs=warmup, replicates=replicates,

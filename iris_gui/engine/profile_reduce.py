@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from torch.autograd import DeviceType
 
-PHASES = ("forward", "loss", "backward", "optimizer", "recording")
+# "step": a rung's whole epoch (or block of epochs) where it has no phases to tell apart.
+PHASES = ("forward", "loss", "backward", "optimizer", "step", "recording")
 RANGE_PREFIX = "iris::"
 HOST_READ = "aten::_local_scalar_dense"  # what .item() runs: a host read of a tensor's value
 # torch's optimizers keep their step counters on the host (unless capturable or fused) and read
@@ -96,7 +97,9 @@ def _categories(ranges: list, wanted: dict[str, str], epochs: int) -> dict[str, 
     """Phase ranges (sorted by start) summed per phase; ``python`` is the sum of the gaps
     between consecutive ranges, i.e. the loop's own code, measured rather than taken as a
     remainder, so the sum can be checked against the wall clock."""
-    totals = dict.fromkeys(PHASES, 0.0)
+    # A rung profiled whole has only "step"; a phased one every phase but "step".
+    whole = any(wanted[r.name] == "step" for r in ranges)
+    totals = dict.fromkeys(["step"] if whole else [p for p in PHASES if p != "step"], 0.0)
     gaps = 0.0
     for previous, current in zip([None, *ranges], ranges):
         totals[wanted[current.name]] += _elapsed(current)

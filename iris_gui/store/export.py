@@ -30,7 +30,8 @@ _SOURCES: tuple[tuple[str, str | None], ...] = (
     ("python", "env"), ("warm_up", "env"),
 )
 # The explain breakdown stored with a run (empty cells for a run never explained).
-_BREAKDOWN_CATEGORIES = ("forward", "loss", "backward", "optimizer", "recording", "python")
+_BREAKDOWN_CATEGORIES = ("forward", "loss", "backward", "optimizer", "step", "recording",
+                         "python")
 _BREAKDOWN_FIELDS = (
     "epoch_us_profiled", "epoch_us_unprofiled", "profiler_overhead_pct", "syncs_per_epoch",
     "kernels_per_epoch", "launch_us_per_epoch", "device_busy_pct", "copies_per_epoch",

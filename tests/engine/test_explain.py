@@ -13,7 +13,7 @@ import pytest
 import torch
 from torch.autograd import DeviceType
 
-from iris_gui.engine.breakdown import CATEGORIES, NO_ACCELERATOR, Breakdown
+from iris_gui.engine.breakdown import NO_ACCELERATOR, PHASED_CATEGORIES, Breakdown
 from iris_gui.engine.config import ConfigError, RunConfig
 from iris_gui.engine.explain import explain
 from iris_gui.engine.profile_reduce import reduce_window
@@ -32,7 +32,7 @@ def cpu_breakdowns() -> dict[str, Breakdown]:
 
 def test_categories_add_up_to_the_profiled_epoch(cpu_breakdowns):
     for record, b in cpu_breakdowns.items():
-        assert tuple(b.categories) == CATEGORIES
+        assert tuple(b.categories) == PHASED_CATEGORIES
         total = sum(b.categories.values())
         # ``python`` is measured (gaps between phases on the profiler's timeline), not the
         # remainder, so this compares the reduction with a clock it never read.
@@ -114,7 +114,7 @@ def test_breakdown_round_trips_through_json(cpu_breakdowns):
     b = cpu_breakdowns["every:10"]
     data = json.loads(json.dumps(b.to_dict(), allow_nan=False))
     again = Breakdown.from_dict({**data, "unknown_future_key": 1})
-    assert again == b and list(again.categories) == list(CATEGORIES)
+    assert again == b and list(again.categories) == list(PHASED_CATEGORIES)
     assert again.sentences() == b.sentences()
 
 

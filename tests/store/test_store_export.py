@@ -23,7 +23,7 @@ EXPECTED_COLUMNS = (
     "hidden", "seed", "scaler", "execution", "torch_version", "cpu_model", "os", "python",
     "warm_up",
     "explain_forward_us", "explain_loss_us", "explain_backward_us", "explain_optimizer_us",
-    "explain_recording_us", "explain_python_us", "explain_epoch_us_profiled",
+    "explain_step_us", "explain_recording_us", "explain_python_us", "explain_epoch_us_profiled",
     "explain_epoch_us_unprofiled", "explain_profiler_overhead_pct", "explain_syncs_per_epoch",
     "explain_kernels_per_epoch", "explain_launch_us_per_epoch", "explain_device_busy_pct",
     "explain_copies_per_epoch", "explain_sync_cost_us", "explain_sync_cost_pct",
