@@ -10,12 +10,12 @@
 # is written to the system's site-packages. wheels/ is git-ignored: the device tool copies it
 # only when the call carries it:
 #     scripts/gpu_wheels.sh                                  (here, once, with network)
-#     run(command="GPU_CHECK_PACK=1 scripts/gpu_check.sh", carry=["wheels"], timeout_s=540)
+#     run(command="GPU_CHECK_PACK=1 scripts/gpu_check.sh", carry=["wheels"], timeout_s=590)
 # GPU_CHECK_PACK=1 leaves in $OUT only summary.txt, gpu-check.log and gpu-check.tar.gz (all
 # the rest), because the device tool brings back at most 8 files.
 #
 # Everything it writes (logs, JSON, CSV, the runs store, the summary) goes to ${OUT:-/tmp/gpu-check}.
-# Each step has a time limit and the whole script stays within GPU_CHECK_BUDGET_S (450 s) plus
+# Each step has a time limit and the whole script stays within GPU_CHECK_BUDGET_S (500 s) plus
 # a few seconds: a step that fails or times out is noted and the next one runs; the summary of
 # exit codes comes last, and the exit status is 0 unless the output folder cannot be made.
 #   PYTHON=.venv/bin/python scripts/gpu_check.sh    (another interpreter, e.g. make's .venv)
@@ -25,7 +25,7 @@ root=$PWD
 py=${PYTHON:-python3}
 out=${OUT:-/tmp/gpu-check}
 wheels=${GPU_WHEELS:-$root/wheels/gpu}
-budget=${GPU_CHECK_BUDGET_S:-450}
+budget=${GPU_CHECK_BUDGET_S:-500}
 mkdir -p "$out" || { echo "gpu_check: cannot create $out" >&2; exit 1; }
 out=$(cd "$out" && pwd)
 exec > >(tee -a "$out/gpu-check.log") 2>&1
@@ -103,10 +103,19 @@ print(\"scikit-learn\", sklearn.__version__, \"numpy\", numpy.__version__)"
     command -v nvidia-smi >/dev/null && nvidia-smi -L
     exit $status'
 step "devices" 60 devices.json "$py" -m iris_gui devices --json
-step "cuda tests" 180 cuda-tests.txt "$py" -m pytest -m cuda -q -rs -p no:cacheprovider tests
+step "cuda tests" 240 cuda-tests.txt "$py" -m pytest -m cuda -q -rs -p no:cacheprovider tests
+# The engine ladder on every device (the note's loop first on each), then the note's own
+# experiment (every recording choice), then what the issues ask to be measured on a GPU.
+step "ladder" 200 ladder.txt "$py" -m iris_gui compare --engines all --devices all
 step "compare" 150 compare.txt "$py" -m iris_gui compare --devices all \
     --records every-epoch,every:200,device,none --repeat 3
 step "explain cuda" 60 explain-cuda.txt "$py" -m iris_gui explain --device cuda
+step "chunk sync cuda" 90 chunk-sync-cuda.txt "$py" benchmarks/chunk_sync.py --device cuda \
+    --repeat 3
+step "ladder benchmark cuda" 150 ladder-bench-cuda.txt "$py" benchmarks/ladder.py \
+    --device cuda --repeat 3 --engines eager,lean,manual,graph
+step "explain cuda graph" 60 explain-cuda-graph.txt "$py" -m iris_gui explain --device cuda \
+    --engine graph --record device
 step "explain cuda, record none" 60 explain-cuda-none.json \
     "$py" -m iris_gui explain --device cuda --record none --json
 step "explain cpu" 60 explain-cpu.json "$py" -m iris_gui explain --device cpu --json
@@ -116,10 +125,6 @@ step "loss curves" 30 loss-curves.txt bash -c '
 print(\",\".join(str(run[\"id\"]) for run in json.load(sys.stdin)))") || exit 1
     [ -n "$ids" ] || { echo "no stored runs"; exit 1; }
     "$py" -m iris_gui plot --runs "$ids" --out "$out/loss-curves.csv"'
-step "chunk sync cuda" 90 chunk-sync-cuda.txt "$py" benchmarks/chunk_sync.py --device cuda \
-    --repeat 3
-step "compare --json" 120 compare.json "$py" -m iris_gui compare --devices all \
-    --records every-epoch,device,none --repeat 3 --json --no-save
 
 echo
 echo "== summary (exit codes; 124 = timed out) after $((SECONDS - start)) s, files in $out"
