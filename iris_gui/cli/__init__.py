@@ -37,6 +37,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "explain":
             from iris_gui.cli.explain_cmd import explain_command
             return explain_command(args)
+        if args.command == "sweep":
+            from iris_gui.cli.sweep_cmd import sweep_command
+            return sweep_command(args)
+        if args.command == "sweeps":
+            from iris_gui.cli.sweep_cmd import sweeps_command
+            return sweeps_command(args)
         if args.command == "plot":
             from iris_gui.cli.plot_cmd import plot_command
             return plot_command(args)

@@ -157,7 +157,9 @@ def build_parser() -> OneLineParser:
     plot = commands.add_parser(
         "plot", help="draw stored runs' loss curves (or, with --ladder, their engine ladder) "
                      "to a PNG, SVG or CSV")
-    plot.add_argument("--runs", type=_run_ids, required=True, metavar="ID[,ID...]")
+    plot.add_argument("--runs", type=_run_ids, metavar="ID[,ID...]")
+    plot.add_argument("--sweep", type=int, metavar="ID",
+                      help="draw a stored sweep's crossover plot instead (see 'sweeps list')")
     plot.add_argument("--out", required=True, metavar="FILE.png|.svg|.csv")
     plot.add_argument("--width", type=_width, default=1600, metavar="PX", help="PNG width (default 1600)")
     plot.add_argument("--log-y", action="store_true", help="logarithmic loss axis")
@@ -165,7 +167,54 @@ def build_parser() -> OneLineParser:
                       help="the engine ladder of these runs instead: steady-state µs per epoch "
                            "per rung, grouped by device, with speedups against the note's loop")
     plot.set_defaults(command_parser=plot)
+    _add_sweep_commands(commands)
     return parser
+
+
+def _ints(text: str) -> list[int]:
+    items = _csv(text)
+    if not all(item.replace("_", "").isdigit() for item in items):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of whole numbers such as "
+                                         "120,1000")
+    return [int(item.replace("_", "")) for item in items]
+
+
+def _add_sweep_commands(commands: argparse._SubParsersAction) -> None:
+    from iris_gui.engine.sweep_model import SweepSpec
+
+    spec = SweepSpec()
+    sweep = commands.add_parser(
+        "sweep", help="where the GPU starts to win: one training over a grid of problem sizes "
+                      "on every device x engine, fitted, with the crossovers")
+    sweep.add_argument("--devices", type=_csv, default=list(spec.devices),
+                       metavar="all|cpu,cuda:0")
+    sweep.add_argument("--engines", type=_csv, default=list(spec.engines),
+                       metavar="eager,manual,...")
+    sweep.add_argument("--threads", type=_csv, default=list(spec.threads), metavar="1,all",
+                       help="CPU series: intra-op threads (all: torch's default, the physical "
+                            "cores)")
+    sweep.add_argument("--rows", type=_ints, default=list(spec.rows), metavar="120,1000,...")
+    sweep.add_argument("--hidden", type=_ints, default=list(spec.hidden), metavar="10,64,...")
+    sweep.add_argument("--features", type=int, default=spec.features)
+    sweep.add_argument("--classes", type=int, default=spec.classes)
+    sweep.add_argument("--min-seconds", type=float, default=spec.min_seconds,
+                       help="each point's timed window, at least (default 0.3)")
+    sweep.add_argument("--min-epochs", type=int, default=spec.min_epochs,
+                       help="each point's timed window, at least (default 20)")
+    sweep.add_argument("--json", action="store_true")
+    sweep.add_argument("--no-save", action="store_true")
+    sweep.set_defaults(command_parser=sweep)
+    sweeps = commands.add_parser("sweeps", help="the stored sweeps")
+    actions = sweeps.add_subparsers(dest="action", metavar="action", required=True)
+    listing = actions.add_parser("list", help="one line per stored sweep")
+    listing.add_argument("--json", action="store_true")
+    show = actions.add_parser("show", help="one sweep: points, fits, crossovers")
+    show.add_argument("id", type=int)
+    show.add_argument("--json", action="store_true")
+    delete = actions.add_parser("delete", help="delete one sweep")
+    delete.add_argument("id", type=int)
+    for action_parser in (listing, show, delete):
+        action_parser.set_defaults(command_parser=action_parser)
 
 
 def config_from_args(args: argparse.Namespace, **overrides: object) -> RunConfig:

@@ -15,6 +15,7 @@ from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.errors import EngineError, RunCancelled
 from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, unfinished_result
 from iris_gui.engine.runner import STOP_GRACE_SECONDS, JobFailed, WorkerCancelled
+from iris_gui.engine.sweep_model import SweepResult, SweepSpec
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,20 @@ class InProcessRunner:
         except Exception as error:  # as for a run
             log.exception("explain failed in process")
             raise JobFailed(f"explain failed: {type(error).__name__}: {error}") from None
+        finally:
+            self._stop.clear()
+
+    def sweep(self, spec: SweepSpec, observer: Any = None) -> SweepResult:
+        """As ProcessRunner.sweep, in the calling thread."""
+        from iris_gui.engine.sweep import run_sweep
+
+        try:
+            return run_sweep(spec, observer, self._stop.is_set)
+        except EngineError:
+            raise
+        except Exception as error:  # as for a run
+            log.exception("sweep failed in process")
+            return SweepResult(spec, status="failed", message=f"{type(error).__name__}: {error}")
         finally:
             self._stop.clear()
 

@@ -25,6 +25,7 @@ from iris_gui.engine.config import RunConfig
 from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.errors import ConfigError, EngineError
 from iris_gui.engine.result import Chunk, EnvRecord, RunResult, RunStatus, unfinished_result
+from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.worker_process import worker_main
 
 # How long a stopped run may take to hand back its result before its process is killed. A
@@ -190,6 +191,52 @@ class ProcessRunner:
                                         f"code {code}); it is restarted for the next job")
         finally:
             self._stop.clear()
+
+    def sweep(self, spec: SweepSpec, observer: Any = None) -> SweepResult:
+        """Run a sweep in the worker, each point to ``observer(point, done, total)``. A stop
+        ends it within a chunk (the points measured are kept); if the worker does not answer
+        within the grace, or dies, the points heard so far come back as stopped or failed."""
+        try:
+            self.start()
+            assert self._conn is not None
+            self._conn.send(("sweep", spec.to_dict()))
+            heard = SweepResult(spec)
+            stop_seen: float | None = None
+            while True:
+                message = self._receive()
+                if message is None:
+                    if not self.alive:
+                        code = self._process.exitcode if self._process is not None else None
+                        self._kill()
+                        return self._partial(heard, "failed", "the worker process exited "
+                                             f"during the sweep (exit code {code})")
+                    if self._stop.is_set():
+                        stop_seen = stop_seen or time.monotonic()
+                        if time.monotonic() - stop_seen > self._grace:
+                            self._kill()
+                            return self._partial(heard, "stopped", "stopped; the worker did "
+                                                 "not answer and was restarted")
+                    continue
+                kind, payload = message
+                if kind == "sweep-point":
+                    point, done, total = payload
+                    heard.points.append(SweepPoint(**point))
+                    if observer is not None:
+                        observer(heard.points[-1], done, total)
+                elif kind == "sweep-result":
+                    return SweepResult.from_dict(payload)
+                elif kind == "error":
+                    raise ConfigError(payload)
+                elif kind == "failed":
+                    return self._partial(heard, "failed", payload)
+        finally:
+            self._stop.clear()
+            self._grace = STOP_GRACE_SECONDS
+
+    @staticmethod
+    def _partial(heard: SweepResult, status: str, message: str) -> SweepResult:
+        heard.status, heard.message = status, message
+        return heard.analyse()
 
     def _explained(self, config: RunConfig, kind: str, payload: Any) -> dict[str, Any]:
         if kind == "error":

@@ -1,10 +1,11 @@
 """The worker process's side: import torch once, report the devices, then train or explain
 whatever the parent sends, answering every job, whatever goes wrong inside it.
 
-Messages in: ("run", config dict), ("explain", (config dict, window)), ("devices", None),
-("quit", None). Out: ("ready", ...), ("chunk", Chunk), ("result", (record, losses, chunks)),
-("breakdown", dict), ("error", one line: the input was refused), ("failed", one line: the job
-raised; the traceback is in the log).
+Messages in: ("run", config dict), ("explain", (config dict, window)), ("sweep", spec dict),
+("devices", None), ("quit", None). Out: ("ready", ...), ("chunk", Chunk), ("result", (record,
+losses, chunks)), ("breakdown", dict), ("sweep-point", (point dict, done, total)),
+("sweep-result", dict), ("error", one line: the input was refused), ("failed", one line: the
+job raised; the traceback is in the log).
 """
 
 from __future__ import annotations
@@ -59,6 +60,9 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None) -> Non
         if kind == "explain":
             conn.send(_explain_here(*payload))
             continue
+        if kind == "sweep":
+            conn.send(_sweep_here(payload, conn, stop))
+            continue
         conn.send(_train_here(payload, conn, stop))
 
 
@@ -82,6 +86,26 @@ def _train_here(payload: dict[str, Any], conn: Connection, stop: Any) -> tuple[s
                                    env)
     return ("result", (result.to_dict(), result.losses,
                        (result.chunk_epochs, result.chunk_seconds)))
+
+
+def _sweep_here(spec: dict[str, Any], conn: Connection, stop: Any) -> tuple[str, Any]:
+    """A sweep, each point streamed as it is measured; answers as a run does."""
+    from dataclasses import asdict
+
+    from iris_gui.engine.sweep import run_sweep
+    from iris_gui.engine.sweep_model import SweepSpec
+
+    def observer(point: Any, done: int, total: int) -> None:
+        conn.send(("sweep-point", (asdict(point), done, total)))
+
+    try:
+        return ("sweep-result", run_sweep(SweepSpec.from_dict(spec), observer,
+                                          stop.is_set).to_dict())
+    except EngineError as error:
+        return ("error", str(error))
+    except Exception as error:  # as for a run
+        log.exception("sweep failed in the worker process")
+        return ("failed", f"{type(error).__name__}: {error}")
 
 
 def _explain_here(config: dict[str, Any], window: int) -> tuple[str, Any]:

@@ -19,13 +19,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from iris_gui.engine.result import RunResult
-from iris_gui.store import schema
+from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.store import schema, sweeps
 from iris_gui.store.paths import StoreError, default_db_path
+from iris_gui.store.sweeps import StoredSweep
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["RunStore", "StoreError", "StoredRun"]
+__all__ = ["RunStore", "StoreError", "StoredRun", "StoredSweep"]
 
 # Fixed byte order, so a store file copied to another machine reads the same.
 CURVE_DTYPE = np.dtype("<f4")
@@ -154,6 +156,23 @@ class RunStore:
             self._conn.execute(
                 "INSERT OR REPLACE INTO breakdowns (run_id, created_at, breakdown_json)"
                 " VALUES (?, ?, ?)", (run_id, created_at, text))
+
+    def save_sweep(self, result: SweepResult) -> int:
+        """Save a sweep whole; return its id."""
+        with self._errors("save the sweep"):
+            return sweeps.save_sweep(self._conn, result)
+
+    def list_sweeps(self) -> list[StoredSweep]:
+        with self._errors("list the sweeps"):
+            return sweeps.list_sweeps(self._conn)
+
+    def get_sweep(self, sweep_id: int) -> StoredSweep:
+        with self._errors(f"read sweep {sweep_id}"):
+            return sweeps.get_sweep(self._conn, sweep_id)
+
+    def delete_sweep(self, sweep_id: int) -> None:
+        with self._errors(f"delete sweep {sweep_id}"):
+            sweeps.delete_sweep(self._conn, sweep_id)
 
     def delete(self, run_id: int) -> None:
         """Delete a run; its curve goes with it (ON DELETE CASCADE)."""

@@ -76,8 +76,22 @@ def _add_chunks_v3(conn: sqlite3.Connection) -> None:
     )
 
 
+def _add_sweeps_v4(conn: sqlite3.Connection) -> None:
+    # A sweep (engine/sweep_model.SweepResult.to_dict: its spec, points, fits, crossovers),
+    # kept whole as JSON: a few hundred points at most, always read together.
+    conn.execute(
+        """CREATE TABLE sweeps (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            created_at TEXT NOT NULL,
+            status TEXT NOT NULL,
+            points INTEGER NOT NULL,
+            record_json TEXT NOT NULL
+        )"""
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    _create_v1, _add_breakdowns_v2, _add_chunks_v3]
+    _create_v1, _add_breakdowns_v2, _add_chunks_v3, _add_sweeps_v4]
 SCHEMA_VERSION = len(MIGRATIONS)
 # Tables every version from 1 on has; a later migration that renames one must update this.
 REQUIRED_TABLES = frozenset({"runs", "curves"})

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QObject, QThread, Signal
 
 from iris_gui.engine.config import RunConfig
+from iris_gui.engine.sweep_model import SweepSpec
 from iris_gui.ui.run_state import RunState
 from iris_gui.ui.worker import TrainingWorker
 
@@ -32,11 +33,12 @@ SHUTDOWN_WAIT_MS = 1500
 class Job:
     """One queued piece of work: train a config, or explain one (profile a window of epochs)."""
 
-    kind: str  # "train" | "explain"
-    config: RunConfig
+    kind: str  # "train" | "explain" | "sweep"
+    config: RunConfig | None
     execution: str
     window: int = 0
     run_id: int | None = None  # the stored run an explanation belongs to
+    spec: SweepSpec | None = None  # what a sweep measures
 
 
 class TrainingController(QObject):
@@ -49,9 +51,12 @@ class TrainingController(QObject):
     queue_changed = Signal(int)  # runs still waiting
     explained = Signal(object, object, dict)  # run id or None, RunConfig, breakdown dict
     explain_failed = Signal(object, object, str)  # run id or None, RunConfig, one-line reason
+    sweep_point = Signal(object, int, int)  # SweepPoint, points done, points in all
+    sweep_finished = Signal(object)  # SweepResult
     _run_requested = Signal(int, object, str)
     _explain_requested = Signal(int, object, object, int, str)
     _refresh_requested = Signal()
+    _sweep_requested = Signal(int, object, str)
 
     def __init__(self, parent: QObject | None = None, worker_log: str | None = None) -> None:
         super().__init__(parent)
@@ -69,6 +74,9 @@ class TrainingController(QObject):
         self._explain_requested.connect(self._worker.explain)
         self._worker.explained.connect(self._on_explained)
         self._worker.explain_failed.connect(self._on_explain_failed)
+        self._sweep_requested.connect(self._worker.sweep)
+        self._worker.sweep_point.connect(self._on_sweep_point)
+        self._worker.sweep_finished.connect(self._on_sweep_finished)
         self._refresh_requested.connect(self._worker.refresh_devices)
         self._worker.ready.connect(self._on_ready)
         self._worker.start_failed.connect(self.message)
@@ -93,6 +101,11 @@ class TrainingController(QObject):
         """Queue explanations of configs (each tied to a stored run id, or None)."""
         self._enqueue([Job("explain", config, execution, window, run_id)
                        for run_id, config in items])
+
+    def sweep(self, spec: SweepSpec, execution: str) -> None:
+        """Queue a sweep; its points arrive through ``sweep_point``, the whole through
+        ``sweep_finished``."""
+        self._enqueue([Job("sweep", None, execution, spec=spec)])
 
     def _enqueue(self, jobs: list[Job]) -> None:
         self._queue.extend(jobs)
@@ -135,6 +148,10 @@ class TrainingController(QObject):
         job = self._queue.popleft()
         self.queue_changed.emit(len(self._queue))
         self._token += 1
+        if job.kind == "sweep":
+            self._set_state(RunState.RUNNING)  # points come one by one: running at once
+            self._sweep_requested.emit(self._token, job.spec, job.execution)
+            return
         if job.kind == "explain":
             self._set_state(RunState.RUNNING)  # no chunks come: it is running at once
             self._explain_requested.emit(self._token, job.run_id, job.config, job.window,
@@ -170,6 +187,14 @@ class TrainingController(QObject):
     def _on_explain_failed(self, token: int, run_id: int | None, config: RunConfig,
                            reason: str) -> None:
         self.explain_failed.emit(run_id, config, reason)
+        self._after_run()
+
+    def _on_sweep_point(self, token: int, point: object, done: int, total: int) -> None:
+        if token == self._token:
+            self.sweep_point.emit(point, done, total)
+
+    def _on_sweep_finished(self, token: int, result: object) -> None:
+        self.sweep_finished.emit(result)
         self._after_run()
 
     def _on_rejected(self, token: int, text: str) -> None:

@@ -17,6 +17,7 @@ from iris_gui.engine.errors import EngineError
 from iris_gui.engine.in_process import InProcessRunner
 from iris_gui.engine.result import EnvRecord, RunStatus, unfinished_result
 from iris_gui.engine.runner import ProcessRunner, WorkerCancelled
+from iris_gui.engine.sweep_model import SweepResult, SweepSpec
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,8 @@ class TrainingWorker(QObject):
     run_rejected = Signal(int, str)  # token, one-line reason (bad config, absent device)
     explained = Signal(int, object, object, dict)  # token, run id or None, RunConfig, breakdown
     explain_failed = Signal(int, object, object, str)  # token, run id or None, RunConfig, reason
+    sweep_point = Signal(int, object, int, int)  # token, SweepPoint, points done, points in all
+    sweep_finished = Signal(int, object)  # token, SweepResult
 
     def __init__(self, worker_log: str | None = None) -> None:
         super().__init__()
@@ -91,6 +94,20 @@ class TrainingWorker(QObject):
             self.explain_failed.emit(token, run_id, config, str(error))
             return
         self.explained.emit(token, run_id, config, breakdown)
+
+    @Slot(int, object, str)
+    def sweep(self, token: int, spec: SweepSpec, execution: str) -> None:
+        runner = self._runners[execution]
+        try:
+            result = runner.sweep(
+                spec, lambda point, done, total: self.sweep_point.emit(token, point, done, total))
+        except EngineError as error:
+            self.run_rejected.emit(token, str(error))
+            return
+        except Exception as error:  # the pipe broke, say: a failed sweep, never a hang
+            log.exception("sweep failed in the worker thread")
+            result = SweepResult(spec, status="failed", message=f"{type(error).__name__}: {error}")
+        self.sweep_finished.emit(token, result)
 
     def request_stop(self, grace: float | None = None) -> None:
         """Thread-safe: called from the GUI thread while ``run`` blocks this one."""

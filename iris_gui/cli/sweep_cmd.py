@@ -1,0 +1,113 @@
+"""``iris-gui sweep`` (measure a grid of problem sizes on every series, fit, find crossovers)
+and ``iris-gui sweeps list|show|delete`` over the stored ones."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from iris_gui.cli.output import number, table
+from iris_gui.cli.session import StopOnInterrupt, open_store
+from iris_gui.engine.sweep_model import SweepResult, SweepSpec
+
+
+def spec_from_args(args: argparse.Namespace) -> SweepSpec:
+    return SweepSpec(rows=tuple(args.rows), hidden=tuple(args.hidden), features=args.features,
+                     classes=args.classes, devices=tuple(args.devices),
+                     engines=tuple(args.engines), threads=tuple(args.threads),
+                     min_seconds=args.min_seconds, min_epochs=args.min_epochs)
+
+
+def sweep_command(args: argparse.Namespace) -> int:
+    from iris_gui.engine.errors import ConfigError
+    from iris_gui.engine.sweep import run_sweep
+
+    spec = spec_from_args(args)
+    stop = StopOnInterrupt()
+    progress = _Progress() if not args.json and sys.stderr.isatty() else None
+    try:
+        with stop.installed():
+            result = run_sweep(spec, progress, stop)
+    except ConfigError as error:
+        args.command_parser.error(str(error))
+    if progress is not None:
+        progress.close()
+    sweep_id = None
+    if not args.no_save:
+        with open_store(True) as store:
+            sweep_id = store.save_sweep(result)
+    if args.json:
+        print(json.dumps({"id": sweep_id, **result.to_dict()}, indent=2, allow_nan=False))
+    else:
+        print(describe(result, sweep_id))
+    return 130 if result.status == "stopped" else (1 if result.status == "failed" else 0)
+
+
+class _Progress:
+    """One terminal line: point i of n, the series and size being measured."""
+
+    def __call__(self, point, done: int, total: int) -> None:
+        sys.stderr.write(f"\r[{done}/{total}] {point.series}, {point.rows:,} rows x "
+                         f"{point.hidden:,} hidden: {number(point.epoch_us)} us/epoch   ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        sys.stderr.write("\r" + " " * 90 + "\r")
+
+
+def describe(result: SweepResult, sweep_id: int | None) -> str:
+    """The points, the fits and the crossovers, as tables and sentences."""
+    saved = f"sweep {sweep_id}" if sweep_id is not None else "sweep (not saved)"
+    lines = [f"{saved}: {result.status}{f' - {result.message}' if result.message else ''}"]
+    fits = {f.series: f for f in result.fits}
+    index: dict[str, int] = {}
+    rows = []
+    for point in result.points:
+        fit = fits.get(point.series)
+        position = index.get(point.series, 0)
+        error = "-"
+        if fit is not None and point.measured:
+            error = f"{fit.errors[position]:+.0%}"
+            index[point.series] = position + 1
+        rows.append([point.series, f"{point.rows:,}", f"{point.hidden:,}",
+                     number(point.epoch_us), number(point.epoch_us_iqr, 2),
+                     number(point.flops_per_epoch, 3), number(point.gflops, 3), error,
+                     point.status if not point.message else f"{point.status}: {point.message}"])
+    lines.append(table(["series", "rows", "hidden", "us/epoch", "IQR", "FLOPs", "GFLOP/s",
+                        "fit err", "status"], rows, right={1, 2, 3, 4, 5, 6, 7}))
+    lines.append("fits: us/epoch = floor + FLOPs / throughput (least squares on relative error)")
+    lines.append(table(["series", "floor us", "GFLOP/s", "max error", "points"], [
+        [f.series, number(f.floor_us), number(f.gflops, 3), f"{f.max_rel_error:.0%}"
+         + ("  (the model does not fit every point)" if f.max_rel_error > 0.15 else ""),
+         str(f.points)] for f in result.fits], right={1, 2, 4}))
+    lines.append("crossovers:")
+    lines += [f"  {c.sentence()}" for c in result.crossovers] or [("  none (fewer than two "
+                                                                  "series or sizes measured)")]
+    lines += [f"note: {note}" for note in result.notes]
+    return "\n".join(lines)
+
+
+def sweeps_command(args: argparse.Namespace) -> int:
+    with open_store(True) as store:
+        if args.action == "list":
+            stored = store.list_sweeps()
+            if args.json:
+                print(json.dumps([{"id": s.id, "created_at": s.created_at,
+                                   "status": s.result.status, "points": len(s.result.points),
+                                   "spec": s.result.spec.to_dict()} for s in stored], indent=2))
+            elif not stored:
+                print("no sweeps stored yet; try: iris-gui sweep")
+            else:
+                print("\n".join(s.label() for s in stored))
+        elif args.action == "show":
+            stored = store.get_sweep(args.id)
+            if args.json:
+                print(json.dumps({"id": stored.id, "created_at": stored.created_at,
+                                  **stored.result.to_dict()}, indent=2, allow_nan=False))
+            else:
+                print(describe(stored.result, stored.id))
+        else:
+            store.delete_sweep(args.id)
+            print(f"deleted sweep {args.id}")
+    return 0

@@ -1,0 +1,66 @@
+"""``iris-gui sweep`` and ``iris-gui sweeps`` through subprocesses."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from cli_support import describe, ok_json, one_line_error, run_cli, run_many
+
+
+@pytest.fixture(scope="module")
+def default_sweep(tmp_path_factory):
+    """The default sweep, as a user would type it: every device here, eager and manual, one
+    thread and all, rows 120 to 1,000,000, hidden 10."""
+    data = tmp_path_factory.mktemp("sweep")
+    return data, ok_json(run_cli(["sweep", "--json"], data, timeout=300))
+
+
+def test_the_default_sweep_returns_every_point_the_fits_and_a_verdict_per_pair(default_sweep):
+    _, record = default_sweep
+    spec = record["spec"]
+    assert spec["rows"] == [120, 1_000, 10_000, 100_000, 1_000_000] and spec["hidden"] == [10]
+    series = list(dict.fromkeys(p["series"] for p in record["points"]))
+    assert len(record["points"]) == 5 * len(series)
+    assert {"cpu/eager/1 thread", "cpu/manual/1 thread"} <= set(series)
+    for point in record["points"]:
+        assert point["status"] == "completed", point
+        assert point["epoch_us"] > 0 and point["gflops"] > 0 and point["flops_per_epoch"] > 0
+        assert set(point) >= {"device", "engine", "threads", "rows", "hidden", "epoch_us",
+                              "epoch_us_iqr", "flops_per_epoch", "gflops", "status"}
+    assert [f["series"] for f in record["fits"]] == series
+    for fit in record["fits"]:
+        assert fit["floor_us"] >= 0 and fit["gflops"] > 0 and len(fit["errors"]) == 5
+        assert fit["max_rel_error"] == max(abs(e) for e in fit["errors"])
+    verdicts = {frozenset((c["a"], c["b"])) for c in record["crossovers"] if c["axis"] == "rows"}
+    assert verdicts == {frozenset(pair) for pair in itertools.combinations(series, 2)}
+    assert all(c["sentence"] for c in record["crossovers"])
+
+
+def test_a_saved_sweep_is_listed_shown_and_deleted(default_sweep, tmp_path):
+    data, record = default_sweep
+    listed, shown, text = run_many([(["sweeps", "list", "--json"], data),
+                                    (["sweeps", "show", str(record["id"]), "--json"], data),
+                                    (["sweeps", "show", str(record["id"])], data)])
+    assert [s["id"] for s in ok_json(listed)] == [record["id"]]
+    assert ok_json(shown)["points"] == record["points"]
+    assert text.returncode == 0, describe(text)
+    assert "fits: us/epoch = floor + FLOPs / throughput" in text.stdout
+    assert "crossovers:" in text.stdout
+    deleted = run_cli(["sweeps", "delete", str(record["id"])], data)
+    assert deleted.stdout.strip() == f"deleted sweep {record['id']}", describe(deleted)
+    assert ok_json(run_cli(["sweeps", "list", "--json"], data)) == []
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["sweep", "--rows", "0,5"], "rows [0, 5] is not allowed"),
+    (["sweep", "--rows", "ten"], "'ten' is not a list of whole numbers"),
+    (["sweep", "--engines", "warp"], "engine 'warp' is not allowed"),
+    (["sweep", "--threads", "many"], "threads 'many' is not allowed"),
+    (["sweep", "--devices", "cuda:7"], "device 'cuda:7' is not available"),
+    (["sweeps", "show", "99"], "no sweep 99 in the store"),
+    (["plot", "--sweep", "3", "--runs", "1", "--out", "x.csv"], "give --runs"),
+])
+def test_bad_input_is_one_line(tmp_path, args, fragment):
+    line = one_line_error(run_cli(args, tmp_path))
+    assert fragment in line
