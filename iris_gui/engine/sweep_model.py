@@ -106,7 +106,7 @@ class SeriesFit:
         return max((abs(e) for e in self.errors), default=math.nan)
 
     def predict_us(self, flops: float | np.ndarray) -> float | np.ndarray:
-        return self.floor_us + np.asarray(flops) / (self.gflops * 1e3)
+        return self.floor_us + np.asarray(flops) / (self.gflops * 1e3)  # gflops inf: the floor
 
 
 @dataclass(frozen=True)
@@ -197,15 +197,16 @@ def fit_series(points: list[SweepPoint]) -> SeriesFit | None:
     us = np.array([p.epoch_us for p in used])
     design = np.column_stack([np.ones_like(work), work]) / us[:, None]
     (floor, slope), *_ = np.linalg.lstsq(design, np.ones_like(us), rcond=None)
-    if slope <= 0:  # time does not grow with work in range: all floor
-        floor, slope = float(np.median(us)), 1e-30
+    if slope <= 0:  # time does not grow with work in range: all floor, no throughput to read
+        floor, slope = float(np.median(us)), 0.0
     elif floor < 0:  # no negative floor: refit the slope alone
         floor, slope = 0.0, float(np.sum(work / us) / np.sum((work / us) ** 2))
     predicted = floor + slope * work
     first = used[0]
     return SeriesFit(series=first.series, device=first.device, engine=first.engine,
                      threads=first.threads, floor_us=float(floor),
-                     gflops=float(1.0 / slope / 1e3), points=len(used),
+                     gflops=float(1.0 / slope / 1e3) if slope > 0 else math.inf,
+                     points=len(used),
                      errors=tuple(float(e) for e in (predicted - us) / us))
 
 
