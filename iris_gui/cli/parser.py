@@ -98,7 +98,8 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--version", action="version", version=f"iris-gui {__version__}")
     parser.add_argument("--self-test", action="store_true",
                         help="start the app offscreen, train a short run in the worker process, "
-                             "export a PNG; exit 0 only if all of it worked")
+                             "export a PNG, then short native and manual runs; exit 0 only if "
+                             "all of it worked")
     commands = parser.add_subparsers(dest="command", metavar="command")
 
     devices = commands.add_parser("devices", help="list the devices this machine can train on")

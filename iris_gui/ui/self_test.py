@@ -2,8 +2,14 @@
 
 Starts the app offscreen, waits for the worker process (torch loads there), trains a short run
 through the real worker path, checks the run reached the plot and the results table, exports
-the plot as a PNG and checks the image. Prints each check; exit status 0 only if all passed.
-Uses a throwaway data directory and settings file, so nothing of the user's is touched.
+the plot as a PNG and checks the image, then trains a short run on two more rungs of the engine
+ladder the same way: ``native`` (numba's JIT) and ``manual`` (no autograd). Prints each check;
+exit status 0 only if all passed. Uses a throwaway data directory and settings file, so nothing
+of the user's is touched.
+
+An engine the worker reports unavailable is a failure inside the standalone bundle (it ships
+numba, so its native engine must work) and ``[skipped]`` with the reason elsewhere (a source
+install may leave numba out).
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from pathlib import Path
 
 SELF_TEST_EPOCHS = 300
 TIMEOUT_SECONDS = 180.0
+# The ladder's rungs the self-test trains besides the default one, each recording on the device.
+LADDER_ENGINES = ("native", "manual")
 
 
 def run_self_test() -> int:
@@ -36,11 +44,17 @@ def run_self_test() -> int:
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     checks: list[tuple[str, bool, str]] = []
+    skipped: list[str] = []
+    frozen = bool(getattr(sys, "frozen", False))
 
     def check(name: str, ok: bool, detail: str = "") -> bool:
         checks.append((name, ok, detail))
         print(f"[{'ok' if ok else 'FAIL'}] {name}{f': {detail}' if detail else ''}", flush=True)
         return ok
+
+    def skip(name: str, reason: str) -> None:
+        skipped.append(name)
+        print(f"[skipped] {name}: {reason}", flush=True)
 
     def wait_for(condition: Callable[[], bool]) -> bool:
         deadline = time.monotonic() + TIMEOUT_SECONDS
@@ -61,9 +75,11 @@ def run_self_test() -> int:
         if check("worker process started", ready, f"torch {window.controller.torch_version}; "
                  f"devices: {devices}"):
             results: list = []
+            rejected: list[str] = []
             window.controller.run_finished.connect(lambda _token, result: results.append(result))
-            window.controller.train([window.controls.config().replace(
-                epochs=SELF_TEST_EPOCHS, device="cpu")], "process")
+            window.controller.message.connect(rejected.append)
+            base = window.controls.config().replace(epochs=SELF_TEST_EPOCHS, device="cpu")
+            window.controller.train([base], "process")
             wait_for(lambda: bool(results) and window.results.model.rowCount() > 0)
             result = results[0] if results else None
             check("short run trained in the worker process",
@@ -80,9 +96,40 @@ def run_self_test() -> int:
             image = QImage(str(png))
             check("plot exported as PNG", not image.isNull() and image.width() == 800,
                   f"{png} ({image.width()}x{image.height()})")
+            cpu = next((d for d in window.controller.devices if d.id == "cpu"), None)
+            for engine in LADDER_ENGINES:
+                name = f"short {engine} run (record device) trained in the worker process"
+                reason = (cpu.engines.get(engine, "the worker did not report it")
+                          if cpu is not None else "the worker reported no cpu device")
+                if reason is not None:
+                    if frozen:  # the bundle ships what every CPU engine but compiled needs
+                        check(name, False, f"unavailable in the bundle: {reason}")
+                    else:
+                        skip(name, reason)
+                    continue
+                done, refused = len(results), len(rejected)
+                window.controller.train([base.replace(
+                    engine=engine, record="device", optimizer="sgd", call="forward")], "process")
+                wait_for(lambda n=done, r=refused: len(results) > n or len(rejected) > r)
+                result = results[done] if len(results) > done else None
+                if result is None:
+                    detail = rejected[refused] if len(rejected) > refused else "no result"
+                elif result.status.value != "completed":
+                    detail = f"{result.status.value}: {result.message}"
+                else:
+                    detail = (f"{result.epochs_completed} epochs, final loss "
+                              f"{result.final_loss:.4f}")
+                    if result.timings.compile_seconds:
+                        detail += f", prepared in {result.timings.compile_seconds:.2f} s"
+                check(name, result is not None and result.status.value == "completed"
+                      and result.config.engine == engine
+                      and result.epochs_completed == SELF_TEST_EPOCHS
+                      and len(result.losses) == SELF_TEST_EPOCHS
+                      and result.env.execution == "process", detail)
     finally:
         window.close()
     passed = all(ok for _, ok, _ in checks)
     print(f"self-test {'passed' if passed else 'FAILED'}: "
-          f"{sum(ok for _, ok, _ in checks)} of {len(checks)} checks", flush=True)
+          f"{sum(ok for _, ok, _ in checks)} of {len(checks)} checks"
+          f"{f' ({len(skipped)} skipped)' if skipped else ''}", flush=True)
     return 0 if passed else 1

@@ -45,6 +45,7 @@ def test_the_folder_carries_what_the_app_reads(executable):
     assert list(internal.glob("sklearn/datasets/data/iris.csv*"))
     assert (internal / "torch" / "bin" / "torch_shm_manager").exists()
     assert not list(internal.glob("torch/bin/test_*")), "torch's test binaries are excluded"
+    assert list(internal.glob("llvmlite/binding/libllvmlite*.so")), "native's JIT needs LLVM"
 
 
 def test_version(executable, tmp_path):
@@ -66,8 +67,32 @@ def test_devices_and_bad_input(executable, tmp_path):
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("engine", ["native", "manual"])
+def test_ladder_engine_trains_in_the_frozen_app(executable, tmp_path, engine):
+    """native JITs with the bundled numba/llvmlite; manual is a rung PyInstaller cannot see."""
+    done = _run(executable, "train", "--engine", engine, "--record", "device", "--epochs", "300",
+                "--json", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = json.loads(done.stdout)
+    assert record["status"] == "completed", record
+    assert record["engine"] == engine and record["epochs_completed"] == 300
+
+
+def test_devices_lists_the_ladder_with_the_bundle_reasons(executable, tmp_path):
+    done = _run(executable, "devices", "--json", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    engines = json.loads(done.stdout)[0]["engines"]
+    assert set(engines) == {"eager", "lean", "manual", "compiled", "graph", "native"}
+    assert all(engines[name] is None for name in ("eager", "lean", "manual", "native")), engines
+    assert "cannot work inside the standalone bundle" in engines["compiled"], engines
+    assert engines["graph"] == "the graph engine runs on CUDA GPUs only", engines
+
+
 def test_self_test_runs_the_worker_process_from_the_frozen_executable(executable, tmp_path):
     done = _run(executable, "--self-test", tmp_path=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "self-test passed" in done.stdout
     assert "trained in the worker process" in done.stdout
+    lines = done.stdout.splitlines()
+    for engine in ("native", "manual"):  # no [skipped]: the bundle must run both
+        assert any(line.startswith(f"[ok] short {engine} run") for line in lines), done.stdout

@@ -1,17 +1,42 @@
 """``iris-gui --self-test``: the check a frozen build runs on a machine without a display."""
 
+import importlib.util
 import subprocess
 import sys
 
 
-def test_self_test_trains_in_the_worker_and_exports_a_png(tmp_path):
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "IRIS_GUI_DATA_DIR": str(tmp_path / "user")}
-    done = subprocess.run([sys.executable, "-m", "iris_gui", "--self-test"], capture_output=True,
+def _self_test(tmp_path, **extra_env: str) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "IRIS_GUI_DATA_DIR": str(tmp_path / "user"),
+           **extra_env}
+    return subprocess.run([sys.executable, "-m", "iris_gui", "--self-test"], capture_output=True,
                           text=True, timeout=300, env=env, check=False)
+
+
+def test_self_test_trains_in_the_worker_and_exports_a_png(tmp_path):
+    done = _self_test(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert lines[-1].startswith("self-test passed: 6 of 6")
+    if importlib.util.find_spec("numba") is not None:
+        assert lines[-1] == "self-test passed: 8 of 8 checks", done.stdout
+        assert any(line.startswith("[ok] short native run") for line in lines), done.stdout
+    else:
+        assert lines[-1] == "self-test passed: 7 of 7 checks (1 skipped)", done.stdout
     assert any("trained in the worker process" in line and line.startswith("[ok]") for line in lines)
     assert any("exported as PNG" in line and line.startswith("[ok]") for line in lines)
+    assert any(line.startswith("[ok] short manual run") for line in lines), done.stdout
     assert "propagateSizeHints" not in done.stderr
     assert not (tmp_path / "user").exists(), "the self-test must not touch the user's store"
+
+
+def test_self_test_skips_the_native_engine_where_numba_is_missing(tmp_path):
+    """Outside the bundle a missing numba is a skip with its reason, not a failure."""
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "numba.py").write_text("raise ImportError('No module named numba (hidden)')\n")
+    done = _self_test(tmp_path, PYTHONPATH=str(hide))
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "self-test passed: 7 of 7 checks (1 skipped)", done.stdout
+    assert any(line.startswith("[skipped] short native run") and "numba is not installed" in line
+               for line in lines), done.stdout
+    assert any(line.startswith("[ok] short manual run") for line in lines), done.stdout
