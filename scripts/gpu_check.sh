@@ -107,6 +107,8 @@ step "cuda tests" 240 cuda-tests.txt "$py" -m pytest -m cuda -q -rs -p no:cachep
 # The engine ladder on every device (the note's loop first on each), then the note's own
 # experiment (every recording choice), then what the issues ask to be measured on a GPU.
 step "ladder" 200 ladder.txt "$py" -m iris_gui compare --engines all --devices all
+step "sweep" 150 sweep.txt "$py" -m iris_gui sweep --devices all --engines eager,graph \
+    --threads 1,all --min-seconds 0.2
 step "compare" 150 compare.txt "$py" -m iris_gui compare --devices all \
     --records every-epoch,every:200,device,none --repeat 3
 step "explain cuda" 60 explain-cuda.txt "$py" -m iris_gui explain --device cuda
