@@ -26,6 +26,10 @@ def plot_command(args: argparse.Namespace) -> int:
     # whatever else goes wrong.
     if not out.parent.is_dir():
         raise StoreError(f"cannot write {out}: no directory {out.parent}")
+    if (args.runs is None) == (args.sweep is None):
+        args.command_parser.error("give --runs ID[,ID...] (curves, or --ladder) or --sweep ID")
+    if args.sweep is not None:
+        return _sweep(args.sweep, out, args.width, suffix)
     if args.ladder and args.log_y:
         args.command_parser.error("--log-y is for loss curves; the ladder's axis is always "
                                   "logarithmic")
@@ -87,4 +91,25 @@ def _ladder(run_ids: list[int], out: Path, width: int) -> int:
         _app = QApplication.instance() or QApplication([])  # held until the file is written
         render_ladder(rows, out, width)
     print(f"wrote the ladder of {len(rows)} run(s) to {out}")
+    return 0
+
+
+def _sweep(sweep_id: int, out: Path, width: int, suffix: str) -> int:
+    """A stored sweep's crossover plot (.png, .svg) or its points (.csv)."""
+    with open_store(True) as store:
+        stored = store.get_sweep(sweep_id)
+    if suffix == ".csv":
+        from iris_gui.store.sweep_csv import export_sweep_csv
+
+        export_sweep_csv(stored.result, out)
+    else:
+        from PySide6.QtWidgets import QApplication
+
+        from iris_gui.ui.offscreen import use_offscreen
+        from iris_gui.ui.panels.crossover import render_crossover
+
+        use_offscreen()
+        _app = QApplication.instance() or QApplication([])  # held until the file is written
+        render_crossover(stored.result, out, width)
+    print(f"wrote sweep {sweep_id} ({len(stored.result.points)} points) to {out}")
     return 0

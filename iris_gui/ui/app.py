@@ -17,6 +17,7 @@ from iris_gui.engine.errors import EngineError
 from iris_gui.engine.logs import configure_file_log
 from iris_gui.store.paths import log_dir
 from iris_gui.store.runs import RunStore
+from iris_gui.ui import gc_guard
 from iris_gui.ui.main_window import MainWindow
 from iris_gui.ui.settings import AppSettings
 from iris_gui.ui.training_controller import TrainingController
@@ -35,6 +36,7 @@ def create_window(settings: AppSettings | None = None) -> MainWindow | None:
     store = open_store_or_explain()
     if store is None:
         return None
+    gc_guard.install()
     configure_file_log(log_dir() / "iris-gui.log")
     controller = TrainingController(worker_log=str(log_dir() / "worker.log"))
     window = MainWindow(store, settings or AppSettings(), controller)

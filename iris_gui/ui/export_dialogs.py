@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 from iris_gui.engine.errors import EngineError
 from iris_gui.store.curve_csv import export_curves_csv
 from iris_gui.ui import plot_export
+from iris_gui.ui.panels.crossover import CrossoverPanel
 from iris_gui.ui.panels.ladder import LadderPanel
 from iris_gui.ui.panels.loss_plot import LossPlotPanel
 from iris_gui.ui.panels.results import ResultsPanel
@@ -93,3 +94,38 @@ def export_ladder_csv(parent: QWidget, ladder: LadderPanel) -> str | None:
         return None
     path = _ask_path(parent, "Export ladder as CSV", "ladder.csv", "CSV (*.csv)")
     return None if path is None else _write(parent, path, ladder.export_csv)
+
+
+def _has_sweep(parent: QWidget, crossover: CrossoverPanel) -> bool:
+    result = crossover.result()
+    if result is not None and result.points:
+        return True
+    QMessageBox.information(parent, "Nothing to export",
+                            "Run a sweep in the Crossover view, or reopen an earlier one, first.")
+    return False
+
+
+def export_crossover_png(parent: QWidget, crossover: CrossoverPanel) -> str | None:
+    if not _has_sweep(parent, crossover):
+        return None
+    path = _ask_path(parent, "Export crossover as PNG", "crossover.png", "PNG image (*.png)")
+    if path is None:
+        return None
+    width, ok = QInputDialog.getInt(parent, "PNG width", "Width in pixels:", 1600, 200, 10000, 100)
+    if not ok:
+        return None
+    return _write(parent, path, lambda p: crossover.export_png(p, width))
+
+
+def export_crossover_svg(parent: QWidget, crossover: CrossoverPanel) -> str | None:
+    if not _has_sweep(parent, crossover):
+        return None
+    path = _ask_path(parent, "Export crossover as SVG", "crossover.svg", "SVG image (*.svg)")
+    return None if path is None else _write(parent, path, crossover.export_svg)
+
+
+def export_crossover_csv(parent: QWidget, crossover: CrossoverPanel) -> str | None:
+    if not _has_sweep(parent, crossover):
+        return None
+    path = _ask_path(parent, "Export crossover as CSV", "crossover.csv", "CSV (*.csv)")
+    return None if path is None else _write(parent, path, crossover.export_csv)

@@ -11,10 +11,12 @@ from iris_gui.store.paths import log_dir
 from iris_gui.store.runs import RunStore
 from iris_gui.ui import export_dialogs
 from iris_gui.ui.about import show_about
+from iris_gui.ui.crossover_presenter import CrossoverPresenter
 from iris_gui.ui.explain_presenter import ExplainPresenter
 from iris_gui.ui.ladder_presenter import LadderPresenter
 from iris_gui.ui.menus import build_menus
 from iris_gui.ui.panels.controls import ControlsPanel
+from iris_gui.ui.panels.crossover import CrossoverPanel
 from iris_gui.ui.panels.explain import ExplainPanel
 from iris_gui.ui.panels.ladder import LadderPanel
 from iris_gui.ui.panels.loss_plot import LossPlotPanel
@@ -26,7 +28,7 @@ from iris_gui.ui.training_controller import TrainingController
 
 # Bumped whenever the docks change: a layout saved with other docks is then not restored (Qt
 # would squeeze a new dock beside the old ones) and the default arrangement is used.
-LAYOUT_VERSION = 3
+LAYOUT_VERSION = 4
 # Wide enough for the device combo to show a GPU's name and the form's labels unclipped.
 CONTROLS_MIN_WIDTH = 360
 
@@ -42,6 +44,7 @@ class MainWindow(QMainWindow):
         self.results = ResultsPanel(store)
         self.explain = ExplainPanel()
         self.ladder = LadderPanel()
+        self.crossover = CrossoverPanel()
         self.status = RunStatusBar()
         self.setCentralWidget(self.plot)
         self.setStatusBar(self.status)
@@ -50,17 +53,20 @@ class MainWindow(QMainWindow):
         self.results_dock = self._dock("Results", "results", self.results, Qt.BottomDockWidgetArea)
         self.explain_dock = self._dock("Explain", "explain", self.explain, Qt.BottomDockWidgetArea)
         self.ladder_dock = self._dock("Ladder", "ladder", self.ladder, Qt.BottomDockWidgetArea)
+        self.crossover_dock = self._dock("Crossover", "crossover", self.crossover,
+                                         Qt.BottomDockWidgetArea)
         self.tabifyDockWidget(self.results_dock, self.explain_dock)
         self.tabifyDockWidget(self.explain_dock, self.ladder_dock)
+        self.tabifyDockWidget(self.ladder_dock, self.crossover_dock)
         self.results_dock.raise_()
         self.actions = build_menus(self)
-        self.view_menu.addAction(self.controls_dock.toggleViewAction())
-        self.view_menu.addAction(self.results_dock.toggleViewAction())
-        self.view_menu.addAction(self.explain_dock.toggleViewAction())
-        self.view_menu.addAction(self.ladder_dock.toggleViewAction())
+        for dock in (self.controls_dock, self.results_dock, self.explain_dock, self.ladder_dock,
+                     self.crossover_dock):
+            self.view_menu.addAction(dock.toggleViewAction())
         self.presenter = RunPresenter(self, controller)
         self.explain_presenter = ExplainPresenter(self)
         self.ladder_presenter = LadderPresenter(self)
+        self.crossover_presenter = CrossoverPresenter(self)
         self._connect_actions()
         self._restore()
 
@@ -84,6 +90,7 @@ class MainWindow(QMainWindow):
         a.open_log_folder.triggered.connect(self.open_log_folder)
         a.log_y.toggled.connect(self.plot.set_log_y)
         self.plot.log_y_changed.connect(a.log_y.setChecked)
+        sweep = self.crossover
         exports = {
             a.export_png: lambda: export_dialogs.export_plot_png(self, self.plot),
             a.export_svg: lambda: export_dialogs.export_plot_svg(self, self.plot),
@@ -92,6 +99,9 @@ class MainWindow(QMainWindow):
             a.export_ladder_png: lambda: export_dialogs.export_ladder_png(self, self.ladder),
             a.export_ladder_svg: lambda: export_dialogs.export_ladder_svg(self, self.ladder),
             a.export_ladder_csv: lambda: export_dialogs.export_ladder_csv(self, self.ladder),
+            a.export_crossover_png: lambda: export_dialogs.export_crossover_png(self, sweep),
+            a.export_crossover_svg: lambda: export_dialogs.export_crossover_svg(self, sweep),
+            a.export_crossover_csv: lambda: export_dialogs.export_crossover_csv(self, sweep),
         }
         for action, export in exports.items():
             action.triggered.connect(lambda _=False, export=export: self._report(export()))

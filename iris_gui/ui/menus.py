@@ -17,6 +17,9 @@ class WindowActions:
     export_ladder_png: QAction
     export_ladder_svg: QAction
     export_ladder_csv: QAction
+    export_crossover_png: QAction
+    export_crossover_svg: QAction
+    export_crossover_csv: QAction
     quit: QAction
     train: QAction
     stop: QAction
@@ -49,6 +52,12 @@ def build_menus(window: QMainWindow) -> WindowActions:
                                  "Save the engine ladder of the selected runs as SVG"),
         export_ladder_csv=action("Export &Ladder as CSV…", None,
                                  "The engine ladder's rows, one per selected run"),
+        export_crossover_png=action("Export Crossover as PN&G…", None,
+                                    "Save the crossover plot of the shown sweep as a PNG image"),
+        export_crossover_svg=action("Export Crossover &as SVG…", None,
+                                    "Save the crossover plot of the shown sweep as SVG"),
+        export_crossover_csv=action("Export Cr&ossover as CSV…", None,
+                                    "The shown sweep's points with their fits, one row each"),
         quit=action("&Quit", QKeySequence.StandardKey.Quit),
         train=action("&Train", "Ctrl+Return", "Train the configured run"),
         stop=action("&Stop", "Esc", "Stop the current run and keep what it did"),
@@ -73,6 +82,10 @@ def build_menus(window: QMainWindow) -> WindowActions:
         file_menu.addAction(item)
     file_menu.addSeparator()
     for item in (actions.export_ladder_png, actions.export_ladder_svg, actions.export_ladder_csv):
+        file_menu.addAction(item)
+    file_menu.addSeparator()
+    for item in (actions.export_crossover_png, actions.export_crossover_svg,
+                 actions.export_crossover_csv):
         file_menu.addAction(item)
     file_menu.addSeparator()
     file_menu.addAction(actions.quit)

@@ -47,6 +47,13 @@ def test_a_saved_sweep_is_listed_shown_and_deleted(default_sweep, tmp_path):
     assert text.returncode == 0, describe(text)
     assert "fits: us/epoch = floor + FLOPs / throughput" in text.stdout
     assert "crossovers:" in text.stdout
+    png, csv = tmp_path / "sweep.png", tmp_path / "sweep.csv"
+    plots = run_many([(["plot", "--sweep", str(record["id"]), "--out", str(png), "--width",
+                        "900"], data),
+                      (["plot", "--sweep", str(record["id"]), "--out", str(csv)], data)])
+    assert all(p.returncode == 0 for p in plots), describe(plots[0])
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    assert len(csv.read_text().splitlines()) == len(record["points"]) + 1
     deleted = run_cli(["sweeps", "delete", str(record["id"])], data)
     assert deleted.stdout.strip() == f"deleted sweep {record['id']}", describe(deleted)
     assert ok_json(run_cli(["sweeps", "list", "--json"], data)) == []

@@ -1,0 +1,81 @@
+"""A sweep as CSV: one row per point with its series' fit beside it, written atomically.
+
+``sweep_rows`` is the one place a point meets its fit (the model's µs at the point's work, the
+relative error the fit reported there, whether that is within ``FIT_TOLERANCE``): the
+Crossover view's table and plot read these rows too, so the screen and the file agree. The
+columns are the point's own field names plus ``fit_*``; a missing value is an empty cell. No
+Qt, no torch.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+from typing import Any
+
+from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult
+from iris_gui.store.files import write_atomically
+
+SWEEP_COLUMNS: tuple[str, ...] = (
+    "series", "device", "engine", "threads", "rows", "hidden", "status", "message",
+    "epoch_us", "epoch_us_iqr", "epochs", "flops_per_epoch", "gflops",
+    "fit_floor_us", "fit_gflops", "fit_us", "fit_error", "fit_ok",
+)
+
+
+def point_fit_errors(result: SweepResult) -> list[float]:
+    """The fit's relative error at each of ``result.points`` (NaN where the point was not
+    fitted): ``SeriesFit.errors`` lists them for the measured points of a series, in order."""
+    errors = [math.nan] * len(result.points)
+    for fit in result.fits:
+        used = [i for i, p in enumerate(result.points)
+                if p.series == fit.series and p.measured and math.isfinite(p.flops_per_epoch)]
+        if len(used) == len(fit.errors):
+            for index, error in zip(used, fit.errors):
+                errors[index] = error
+    return errors
+
+
+def sweep_rows(result: SweepResult) -> list[dict[str, Any]]:
+    """One dict per point, keyed by ``SWEEP_COLUMNS``; None marks a missing value."""
+    fits = {fit.series: fit for fit in result.fits}
+    rows = []
+    for point, error in zip(result.points, point_fit_errors(result)):
+        fit = fits.get(point.series)
+        predicted = (float(fit.predict_us(point.flops_per_epoch))
+                     if fit is not None and math.isfinite(point.flops_per_epoch) else math.nan)
+        rows.append({
+            **_point_values(point),
+            "fit_floor_us": fit.floor_us if fit else None,
+            "fit_gflops": fit.gflops if fit else None,
+            "fit_us": _value(predicted),
+            "fit_error": _value(error),
+            "fit_ok": None if math.isnan(error) else abs(error) <= FIT_TOLERANCE,
+        })
+    return rows
+
+
+def export_sweep_csv(result: SweepResult, path: Path) -> None:
+    """Write a header and one line per point to ``path``; StoreError names a failure."""
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=SWEEP_COLUMNS)
+    writer.writeheader()
+    writer.writerows(sweep_rows(result))
+    write_atomically(Path(path), text.getvalue().encode("utf-8"))
+
+
+def _point_values(point: SweepPoint) -> dict[str, Any]:
+    return {
+        "series": point.series, "device": point.device, "engine": point.engine,
+        "threads": point.threads, "rows": point.rows, "hidden": point.hidden,
+        "status": point.status, "message": point.message,
+        "epoch_us": _value(point.epoch_us), "epoch_us_iqr": _value(point.epoch_us_iqr),
+        "epochs": point.epochs, "flops_per_epoch": _value(point.flops_per_epoch),
+        "gflops": _value(point.gflops),
+    }
+
+
+def _value(number: float) -> float | None:
+    return float(number) if number is not None and math.isfinite(number) else None

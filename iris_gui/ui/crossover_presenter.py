@@ -1,0 +1,99 @@
+"""CrossoverPresenter: the Crossover view's sweeps through the controller and the store.
+
+Start queues the settings' sweep; each measured point grows the view and the progress (with an
+ETA from the time per point so far); the finished sweep is saved in one transaction, joins the
+list of earlier sweeps and is shown as stored. An earlier sweep is reopened from the store.
+Start is on only while the controller is idle, as Train is.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+
+from iris_gui.engine.errors import EngineError
+from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.ui.run_state import RunState
+
+if TYPE_CHECKING:
+    from iris_gui.ui.main_window import MainWindow
+
+MESSAGE_MS = 8000
+
+
+class CrossoverPresenter(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.panel = window.crossover
+        self._started: float | None = None  # when our sweep began (monotonic seconds)
+        controller = window.controller
+        self.panel.start_requested.connect(self.start)
+        self.panel.stop_requested.connect(controller.stop)
+        self.panel.reopen_requested.connect(self.reopen)
+        controller.sweep_point.connect(self._on_point)
+        controller.sweep_finished.connect(self._on_finished)
+        controller.state_changed.connect(self._on_state)
+        controller.devices_ready.connect(self.panel.set_devices)
+        if controller.devices:
+            self.panel.set_devices(controller.devices)
+        self._on_state(controller.state)
+        self.refresh_history()
+
+    def start(self, spec: SweepSpec) -> None:
+        w = self.window
+        self._started = time.monotonic()
+        self.panel.begin(spec)
+        self.panel.set_running(True)
+        w.controller.sweep(spec, w.controls.execution())
+        w.status.showMessage("Sweep queued: its points appear as they are measured", MESSAGE_MS)
+
+    def reopen(self, sweep_id: int) -> None:
+        try:
+            stored = self.window.store.get_sweep(sweep_id)
+        except EngineError as error:
+            self._say(f"The sweep cannot be reopened: {error}")
+            return
+        self.panel.set_result(stored.result)
+        self._say(f"Showing sweep {stored.id} from {stored.created_at}")
+
+    def refresh_history(self) -> None:
+        """The stored sweeps, newest first; a store error is said and the list kept."""
+        try:
+            stored = self.window.store.list_sweeps()
+        except EngineError as error:
+            self._say(f"The earlier sweeps cannot be listed: {error}")
+            return
+        self.panel.set_history([(s.id, s.label()) for s in reversed(stored)])
+
+    def _on_point(self, point: SweepPoint, done: int, total: int) -> None:
+        if self._started is None:  # a sweep someone else queued (the CLI has its own view)
+            self._started = time.monotonic()
+            self.panel.set_running(True)
+        self.panel.add_point(point)
+        elapsed = time.monotonic() - self._started
+        eta = elapsed / done * (total - done) if done else None
+        self.panel.show_progress(done, total, eta)
+
+    def _on_finished(self, result: SweepResult) -> None:
+        self._started = None
+        self.panel.set_running(False)
+        try:
+            sweep_id = self.window.store.save_sweep(result)
+        except EngineError as error:
+            self.panel.set_result(result)
+            self._say(f"The sweep could not be saved: {error}")
+            return
+        self.refresh_history()
+        self.panel.set_result(result)
+        found = sum(1 for c in result.crossovers if c.at is not None)
+        self._say(f"Sweep {sweep_id} {result.status}: {len(result.points)} points, "
+                  f"{found} crossing{'' if found == 1 else 's'}")
+
+    def _on_state(self, state: RunState) -> None:
+        self.panel.set_ready(state.can_train)
+
+    def _say(self, text: str) -> None:
+        self.window.status.showMessage(text, MESSAGE_MS)

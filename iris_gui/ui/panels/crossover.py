@@ -1,0 +1,332 @@
+"""The Crossover view: where the GPU starts to win.
+
+A sweep times the same training over a grid of problem sizes on several series (device x
+engine x CPU threads); the engine fits ``µs/epoch = floor + work / throughput`` per series and
+finds where two series cross (engine/sweep_model.py). This panel sets up a new sweep (Start,
+Stop, progress with an ETA), draws a sweep as it grows point by point or as it was stored, says
+what it found under the plot and lists every point in a table; earlier sweeps are reopened from
+a list. The figures are the ``SweepResult``'s; its CSV is ``store/sweep_csv.py``'s rows.
+
+Run ``python -m iris_gui.ui.panels.crossover`` to see the panel alone with sample data.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.store.sweep_csv import export_sweep_csv
+from iris_gui.ui.panels import crossover_figure as figure
+from iris_gui.ui.panels import crossover_text as words
+from iris_gui.ui.panels.crossover_plot import CrossoverPlot
+from iris_gui.ui.panels.crossover_settings import SweepSettings
+from iris_gui.ui.panels.crossover_table import PointsTable
+from iris_gui.ui.panels.loss_plot import BACKGROUND
+
+__all__ = ["CrossoverPanel"]
+
+IDLE_TEXT = "Press Start to sweep the sizes set on the left, or reopen an earlier sweep."
+HISTORY_PROMPT = "Reopen an earlier sweep…"
+SETTINGS_WIDTH = 300
+SPLIT_PLOT, SPLIT_TEXT = 64, 36  # shares of the plot and the findings
+WIDE_RATIO = 2.2  # width (beside the settings) over height past which the two sit side by side
+ERROR_COLOUR = "#d32f2f"
+SIZE_HINT = (900, 320)
+
+
+class CrossoverPanel(QWidget):
+    start_requested = Signal(object)  # SweepSpec
+    stop_requested = Signal()
+    reopen_requested = Signal(int)  # a stored sweep's id
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._result: SweepResult | None = None
+        self._running = False
+        self._ready = True  # whether the controller would take a sweep now
+        self._build()
+        self._validate()
+        self._show_findings()
+
+    def sizeHint(self) -> QSize:
+        return QSize(*SIZE_HINT)
+
+    # -- building ------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.settings = SweepSettings()
+        self.settings.changed.connect(self._validate)
+        self.error_label = QLabel("")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.start_button = QPushButton("Start")
+        self.start_button.setToolTip("Measure every size on every series, then fit and cross")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop the sweep and keep the points measured")
+        self.start_button.clicked.connect(self._on_start)
+        self.stop_button.clicked.connect(self.stop_requested)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.stop_button)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, 1)
+        self.progress_bar.setValue(0)
+        self.progress_bar.setFormat("no sweep running")
+        self.history_combo = QComboBox()
+        self.history_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.history_combo.setMinimumContentsLength(20)  # the popup shows labels whole
+        self.history_combo.setToolTip("Sweeps kept in the runs store")
+        self.history_combo.activated.connect(self._on_history)
+        self.set_history([])
+
+        column = QWidget()
+        left = QVBoxLayout(column)
+        left.setContentsMargins(8, 6, 8, 6)
+        left.addWidget(self.settings)
+        left.addWidget(self.error_label)
+        left.addLayout(buttons)
+        left.addWidget(self.progress_bar)
+        left.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(column)
+        scroll.setWidgetResizable(True)
+        scroll.setFixedWidth(SETTINGS_WIDTH)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+
+        self.plot = CrossoverPlot()
+        self.plot.redrawn.connect(self._show_findings)
+        self.plot.bar.addWidget(self.history_combo)
+        self.findings = QTextBrowser()
+        self.findings.setOpenLinks(False)
+        self.table = PointsTable()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.findings, "Findings")
+        self.tabs.addTab(self.table, "Points")
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.plot)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setSizes([SPLIT_PLOT * 10, SPLIT_TEXT * 10])  # shares: Qt scales them
+        self.splitter.setChildrenCollapsible(False)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroll)
+        layout.addWidget(self.splitter, 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # a Qt override
+        # Docked, the panel is wide and short: the findings go beside the plot, or the plot
+        # would be squeezed flat above them; on its own or undocked, under it.
+        wide = event.size().width() - SETTINGS_WIDTH > WIDE_RATIO * event.size().height()
+        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if orientation != self.splitter.orientation():
+            self.splitter.setOrientation(orientation)
+            self.splitter.setSizes([SPLIT_PLOT * 10, SPLIT_TEXT * 10])  # shares: Qt scales them
+        super().resizeEvent(event)
+
+    # -- settings and the run ------------------------------------------------------------------
+
+    def spec(self) -> SweepSpec:
+        """The sweep the settings describe; ConfigError (a ValueError) names a bad field."""
+        return self.settings.spec()
+
+    def set_spec(self, spec: SweepSpec) -> None:
+        self.settings.set_spec(spec)
+
+    def set_devices(self, devices: list[DeviceInfo]) -> None:
+        self.settings.set_devices(devices)
+
+    def set_running(self, running: bool) -> None:
+        """A sweep of this panel's runs (Stop on, Start and the settings off) or not."""
+        self._running = running
+        self.settings.setEnabled(not running)
+        self._validate()
+
+    def set_ready(self, ready: bool) -> None:
+        """Whether a sweep may start now (nothing else is running)."""
+        self._ready = ready
+        self._validate()
+
+    def show_progress(self, done: int, total: int, eta_seconds: float | None = None) -> None:
+        self.progress_bar.setRange(0, max(total, 1))
+        self.progress_bar.setValue(min(done, total))
+        self.progress_bar.setFormat(words.progress_text(done, total, eta_seconds))
+
+    def _validate(self) -> None:
+        message = self.settings.error()
+        self.error_label.setText(message)
+        self.error_label.setVisible(bool(message))
+        self.start_button.setEnabled(not message and self._ready and not self._running)
+        self.stop_button.setEnabled(self._running)
+
+    def _on_start(self) -> None:
+        try:
+            spec = self.spec()
+        except ConfigError:
+            self._validate()
+            return
+        self.start_requested.emit(spec)
+
+    # -- what it shows -------------------------------------------------------------------------
+
+    def begin(self, spec: SweepSpec) -> None:
+        """A new sweep starts: clear the view for its points."""
+        self._result = SweepResult(spec)
+        self.plot.set_result(self._result)
+        self.table.show_result(self._result)
+        self.progress_bar.setRange(0, 0)  # busy until the first point says how many come
+        self.progress_bar.setFormat("waiting for the first point…")
+
+    def add_point(self, point: SweepPoint) -> None:
+        """One more point of the running sweep: fits and crossings are redone on the points so
+        far (pure arithmetic on a few dozen points) and the view redrawn."""
+        if self._result is None:
+            self._result = SweepResult(self._spec_or_default())
+        self._result.points.append(point)
+        self._result.analyse()
+        self.plot.set_result(self._result, keep_colours=True)
+        self.table.show_result(self._result)
+
+    def set_result(self, result: SweepResult) -> None:
+        """Show a whole sweep (finished, or reopened from the store)."""
+        self._result = result
+        self.plot.set_result(result)
+        self.table.show_result(result)
+        done = len(result.points)
+        self.progress_bar.setRange(0, max(done, 1))
+        self.progress_bar.setValue(done)
+        self.progress_bar.setFormat(f"{done} points · {result.status}")
+
+    def result(self) -> SweepResult | None:
+        return self._result
+
+    def clear(self) -> None:
+        self._result = None
+        self.plot.set_result(None)
+        self.table.show_result(None)
+
+    def set_history(self, items: list[tuple[int, str]]) -> None:
+        """Earlier sweeps to reopen: (stored id, label), newest first."""
+        self.history_combo.clear()
+        self.history_combo.addItem(HISTORY_PROMPT if items else "No earlier sweeps", None)
+        for sweep_id, label in items:
+            self.history_combo.addItem(label, sweep_id)
+        self.history_combo.setEnabled(bool(items))
+
+    def _on_history(self, index: int) -> None:
+        sweep_id = self.history_combo.itemData(index)
+        self.history_combo.setCurrentIndex(0)
+        if sweep_id is not None:
+            self.reopen_requested.emit(int(sweep_id))
+
+    def _spec_or_default(self) -> SweepSpec:
+        try:
+            return self.spec()
+        except ConfigError:
+            return SweepSpec()
+
+    def _notes(self) -> list[str]:
+        if self._result is None:
+            return []
+        notes = words.status_notes(self._result)
+        hidden = {p.hidden for p in self._result.points}
+        if self.plot.axis() == "hidden" and len(hidden) < 2 and self._result.points:
+            notes.append("one hidden width was swept: sweep several (e.g. 10,100,1000) to "
+                         "compare along it")
+        return notes
+
+    def _show_findings(self) -> None:
+        if self._result is None or not self._result.points:
+            self.findings.setHtml(f"<p>{escape(IDLE_TEXT)}</p>")
+            return
+        axis = self.plot.axis()
+        numbered = [(c.number, c.crossover, c.colour) for c in self.plot.crossings()]
+        shown = set(self.plot.series_lines())
+        throughout = words.throughout_sentences(
+            c for c in self._result.crossovers if (axis == "flops" or c.axis == axis)
+            and c.a in shown and c.b in shown)
+        fits = [words.fit_sentence(f) for f in self._result.fits if math.isfinite(f.gflops)]
+        self.findings.setHtml(words.findings_html(self._notes(), numbered, throughout, fits,
+                                                  self.plot.misfits()))
+
+    # -- exports -------------------------------------------------------------------------------
+
+    def caption_html(self) -> str:
+        """The key an exported figure carries under the plot."""
+        numbered = [(c.number, c.crossover, c.colour) for c in self.plot.crossings()]
+        return words.caption_html(self._notes(), numbered, self.plot.misfits())
+
+    def export_png(self, path: Path, width: int = 1600) -> None:
+        """The plot, its legend and the key to its crossings as a PNG ``width`` pixels wide."""
+        self._settle()
+        figure.write_png(self.plot.layout_item, self.caption_html(), Path(path), width,
+                         BACKGROUND)
+
+    def export_svg(self, path: Path) -> None:
+        """The same figure as SVG: lines as paths, words as text."""
+        self._settle()
+        figure.write_svg(self.plot.layout_item, self.caption_html(), Path(path),
+                         "crossover sweep", BACKGROUND)
+
+    def export_csv(self, path: Path) -> None:
+        """One line per point of the shown sweep with its series' fit."""
+        export_sweep_csv(self._result or SweepResult(SweepSpec()), Path(path))
+
+    def _settle(self) -> None:
+        """Give a never-shown panel its geometry, so that nothing is dropped from an export."""
+        if self.parent() is None and not self.isVisible():
+            self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+            self.show()
+        QApplication.processEvents()
+
+
+def render_crossover(result: SweepResult, path: Path, width: int = 1600) -> None:
+    """Draw a sweep on an offscreen panel into ``path`` (.png at ``width``, or .svg), as the
+    window's File menu would: ``iris-gui plot --sweep``."""
+    panel = CrossoverPanel()
+    try:
+        panel.resize(1200, 760)
+        panel.set_result(result)
+        if Path(path).suffix.lower() == ".svg":
+            panel.export_svg(path)
+        else:
+            panel.export_png(path, width)
+    finally:
+        panel.deleteLater()
+
+
+def main() -> None:
+    from iris_gui.ui.panels.sample_sweep import sample_sweep
+
+    app = QApplication.instance() or QApplication([])
+    panel = CrossoverPanel()
+    panel.set_result(sample_sweep())
+    panel.setWindowTitle("iris-gui: crossover (sample data)")
+    panel.resize(1200, 760)
+    panel.show()
+    app.exec()
+
+
+if __name__ == "__main__":
+    main()

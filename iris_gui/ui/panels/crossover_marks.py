@@ -1,0 +1,93 @@
+"""The Crossover plot's marks: its log axes, a crossing as the plot numbers it, where the
+crossings' tags go, and what hovering a point says."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from iris_gui.engine.sweep_model import FIT_TOLERANCE, Crossover, SweepPoint
+from iris_gui.ui.panels import crossover_text as words
+from iris_gui.ui.panels.loss_plot import FOREGROUND
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """A crossing as the plot shows it: its number (left to right) and where, in log10 x."""
+
+    number: int
+    crossover: Crossover
+    x: float
+    colour: str
+
+
+class LogAxis(pg.AxisItem):
+    """Decades labelled as counts or durations; the steps between them unlabelled."""
+
+    def __init__(self, orientation: str, kind: str) -> None:
+        super().__init__(orientation, pen=FOREGROUND, textPen=FOREGROUND)
+        self.kind = kind
+
+    def logTickValues(self, minVal, maxVal, size, stdTicks):  # a pyqtgraph override
+        labelled, plain = words.log_tick_levels(minVal, maxVal)
+        return [(1.0, labelled), (None, plain)]
+
+    def logTickStrings(self, values, scale, spacing):
+        if spacing is None:
+            return ["" for _ in values]
+        return [words.tick_label(value, self.kind) for value in values]
+
+
+def crossing_items(crossing: Crossing, background: str) -> tuple[pg.InfiniteLine, pg.TextItem]:
+    """A crossing's vertical line in the winner's colour and its numbered tag, each with the
+    crossing's sentence as tooltip."""
+    sentence = crossing.crossover.sentence()
+    line = pg.InfiniteLine(crossing.x, angle=90, pen=pg.mkPen(crossing.colour, width=1.2,
+                                                              style=Qt.PenStyle.DashDotLine))
+    line.setToolTip(sentence)
+    tag = pg.TextItem(anchor=(0.5, 0.5), border=pg.mkPen(crossing.colour, width=1.2),
+                      fill=pg.mkBrush(background))
+    tag.setHtml(f'<b style="color:{crossing.colour}">{crossing.number}</b>')
+    tag.setToolTip(sentence)
+    tag.setZValue(5)
+    return line, tag
+
+
+def nearest_tip(tips: list[tuple[float, float, str]], vb: pg.ViewBox, x: float, y: float,
+                within_px: float) -> str | None:
+    """The text of the tip (log10 x, log10 y, text) nearest view point (x, y), if it lies
+    within ``within_px`` pixels on screen, else None."""
+    (x0, x1), (y0, y1) = vb.viewRange()
+    sx, sy = max(vb.width(), 1.0) / (x1 - x0), max(vb.height(), 1.0) / (y1 - y0)
+    near = [(math.hypot((tx - x) * sx, (ty - y) * sy), text) for tx, ty, text in tips]
+    best = min(near, default=None)
+    return best[1] if best is not None and best[0] <= within_px else None
+
+
+def tag_levels(centres: list[float], halves: list[float], gap: float) -> tuple[int, list[int]]:
+    """Levels for tags centred at ``centres`` px (in order), ``halves`` px half-wide: each on
+    the first level whose last tag ends ``gap`` px left of it. Returns (levels, each tag's)."""
+    ends: list[float] = []
+    placed = []
+    for centre, half in zip(centres, halves):
+        level = next((i for i, end in enumerate(ends) if end + gap <= centre - half), len(ends))
+        if level == len(ends):
+            ends.append(0.0)
+        ends[level] = centre + half
+        placed.append(level)
+    return len(ends), placed
+
+
+def point_tip(point: SweepPoint, error: float) -> str:
+    """Everything the sweep knows about one point, a line per fact."""
+    lines = [point.series, f"{point.rows:,} rows, hidden {point.hidden:,}",
+             f"{words.us_cell(point.epoch_us, point.epoch_us_iqr)} µs per epoch (median ± IQR)",
+             (f"{words.compact(point.flops_per_epoch)} FLOPs per epoch, "
+              f"{point.gflops:,.3g} GFLOP/s")]
+    if math.isfinite(error):
+        off = abs(error) > FIT_TOLERANCE
+        lines.append(f"fit error {error:+.1%}" + (f": {words.MISFIT}" if off else ""))
+    return "\n".join(lines)

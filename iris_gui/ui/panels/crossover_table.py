@@ -1,0 +1,61 @@
+"""The Crossover view's table: one row per point, from the same rows as the sweep's CSV."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+
+from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.store.sweep_csv import sweep_rows
+from iris_gui.ui.panels import crossover_text as words
+
+HEADERS = ("Series", "Rows", "Hidden", "µs/epoch ± IQR", "FLOPs/epoch", "GFLOP/s",
+           "Fit error", "Status")
+WARN_COLOUR = "#b35900"
+ERROR_COLOUR = "#d32f2f"  # the results table's colour for failed runs
+NUMERIC = {1, 2, 3, 4, 5, 6}
+
+
+class PointsTable(QTableWidget):
+    def __init__(self) -> None:
+        super().__init__(0, len(HEADERS))
+        self.setHorizontalHeaderLabels(HEADERS)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setAlternatingRowColors(True)
+        self.verticalHeader().setVisible(False)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+
+    def show_result(self, result: SweepResult | None) -> None:
+        rows = sweep_rows(result) if result is not None else []
+        self.setRowCount(len(rows))
+        for index, row in enumerate(rows):
+            cells = (
+                row["series"], f"{row['rows']:,}", f"{row['hidden']:,}",
+                words.us_cell(_nan(row["epoch_us"]), _nan(row["epoch_us_iqr"])),
+                "" if row["flops_per_epoch"] is None else words.compact(row["flops_per_epoch"]),
+                words.number_cell(_nan(row["gflops"])),
+                words.error_cell(row["fit_error"]),
+                words.status_cell(row["status"], row["message"]),
+            )
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if column in NUMERIC:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                if column == 6 and row["fit_ok"] is False:
+                    item.setForeground(QColor(WARN_COLOUR))
+                if column == 7 and row["status"] != "completed":
+                    item.setForeground(QColor(ERROR_COLOUR if row["status"] == "failed"
+                                              else WARN_COLOUR))
+                self.setItem(index, column, item)
+
+    def cell_text(self, row: int, header: str) -> str:
+        return self.item(row, HEADERS.index(header)).text()
+
+
+def _nan(value: float | None) -> float:
+    return float("nan") if value is None else value

@@ -1,0 +1,215 @@
+"""The Crossover view's words, without Qt: tick labels, the findings under the plot, the table's
+cells and the progress line.
+
+Every figure is the sweep's own (``SweepResult``'s points, fits and crossovers, the fit error
+of each point from store/sweep_csv.py): this module only words and rounds them for the screen.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from html import escape
+
+from iris_gui.engine.sweep_model import (
+    FIT_TOLERANCE,
+    Crossover,
+    SeriesFit,
+    SweepPoint,
+    SweepResult,
+)
+
+# The x axes the view offers: key -> (combo label, axis title).
+AXES = {
+    "rows": ("rows", "rows of data (log scale)"),
+    "hidden": ("hidden width", "hidden width (log scale)"),
+    "flops": ("FLOPs per epoch", "FLOPs per epoch, forward + backward (log scale)"),
+}
+Y_TITLE = "time per epoch (log scale)"
+NO_ACCELERATOR = "no accelerator was present: the sweep compares CPU series"
+MISFIT = "the model does not fit here"
+_PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+_UNITS = {"rows": "rows", "hidden": "hidden units"}
+
+
+def slice_choices(axis: str, points: Iterable[SweepPoint]) -> list[tuple[str, int | None]]:
+    """What the plot may hold fixed along the other dimension: every size, or one of them."""
+    if axis == "flops":
+        return [("every size", None)]
+    other = "hidden" if axis == "rows" else "rows"
+    values = sorted({getattr(p, other) for p in points})
+    if other == "hidden":
+        return [("every hidden width", None), *((f"hidden {v:,}", v) for v in values)]
+    return [("every row count", None), *((f"{v:,} rows", v) for v in values)]
+
+
+def compact(value: float) -> str:
+    """``120``, ``3.3k``, ``10k``, ``1M``: a count in at most three figures and a prefix."""
+    for scale, prefix in _PREFIXES:
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{prefix}"
+    return f"{value:.3g}"
+
+
+def duration(us: float) -> str:
+    """``40 µs``, ``1 ms``, ``2.5 s``."""
+    if us >= 1e6:
+        return f"{us / 1e6:.3g} s"
+    if us >= 1e3:
+        return f"{us / 1e3:.3g} ms"
+    return f"{us:.3g} µs"
+
+
+def throughout_sentences(crossovers: Iterable[Crossover]) -> list[str]:
+    """The pairs that never crossed, one sentence per winner and range ("... was faster than A,
+    B and C throughout ..."), as ``Crossover.sentence`` words one pair."""
+    groups: dict[tuple, list[Crossover]] = {}
+    for c in crossovers:
+        if c.at is None:
+            groups.setdefault((c.faster_above, c.axis, c.fixed, c.low, c.high), []).append(c)
+    sentences = []
+    for group in groups.values():
+        if len(group) == 1:
+            sentences.append(group[0].sentence())
+            continue
+        first = group[0]
+        losers = [c.b if c.faster_above == c.a else c.a for c in group]
+        where = (f"hidden {first.fixed:,}" if first.axis == "rows" else f"{first.fixed:,} rows")
+        sentences.append(f"{first.faster_above} was faster than {_and(losers)} throughout "
+                         f"{first.low:,.0f}-{first.high:,.0f} {_UNITS[first.axis]} ({where})")
+    return sentences
+
+
+def fit_sentence(fit: SeriesFit) -> str:
+    """``cpu/eager/1 thread: 98 µs + work at 4.5 GFLOP/s (within 3% at 5 points)``."""
+    error = fit.max_rel_error
+    within = f"within {error:.0%}" if error <= FIT_TOLERANCE else f"off by up to {error:.0%}"
+    return (f"{fit.series}: {fit.floor_us:,.0f} µs + work at {fit.gflops:,.3g} GFLOP/s "
+            f"({within} at {fit.points} points)")
+
+
+def misfit_sentence(series: str, rows: int, hidden: int, error: float) -> str:
+    return (f"{MISFIT}: {series} at {rows:,} rows, hidden {hidden:,} "
+            f"(the fit is {abs(error):.0%} {'above' if error > 0 else 'below'} the measurement)")
+
+
+def status_notes(result: SweepResult) -> list[str]:
+    """The sweep's own notes, led by the missing accelerator, each said once."""
+    notes = []
+    if result.env.get("accelerators") == []:
+        notes.append(NO_ACCELERATOR)
+    if result.status != "completed":
+        notes.append(f"{result.status}: {result.message}" if result.message else result.status)
+    notes.extend(result.notes)
+    return list(dict.fromkeys(notes))
+
+
+def us_cell(epoch_us: float, iqr_us: float) -> str:
+    if not math.isfinite(epoch_us):
+        return ""
+    text = f"{epoch_us:,.1f}" if epoch_us < 10 else f"{epoch_us:,.0f}"
+    if math.isfinite(iqr_us):
+        text += f" ± {iqr_us:,.2g}"
+    return text
+
+
+def number_cell(value: float, digits: str = ".3g") -> str:
+    return "" if value is None or not math.isfinite(value) else format(value, digits)
+
+
+def error_cell(error: float | None) -> str:
+    if error is None or not math.isfinite(error):
+        return ""
+    mark = "  ⚠ " + MISFIT if abs(error) > FIT_TOLERANCE else ""
+    return f"{error:+.1%}{mark}"
+
+
+def status_cell(status: str, message: str) -> str:
+    return f"{status}: {message}" if message else status
+
+
+def progress_text(done: int, total: int, eta_seconds: float | None) -> str:
+    """``point 3 of 30 · about 2 min left``."""
+    text = f"point {done} of {total}"
+    if done >= total:
+        return text
+    if eta_seconds is not None and math.isfinite(eta_seconds) and eta_seconds >= 0:
+        text += f" · about {_span(eta_seconds)} left"
+    return text
+
+
+def _span(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 3600:
+        minutes, rest = divmod(round(seconds), 60)
+        return f"{minutes} min {rest} s" if minutes < 10 and rest else f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def log_tick_levels(low: float, high: float) -> tuple[list[float], list[float]]:
+    """Tick positions (log10) between ``low`` and ``high``: the labelled ones (each decade; 2
+    and 5 as well when under two decades are in view) and the unlabelled steps between."""
+    labelled_steps = (1,) if high - low >= 2 else (1, 2, 5)
+    labelled, plain = [], []
+    for decade in range(math.floor(low), math.ceil(high) + 1):
+        for step in range(1, 10):
+            at = decade + math.log10(step)
+            if low <= at <= high:
+                (labelled if step in labelled_steps else plain).append(at)
+    return labelled, plain
+
+
+def tick_label(value: float, kind: str) -> str:
+    """A labelled tick at log10 ``value``: a duration on the time axis, a count elsewhere."""
+    return (duration if kind == "us" else compact)(10 ** value)
+
+
+NOTE_COLOUR, WARN_COLOUR = "#707070", "#b35900"
+
+
+def findings_html(notes: list[str], crossings: list[tuple[int, Crossover, str]],
+                  throughout: list[str], fits: list[str], misfits: list[str]) -> str:
+    """What the sweep found, under the plot: notes, the numbered crossings (the numbers are the
+    plot's tags), who was faster throughout, each series' fit and the points it misses."""
+    parts = [_notes_html(notes)]
+    if crossings:
+        parts.append(_section("Crossings (numbered on the plot)", _crossing_items(crossings)))
+    if throughout:
+        parts.append(_section("Faster throughout", [escape(s) for s in throughout]))
+    if fits:
+        parts.append(_section("Fits: µs/epoch = floor + work / throughput",
+                              [escape(s) for s in fits]))
+    if misfits:
+        parts.append(_section("Off the model", [f'<span style="color:{WARN_COLOUR}">'
+                                                f"{escape(s)}</span>" for s in misfits]))
+    return "".join(parts)
+
+
+def caption_html(notes: list[str], crossings: list[tuple[int, Crossover, str]],
+                 misfits: list[str]) -> str:
+    """The key under an exported figure: its notes, numbered crossings and misfits."""
+    lines = [f'<span style="color:{NOTE_COLOUR}">{escape(n)}</span>' for n in notes]
+    lines += _crossing_items(crossings)
+    lines += [f'<span style="color:{WARN_COLOUR}">○ {escape(s)}</span>' for s in misfits]
+    return "<br>".join(lines)
+
+
+def _crossing_items(crossings: list[tuple[int, Crossover, str]]) -> list[str]:
+    return [f'<b style="color:{colour}">{number}</b>&nbsp; {escape(c.sentence())}'
+            for number, c, colour in crossings]
+
+
+def _notes_html(notes: list[str]) -> str:
+    return "".join(f'<p style="color:{WARN_COLOUR}; margin:0 0 4px 0">{escape(n)}</p>'
+                   for n in notes)
+
+
+def _section(title: str, items: list[str]) -> str:
+    rows = "".join(f"<li>{item}</li>" for item in items)
+    return (f'<p style="margin:6px 0 0 0"><b>{escape(title)}</b></p>'
+            f'<ul style="margin:2px 0 0 0; -qt-list-indent:1">{rows}</ul>')
