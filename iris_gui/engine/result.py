@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from iris_gui.engine.config import RunConfig
+from iris_gui.engine.jsonable import json_ready, nan_if_none
 from iris_gui.engine.stats import NOISY_IQR_FRACTION
 
 
@@ -113,7 +114,7 @@ class RunResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The shared record, JSON-ready (NaN becomes None); the loss curve is left out."""
-        return _json_ready({
+        return json_ready({
             "status": self.status.value,
             "message": self.message,
             "device": self.config.device,
@@ -151,9 +152,9 @@ class RunResult:
             epochs_completed=data.get("epochs_completed", 0),
             losses=np.zeros(0, np.float32) if losses is None else np.asarray(losses, np.float32),
             loss_stride=data.get("loss_stride", 1),
-            final_loss=_nan_if_none(data.get("final_loss")),
-            train_accuracy=_nan_if_none(data.get("train_accuracy")),
-            test_accuracy=_nan_if_none(data.get("test_accuracy")),
+            final_loss=nan_if_none(data.get("final_loss")),
+            train_accuracy=nan_if_none(data.get("train_accuracy")),
+            test_accuracy=nan_if_none(data.get("test_accuracy")),
             diverged_epoch=data.get("diverged_epoch"),
             confusion_matrix=data.get("confusion_matrix") or [],
             timings=_known(Timings, data.get("timings", {})),
@@ -179,20 +180,4 @@ def unfinished_result(config: RunConfig, status: RunStatus, message: str, env: E
 
 def _known(kind: type, data: dict[str, Any]) -> Any:
     names = {f.name for f in fields(kind)}
-    return kind(**{k: _nan_if_none(v) if v is None else v for k, v in data.items() if k in names})
-
-
-def _nan_if_none(value: Any) -> Any:
-    return math.nan if value is None else value
-
-
-def _json_ready(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _json_ready(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, np.generic):
-        return _json_ready(value.item())
-    return value
+    return kind(**{k: nan_if_none(v) if v is None else v for k, v in data.items() if k in names})

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from iris_gui.engine.jsonable import json_ready, nan_if_none
+
 DEFAULT_ROWS = (120, 1_000, 10_000, 100_000, 1_000_000)
 DEFAULT_HIDDEN = (10,)
 DEFAULT_ENGINES = ("eager", "manual")
@@ -153,7 +155,7 @@ class SweepResult:
         return self
 
     def to_dict(self) -> dict[str, Any]:
-        return _json_ready({
+        return json_ready({
             "spec": self.spec.to_dict(), "status": self.status, "message": self.message,
             "started_at": self.started_at, "env": self.env, "notes": list(self.notes),
             "points": [{**asdict(p), "series": p.series, "gflops": p.gflops}
@@ -167,7 +169,7 @@ class SweepResult:
     def from_dict(cls, data: dict[str, Any]) -> SweepResult:
         point_fields = set(SweepPoint.__dataclass_fields__)
         floats = {"epoch_us", "epoch_us_iqr", "flops_per_epoch"}  # JSON's null was NaN
-        points = [SweepPoint(**{k: _nan(v) if k in floats else v for k, v in p.items()
+        points = [SweepPoint(**{k: nan_if_none(v) if k in floats else v for k, v in p.items()
                                 if k in point_fields})
                   for p in data.get("points", [])]
         result = cls(spec=SweepSpec.from_dict(data.get("spec", {})),
@@ -257,19 +259,3 @@ def _cross(line: list[SweepPoint], a: str, b: str, axis: str, fixed: int) -> lis
         return crossings
     faster = b if gap[0] > 0 else a
     return [Crossover(a, b, axis, fixed, None, faster, low, high)]
-
-
-def _nan(value: Any) -> Any:
-    return math.nan if value is None else value
-
-
-def _json_ready(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _json_ready(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, np.generic):
-        return _json_ready(value.item())
-    return value

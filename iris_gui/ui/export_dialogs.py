@@ -62,70 +62,36 @@ def export_curves(parent: QWidget, plot: LossPlotPanel) -> str | None:
     return None if path is None else _write(parent, path, lambda p: export_curves_csv(rows, p))
 
 
-def _has_ladder(parent: QWidget, ladder: LadderPanel) -> bool:
-    if ladder.rows():
-        return True
-    QMessageBox.information(parent, "Nothing to export",
-                            "Select runs in the results table to show their ladder first.")
-    return False
+FILTERS = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "csv": "CSV (*.csv)"}
+LADDER_EMPTY = "Select runs in the results table to show their ladder first."
+SWEEP_EMPTY = "Run a sweep in the Crossover view, or reopen an earlier one, first."
 
 
-def export_ladder_png(parent: QWidget, ladder: LadderPanel) -> str | None:
-    if not _has_ladder(parent, ladder):
+def export_view(parent: QWidget, view, name: str, fmt: str, ready: bool,
+                empty: str) -> str | None:
+    """Ask where (and, for PNG, how wide), then write ``view``'s ``export_<fmt>``: the views
+    export from code; this only wraps them in dialogs."""
+    if not ready:
+        QMessageBox.information(parent, "Nothing to export", empty)
         return None
-    path = _ask_path(parent, "Export ladder as PNG", "ladder.png", "PNG image (*.png)")
+    path = _ask_path(parent, f"Export {name} as {fmt.upper()}", f"{name}.{fmt}", FILTERS[fmt])
     if path is None:
         return None
-    width, ok = QInputDialog.getInt(parent, "PNG width", "Width in pixels:", 1600, 200, 10000, 100)
-    if not ok:
-        return None
-    return _write(parent, path, lambda p: ladder.export_png(p, width))
+    write = getattr(view, f"export_{fmt}")
+    if fmt == "png":
+        width, ok = QInputDialog.getInt(parent, "PNG width", "Width in pixels:", 1600, 200,
+                                        10000, 100)
+        if not ok:
+            return None
+        return _write(parent, path, lambda p: write(p, width))
+    return _write(parent, path, write)
 
 
-def export_ladder_svg(parent: QWidget, ladder: LadderPanel) -> str | None:
-    if not _has_ladder(parent, ladder):
-        return None
-    path = _ask_path(parent, "Export ladder as SVG", "ladder.svg", "SVG image (*.svg)")
-    return None if path is None else _write(parent, path, ladder.export_svg)
+def export_ladder(parent: QWidget, ladder: LadderPanel, fmt: str) -> str | None:
+    return export_view(parent, ladder, "ladder", fmt, bool(ladder.rows()), LADDER_EMPTY)
 
 
-def export_ladder_csv(parent: QWidget, ladder: LadderPanel) -> str | None:
-    if not _has_ladder(parent, ladder):
-        return None
-    path = _ask_path(parent, "Export ladder as CSV", "ladder.csv", "CSV (*.csv)")
-    return None if path is None else _write(parent, path, ladder.export_csv)
-
-
-def _has_sweep(parent: QWidget, crossover: CrossoverPanel) -> bool:
+def export_crossover(parent: QWidget, crossover: CrossoverPanel, fmt: str) -> str | None:
     result = crossover.result()
-    if result is not None and result.points:
-        return True
-    QMessageBox.information(parent, "Nothing to export",
-                            "Run a sweep in the Crossover view, or reopen an earlier one, first.")
-    return False
-
-
-def export_crossover_png(parent: QWidget, crossover: CrossoverPanel) -> str | None:
-    if not _has_sweep(parent, crossover):
-        return None
-    path = _ask_path(parent, "Export crossover as PNG", "crossover.png", "PNG image (*.png)")
-    if path is None:
-        return None
-    width, ok = QInputDialog.getInt(parent, "PNG width", "Width in pixels:", 1600, 200, 10000, 100)
-    if not ok:
-        return None
-    return _write(parent, path, lambda p: crossover.export_png(p, width))
-
-
-def export_crossover_svg(parent: QWidget, crossover: CrossoverPanel) -> str | None:
-    if not _has_sweep(parent, crossover):
-        return None
-    path = _ask_path(parent, "Export crossover as SVG", "crossover.svg", "SVG image (*.svg)")
-    return None if path is None else _write(parent, path, crossover.export_svg)
-
-
-def export_crossover_csv(parent: QWidget, crossover: CrossoverPanel) -> str | None:
-    if not _has_sweep(parent, crossover):
-        return None
-    path = _ask_path(parent, "Export crossover as CSV", "crossover.csv", "CSV (*.csv)")
-    return None if path is None else _write(parent, path, crossover.export_csv)
+    ready = result is not None and bool(result.points)
+    return export_view(parent, crossover, "crossover", fmt, ready, SWEEP_EMPTY)

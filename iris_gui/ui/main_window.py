@@ -96,12 +96,12 @@ class MainWindow(QMainWindow):
             a.export_svg: lambda: export_dialogs.export_plot_svg(self, self.plot),
             a.export_results_csv: lambda: export_dialogs.export_results_csv(self, self.results),
             a.export_curves_csv: lambda: export_dialogs.export_curves(self, self.plot),
-            a.export_ladder_png: lambda: export_dialogs.export_ladder_png(self, self.ladder),
-            a.export_ladder_svg: lambda: export_dialogs.export_ladder_svg(self, self.ladder),
-            a.export_ladder_csv: lambda: export_dialogs.export_ladder_csv(self, self.ladder),
-            a.export_crossover_png: lambda: export_dialogs.export_crossover_png(self, sweep),
-            a.export_crossover_svg: lambda: export_dialogs.export_crossover_svg(self, sweep),
-            a.export_crossover_csv: lambda: export_dialogs.export_crossover_csv(self, sweep),
+            a.export_ladder_png: lambda: export_dialogs.export_ladder(self, self.ladder, "png"),
+            a.export_ladder_svg: lambda: export_dialogs.export_ladder(self, self.ladder, "svg"),
+            a.export_ladder_csv: lambda: export_dialogs.export_ladder(self, self.ladder, "csv"),
+            a.export_crossover_png: lambda: export_dialogs.export_crossover(self, sweep, "png"),
+            a.export_crossover_svg: lambda: export_dialogs.export_crossover(self, sweep, "svg"),
+            a.export_crossover_csv: lambda: export_dialogs.export_crossover(self, sweep, "csv"),
         }
         for action, export in exports.items():
             action.triggered.connect(lambda _=False, export=export: self._report(export()))
