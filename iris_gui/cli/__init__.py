@@ -46,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "plot":
             from iris_gui.cli.plot_cmd import plot_command
             return plot_command(args)
+        if args.command == "report":
+            from iris_gui.cli.report_cmd import report_command
+            return report_command(args)
         from iris_gui.cli.runs_cmd import runs_command
         return runs_command(args)
     except EngineError as error:

@@ -168,6 +168,23 @@ def build_parser() -> OneLineParser:
                       help="the engine ladder of these runs instead: steady-state µs per epoch "
                            "per rung, grouped by device, with speedups against the note's loop")
     plot.set_defaults(command_parser=plot)
+    report = commands.add_parser(
+        "report", help="a shareable report of stored runs: one self-contained HTML file, or "
+                       "Markdown with its images beside it",
+        description=(
+            "The loss plot of the runs, their engine ladder (when they span several engines), "
+            "a sweep's crossover (--sweep), the results table, the explain sentences of runs "
+            "that were explained, and each run's environment and the command that repeats it. "
+            "HTML embeds its images and refers to nothing outside the file; .md writes "
+            "NAME-loss.png (and the others) beside it."))
+    report.add_argument("--runs", type=_run_ids, required=True, metavar="ID[,ID...]",
+                        help="the runs, in the order the table lists them (speedups against "
+                             "the first)")
+    report.add_argument("--sweep", type=int, metavar="ID",
+                        help="add a stored sweep's crossover figure (see 'sweeps list')")
+    report.add_argument("--out", required=True, metavar="FILE.html|.md")
+    report.add_argument("--log-y", action="store_true", help="logarithmic loss axis")
+    report.set_defaults(command_parser=report)
     _add_sweep_commands(commands)
     return parser
 

@@ -21,12 +21,15 @@ class Dataset:
     y_test: np.ndarray
     n_features: int
     n_classes: int
+    # The data set's own names for classes 0, 1, ... (empty for synthetic data, whose classes
+    # have only numbers); a run records them so its confusion matrix can name its rows.
+    class_names: tuple[str, ...] = ()
 
 
-def _load_raw(config: RunConfig) -> tuple[np.ndarray, np.ndarray]:
+def _load_raw(config: RunConfig) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     if config.dataset == "synthetic":
         try:
-            return datasets.make_classification(
+            x, y = datasets.make_classification(
                 n_samples=config.synthetic_rows,
                 n_features=config.synthetic_features,
                 n_informative=config.synthetic_features,
@@ -35,6 +38,7 @@ def _load_raw(config: RunConfig) -> tuple[np.ndarray, np.ndarray]:
                 n_clusters_per_class=1,
                 random_state=config.split_seed,
             )
+            return x, y, ()
         except ValueError as error:
             raise ConfigError(f"synthetic data cannot be made: {error}") from None
     loaders = {
@@ -44,7 +48,7 @@ def _load_raw(config: RunConfig) -> tuple[np.ndarray, np.ndarray]:
         "digits": datasets.load_digits,
     }
     bunch = loaders[config.dataset]()
-    return bunch.data, bunch.target
+    return bunch.data, bunch.target, tuple(str(name) for name in bunch.target_names)
 
 
 def _scaler(name: str):
@@ -53,7 +57,7 @@ def _scaler(name: str):
 
 def load_dataset(config: RunConfig) -> Dataset:
     """Load, split and scale; the scaler is fitted on the training part only, as the seed does."""
-    x, y = _load_raw(config)
+    x, y, class_names = _load_raw(config)
     x_train, x_test, y_train, y_test = train_test_split(
         x, y, test_size=config.test_size, random_state=config.split_seed
     )
@@ -68,4 +72,5 @@ def load_dataset(config: RunConfig) -> Dataset:
         y_test=np.ascontiguousarray(y_test, dtype=np.int64),
         n_features=int(x.shape[1]),
         n_classes=int(np.max(y)) + 1,
+        class_names=class_names,
     )

@@ -100,6 +100,9 @@ class RunResult:
     test_accuracy: float = math.nan
     diverged_epoch: int | None = None
     confusion_matrix: list[list[int]] = field(default_factory=list)
+    # The data set's names for the matrix's classes, in class order; empty for synthetic data
+    # and for runs saved before names were recorded (the classes are then numbered).
+    class_names: list[str] = field(default_factory=list)
     timings: Timings = field(default_factory=Timings)
     env: EnvRecord = field(default_factory=EnvRecord)
     started_at: str = ""
@@ -131,6 +134,7 @@ class RunResult:
             "test_accuracy": self.test_accuracy,
             "diverged_epoch": self.diverged_epoch,
             "confusion_matrix": self.confusion_matrix,
+            "class_names": self.class_names,
             "curve_points": len(self.losses),
             "chunk_count": len(self.chunk_epochs),
             "loss_stride": self.loss_stride,
@@ -157,6 +161,7 @@ class RunResult:
             test_accuracy=nan_if_none(data.get("test_accuracy")),
             diverged_epoch=data.get("diverged_epoch"),
             confusion_matrix=data.get("confusion_matrix") or [],
+            class_names=[str(name) for name in data.get("class_names") or []],
             timings=_known(Timings, data.get("timings", {})),
             env=_known(EnvRecord, data.get("env", {})),
             started_at=data.get("started_at", ""),

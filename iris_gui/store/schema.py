@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -16,6 +17,7 @@ from pathlib import Path
 from iris_gui.store.paths import DATA_DIR_ENV, StoreError
 
 BUSY_TIMEOUT_S = 5.0
+OPEN_WAIT_S = 30.0
 # Files SQLite keeps beside the database. A stale journal or WAL left next to a fresh database
 # would be replayed into it, so they travel with a file that is set aside.
 SIBLING_SUFFIXES = ("-wal", "-shm", "-journal")
@@ -136,16 +138,36 @@ def connect(path: Path) -> tuple[sqlite3.Connection, str | None]:
 
 def _prepare(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:
     try:
-        # WAL lets other processes read while this one writes; it is a property of the file.
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA foreign_keys=ON")
-        _migrate(conn, path)
+        _while_locked(lambda: _set_up(conn, path))
     except BaseException as exc:
         conn.close()
         if isinstance(exc, sqlite3.Error):
             raise StoreError(f"cannot open the runs store {path}: {exc}") from None
         raise
     return conn
+
+
+def _set_up(conn: sqlite3.Connection, path: Path) -> None:
+    # WAL lets other processes read while this one writes; it is a property of the file.
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    _migrate(conn, path)
+
+
+def _while_locked(step: Callable[[], None]) -> None:
+    """Run ``step``, again while the file is locked by another process that is creating or
+    migrating it, up to OPEN_WAIT_S. Switching a new file to WAL takes an exclusive lock for
+    which SQLite may answer "locked" at once, without its busy timeout: several commands
+    started together on a new store would otherwise fail."""
+    deadline = time.monotonic() + OPEN_WAIT_S
+    while True:
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _open_file(path: Path) -> sqlite3.Connection:

@@ -95,3 +95,40 @@ def export_crossover(parent: QWidget, crossover: CrossoverPanel, fmt: str) -> st
     result = crossover.result()
     ready = result is not None and bool(result.points)
     return export_view(parent, crossover, "crossover", fmt, ready, SWEEP_EMPTY)
+
+
+REPORT_EMPTY = "Select runs in the results table first: the report covers the selected runs."
+REPORT_FILTERS = {"html": "HTML, one self-contained file (*.html)",
+                  "md": "Markdown, images beside it (*.md)"}
+
+
+def export_report(parent: QWidget, window) -> str | None:
+    """File → Export report…: the runs selected in the results table, in its order (and the
+    sweep the Crossover view shows), as one HTML file or Markdown with its images beside it."""
+    run_ids = window.results.selected_ids()
+    if not run_ids:
+        QMessageBox.information(parent, "Nothing to report", REPORT_EMPTY)
+        return None
+    chosen, kind = QFileDialog.getSaveFileName(
+        parent, "Export report", str(Path.home() / "report.html"),
+        ";;".join(REPORT_FILTERS.values()))
+    if not chosen:
+        return None
+    path = Path(chosen)
+    if path.suffix.lower() not in (".html", ".md"):
+        path = path.with_name(path.name + (".md" if kind == REPORT_FILTERS["md"] else ".html"))
+    # Imported here: the report sits above ui (it draws through ui's exports), and a
+    # module-level import would make ui depend on it.
+    from iris_gui.engine.command_line import command_for
+    from iris_gui.report.writer import write_report
+
+    sweep = window.crossover.result()
+    started = "" if sweep is None else sweep.started_at[:16].replace("T", " ")
+
+    def write(target: Path) -> None:
+        runs = [window.store.get(run_id) for run_id in run_ids]  # full curves and breakdowns
+        write_report(target, runs, command_for, sweep=sweep,
+                     sweep_label=f"the sweep of {started}" if started else "the shown sweep",
+                     log_y=window.plot.log_y())
+
+    return _write(parent, path, write)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QCloseEvent, QDesktopServices
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox
+from PySide6.QtCore import QMargins, QRect, Qt, QTimer, QUrl
+from PySide6.QtGui import QCloseEvent, QCursor, QDesktopServices, QGuiApplication, QShowEvent
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMessageBox, QScrollArea, QWidget
 
 from iris_gui.engine.errors import EngineError
 from iris_gui.store.paths import log_dir
@@ -13,6 +13,7 @@ from iris_gui.ui import export_dialogs
 from iris_gui.ui.about import show_about
 from iris_gui.ui.crossover_presenter import CrossoverPresenter
 from iris_gui.ui.explain_presenter import ExplainPresenter
+from iris_gui.ui.geometry import ASSUMED_FRAME, fit_geometry
 from iris_gui.ui.ladder_presenter import LadderPresenter
 from iris_gui.ui.menus import build_menus
 from iris_gui.ui.panels.controls import ControlsPanel
@@ -22,15 +23,22 @@ from iris_gui.ui.panels.ladder import LadderPanel
 from iris_gui.ui.panels.loss_plot import LossPlotPanel
 from iris_gui.ui.panels.results import ResultsPanel
 from iris_gui.ui.panels.run_status import RunStatusBar
-from iris_gui.ui.run_presenter import RunPresenter
+from iris_gui.ui.run_presenter import RunPresenter, empty_plot_hint
 from iris_gui.ui.settings import AppSettings
+from iris_gui.ui.shortcuts import ShortcutsDialog
+from iris_gui.ui.theme import ThemeController, light_plots
 from iris_gui.ui.training_controller import TrainingController
 
 # Bumped whenever the docks change: a layout saved with other docks is then not restored (Qt
 # would squeeze a new dock beside the old ones) and the default arrangement is used.
-LAYOUT_VERSION = 4
+LAYOUT_VERSION = 5
 # Wide enough for the device combo to show a GPU's name and the form's labels unclipped.
 CONTROLS_MIN_WIDTH = 360
+# The bottom tabs' share of the height below the menu bar: the plot keeps more than half.
+BOTTOM_SHARE = 0.4
+# After the first show, how often and how long to look for the window manager's frame: it
+# is known only once the manager has framed the window, a moment after it is mapped.
+FRAME_POLL_MS, FRAME_POLLS = 100, 30
 
 
 class MainWindow(QMainWindow):
@@ -48,12 +56,18 @@ class MainWindow(QMainWindow):
         self.status = RunStatusBar()
         self.setCentralWidget(self.plot)
         self.setStatusBar(self.status)
+        # The Run panel takes the whole left edge, so every control it holds fits in a
+        # 1280×800 screen's height; the bottom tabs sit under the plot alone.
+        self.setCorner(Qt.Corner.TopLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.controls.setMinimumWidth(CONTROLS_MIN_WIDTH)
         self.controls_dock = self._dock("Run", "controls", self.controls, Qt.LeftDockWidgetArea)
         self.results_dock = self._dock("Results", "results", self.results, Qt.BottomDockWidgetArea)
         self.explain_dock = self._dock("Explain", "explain", self.explain, Qt.BottomDockWidgetArea)
         self.ladder_dock = self._dock("Ladder", "ladder", self.ladder, Qt.BottomDockWidgetArea)
-        self.crossover_dock = self._dock("Crossover", "crossover", self.crossover,
+        # The Crossover view needs ~960 px across (its settings beside the plot's choices): in a
+        # scroll area, so that it cannot make the window wider than a 1280×800 screen.
+        self.crossover_dock = self._dock("Crossover", "crossover", _scrolled(self.crossover),
                                          Qt.BottomDockWidgetArea)
         self.tabifyDockWidget(self.results_dock, self.explain_dock)
         self.tabifyDockWidget(self.explain_dock, self.ladder_dock)
@@ -63,10 +77,15 @@ class MainWindow(QMainWindow):
         for dock in (self.controls_dock, self.results_dock, self.explain_dock, self.ladder_dock,
                      self.crossover_dock):
             self.view_menu.addAction(dock.toggleViewAction())
+        self.theme = ThemeController(self)
         self.presenter = RunPresenter(self, controller)
         self.explain_presenter = ExplainPresenter(self)
         self.ladder_presenter = LadderPresenter(self)
         self.crossover_presenter = CrossoverPresenter(self)
+        self._placed = QRect()
+        self._frame_polls = 0
+        self._frame_timer = QTimer(self, interval=FRAME_POLL_MS)
+        self._frame_timer.timeout.connect(self._keep_frame_on_screen)
         self._connect_actions()
         self._restore()
 
@@ -90,6 +109,12 @@ class MainWindow(QMainWindow):
         a.open_log_folder.triggered.connect(self.open_log_folder)
         a.log_y.toggled.connect(self.plot.set_log_y)
         self.plot.log_y_changed.connect(a.log_y.setChecked)
+        for mode, action in a.themes.items():
+            action.triggered.connect(lambda _=False, mode=mode: self.set_theme(mode))
+        a.shortcuts.triggered.connect(self.show_shortcuts)
+        self.controls.config_changed.connect(self._update_empty_hint)
+        self.results.columns_changed.connect(self._remember_columns)
+        self.controls.form.advanced.toggled.connect(self._remember_advanced)
         sweep = self.crossover
         exports = {
             a.export_png: lambda: export_dialogs.export_plot_png(self, self.plot),
@@ -102,9 +127,39 @@ class MainWindow(QMainWindow):
             a.export_crossover_png: lambda: export_dialogs.export_crossover(self, sweep, "png"),
             a.export_crossover_svg: lambda: export_dialogs.export_crossover(self, sweep, "svg"),
             a.export_crossover_csv: lambda: export_dialogs.export_crossover(self, sweep, "csv"),
+            a.export_report: lambda: export_dialogs.export_report(self, self),
         }
         for action, export in exports.items():
-            action.triggered.connect(lambda _=False, export=export: self._report(export()))
+            action.triggered.connect(lambda _=False, export=export: self._export(export))
+
+    def _export(self, export) -> None:
+        # Figures leave the app light, whatever the screen shows: they end up in documents.
+        with light_plots([self.plot, self.explain, self.ladder, self.crossover.plot]):
+            self._report(export())
+
+    def set_theme(self, mode: str) -> None:
+        """View → Theme: follow the system, or stay light or dark; remembered."""
+        self.theme.set_mode(mode)
+        self.actions.themes[self.theme.mode].setChecked(True)
+        self.settings.theme = self.theme.mode
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        dialog = ShortcutsDialog(self)
+        dialog.show()
+        return dialog
+
+    def _update_empty_hint(self) -> None:
+        try:
+            config = self.controls.config()
+        except ValueError:
+            return  # the form says what is wrong; the hint keeps the last good run
+        self.plot.set_empty_hint(empty_plot_hint(config))
+
+    def _remember_columns(self, hidden: list[str]) -> None:
+        self.settings.hidden_columns = hidden
+
+    def _remember_advanced(self, expanded: bool) -> None:
+        self.settings.advanced_open = expanded
 
     def _ladder_everywhere(self) -> None:
         if self.controls.ladder_button.isEnabled():
@@ -129,14 +184,68 @@ class MainWindow(QMainWindow):
         config, execution = self.settings.load_config()
         self.controls.set_config(config)
         self.controls.set_execution(execution)
+        self.controls.form.advanced.set_expanded(self.settings.advanced_open)
         self.plot.set_log_y(self.settings.log_y)
+        self.set_theme(self.settings.theme)
+        hidden = self.settings.hidden_columns
+        if hidden is not None:
+            self.results.set_hidden_columns(hidden)
+        self._update_empty_hint()
         geometry, state = self.settings.load_window()
         if geometry is not None:
             self.restoreGeometry(geometry)
-        else:
-            self.resize(1280, 820)
-        if state is not None:
-            self.restoreState(state, LAYOUT_VERSION)
+        if not self.windowState() & (Qt.WindowState.WindowMaximized
+                                     | Qt.WindowState.WindowFullScreen):
+            self.setGeometry(self.fitted_geometry(geometry is not None))
+        self._placed = self.geometry()
+        if state is None or not self.restoreState(state, LAYOUT_VERSION):
+            self.arrange_docks()
+
+    def fitted_geometry(self, restored: bool) -> QRect:
+        """Where the window goes on the screen it opens on: sized to it on a first launch,
+        brought onto it when a restored geometry no longer fits (another screen, a smaller
+        resolution)."""
+        saved = self.geometry() if restored else None
+        screen = (QGuiApplication.screenAt(saved.center()) if saved is not None
+                  else QGuiApplication.screenAt(QCursor.pos()))
+        screen = screen or self.screen() or QGuiApplication.primaryScreen()
+        return fit_geometry(saved, screen.availableGeometry(), self._frame_margins())
+
+    def arrange_docks(self) -> None:
+        """The default arrangement: the Run panel at its narrowest, the bottom tabs under the
+        plot at ``BOTTOM_SHARE`` of the height."""
+        self.resizeDocks([self.controls_dock], [CONTROLS_MIN_WIDTH], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.results_dock], [round(self.height() * BOTTOM_SHARE)],
+                         Qt.Orientation.Vertical)
+
+    def _frame_margins(self) -> QMargins:
+        """The frame around the window: the window manager's once it has said; else assumed."""
+        margins = _margins_between(self.frameGeometry(), self.geometry())
+        return ASSUMED_FRAME if margins.isNull() else margins
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._frame_polls == 0:
+            self._frame_timer.start()
+
+    def _keep_frame_on_screen(self) -> None:
+        """Once the window manager has framed the window, move and shrink it so that the real
+        frame (not the one assumed before showing) lies on the screen; a frame that is never
+        reported (offscreen, no window manager) leaves the first placement as it was."""
+        self._frame_polls += 1
+        margins = _margins_between(self.frameGeometry(), self.geometry())
+        if margins.isNull() and self._frame_polls < FRAME_POLLS:
+            return
+        self._frame_timer.stop()
+        # Only the window's own placement is corrected: a size set since (a script rendering
+        # the window large, say) is left alone.
+        resized = self.geometry().size() != self._placed.size()
+        if margins.isNull() or resized or self.isMaximized() or self.isFullScreen():
+            return
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        fitted = fit_geometry(self.geometry(), screen.availableGeometry(), margins)
+        if fitted != self.geometry():
+            self.setGeometry(fitted)
 
     def show_store_notice(self) -> None:
         if self.store.notice:
@@ -151,3 +260,14 @@ class MainWindow(QMainWindow):
         self.settings.log_y = self.actions.log_y.isChecked()
         self.controller.shutdown()
         super().closeEvent(event)
+
+
+def _margins_between(outer: QRect, inner: QRect) -> QMargins:
+    return QMargins(inner.left() - outer.left(), inner.top() - outer.top(),
+                    outer.right() - inner.right(), outer.bottom() - inner.bottom())
+
+
+def _scrolled(widget: QWidget) -> QScrollArea:
+    area = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
+    area.setWidget(widget)
+    return area

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMainWindow
+
+from iris_gui.ui.theme import MODE_TITLES, MODES
 
 
 @dataclass
@@ -20,6 +22,7 @@ class WindowActions:
     export_crossover_png: QAction
     export_crossover_svg: QAction
     export_crossover_csv: QAction
+    export_report: QAction
     quit: QAction
     train: QAction
     stop: QAction
@@ -28,6 +31,8 @@ class WindowActions:
     run_ladder_everywhere: QAction
     refresh_devices: QAction
     log_y: QAction
+    themes: dict[str, QAction]  # "system", "light", "dark": View → Theme, one checked
+    shortcuts: QAction
     open_log_folder: QAction
     about: QAction
 
@@ -58,6 +63,9 @@ def build_menus(window: QMainWindow) -> WindowActions:
                                     "Save the crossover plot of the shown sweep as SVG"),
         export_crossover_csv=action("Export Cr&ossover as CSV…", None,
                                     "The shown sweep's points with their fits, one row each"),
+        export_report=action("Export &Report…", "Ctrl+Shift+R",
+                             "The selected runs as one HTML file (or Markdown with its images): "
+                             "figures, table, explain, environment, commands"),
         quit=action("&Quit", QKeySequence.StandardKey.Quit),
         train=action("&Train", "Ctrl+Return", "Train the configured run"),
         stop=action("&Stop", "Esc", "Stop the current run and keep what it did"),
@@ -69,6 +77,10 @@ def build_menus(window: QMainWindow) -> WindowActions:
                                      "The engine ladder on each detected device"),
         refresh_devices=action("&Refresh Devices", "F5"),
         log_y=action("&Logarithmic Loss Axis", "Ctrl+L"),
+        themes={mode: action(MODE_TITLES[mode], None, tip) for mode, tip in zip(MODES, (
+            "Follow the system's light or dark colour scheme", "Light whatever the system says",
+            "Dark whatever the system says"))},
+        shortcuts=action("&Keyboard Shortcuts", "Ctrl+/", "Every shortcut, in one list"),
         open_log_folder=action("Open &Log Folder", None,
                                "Where the tracebacks of failed runs are written"),
         about=action("&About iris-gui"),
@@ -88,6 +100,8 @@ def build_menus(window: QMainWindow) -> WindowActions:
                  actions.export_crossover_csv):
         file_menu.addAction(item)
     file_menu.addSeparator()
+    file_menu.addAction(actions.export_report)
+    file_menu.addSeparator()
     file_menu.addAction(actions.quit)
     run_menu = bar.addMenu("&Run")
     for item in (actions.train, actions.stop, actions.run_all, actions.run_ladder,
@@ -97,9 +111,16 @@ def build_menus(window: QMainWindow) -> WindowActions:
     run_menu.addAction(actions.refresh_devices)
     view_menu = bar.addMenu("&View")
     view_menu.addAction(actions.log_y)
+    theme_menu = view_menu.addMenu("&Theme")
+    group = QActionGroup(window)
+    for item in actions.themes.values():
+        item.setCheckable(True)
+        group.addAction(item)
+        theme_menu.addAction(item)
     view_menu.addSeparator()
     window.view_menu = view_menu
     help_menu = bar.addMenu("&Help")
+    help_menu.addAction(actions.shortcuts)
     help_menu.addAction(actions.open_log_folder)
     help_menu.addAction(actions.about)
     return actions

@@ -1,82 +1,69 @@
 """Export the loss plot to PNG, SVG or CSV, from code first (dialogs only wrap these).
 
-SVG: pyqtgraph 0.14's ``SVGExporter`` raises ``ValueError`` in ``correctCoordinates`` with
-Qt 6.11 and newer (pyqtgraph issue #3495: Qt now closes paths with ``Z``, which the
-coordinate fix-up does not expect), and we ship Qt 6.11. Rather than patch pyqtgraph's
-private path correction, the scene is painted into ``QtSvg.QSvgGenerator`` (part of
-PySide6-Essentials) through a QPainter: Qt writes each curve as one ``<path>`` inside a group
-carrying its stroke colour, the axes and legend come out as paths and text, and the code does
-not depend on pyqtgraph internals. A panel that was never shown is laid out first (shown with
-``WA_DontShowOnScreen``), since a plot that never had a geometry can drop its curves from an
-export (pyqtgraph #3176). When pyqtgraph fixes #3495 its exporter may be used again; the tests
-check that every curve's colour reaches the SVG either way.
+PNG and SVG are painted by scene_export.py, the routine every figure shares (its notes say why
+not pyqtgraph's exporters, and what makes the SVG the PNG's picture in a browser, librsvg and
+ImageMagick). What is particular to the loss plot is done here, for the time of one export:
 
-Every file goes through ``write_atomically``: an existing file is replaced whole or kept, and
-an unwritable path raises ``StoreError`` naming the path and the reason, in one line.
+- The curves are drawn from their data, not the live view's shortcut: the panel's peak
+  downsampling (fine for a frame, a staircase on a smooth curve in a figure) is switched off
+  and each curve is reduced per output column by ``curve_reduce.m4_indices``, which draws the
+  same line as every point. The live view gets its data and downsampling back afterwards.
+- Curves are drawn ``CURVE_PX`` wide at the export's size, or as wide as the scale-up makes a
+  screen pixel: a 1-pixel antialiased line prints faint.
+
+A panel that was never shown is laid out first (shown with ``WA_DontShowOnScreen``), since a
+plot that never had a geometry can drop its curves from an export (pyqtgraph #3176). Every
+file goes through ``write_atomically``: an existing file is replaced whole or kept, and an
+unwritable path raises ``StoreError`` naming the path and the reason, in one line.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pyqtgraph.exporters import ImageExporter
-from PySide6.QtCore import QBuffer, QIODevice, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPen
-from PySide6.QtSvg import QSvgGenerator
+import numpy as np
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QPen
 from PySide6.QtWidgets import QApplication
 
 from iris_gui.store.curve_csv import export_curves_csv
-from iris_gui.store.files import write_atomically
 from iris_gui.store.paths import StoreError
+from iris_gui.ui import scene_export
+from iris_gui.ui.curve_reduce import m4_indices
 from iris_gui.ui.panels.loss_plot import BACKGROUND, LossPlotPanel, PlotCurve
+from iris_gui.ui.theme import light_plots
 
 FORMATS = (".png", ".svg", ".csv")
 # The panel's logical size for an offscreen render; wider exports scale it up (text included),
 # as a high-resolution screenshot would, rather than shrinking the text to a speck.
 RENDER_MAX_WIDTH = 1200
 RENDER_ASPECT = 0.6
-# The exporter antialiases; a 1-pixel antialiased line prints faint, so curves are drawn at
-# least this wide in a PNG, and as wide as the scale-up makes a screen pixel.
-MIN_PNG_PEN = 1.5
+CURVE_PX = 1.5  # a curve's width in the exported picture, at least
+COLUMNS_PER_PX = 4  # M4 columns per output pixel: the line stays exact when an SVG is zoomed
 
 
 def export_png(panel: LossPlotPanel, path: Path, width: int = 1600) -> None:
     """The plot (curves, axes, legend) as a PNG ``width`` pixels wide."""
     _settle(panel)
-    exporter = ImageExporter(panel.plot_item)
-    exporter.parameters()["width"] = int(width)
-    scale = int(width) / max(1.0, panel.plot_item.sceneBoundingRect().width())
-    with _pens_widened(panel, max(MIN_PNG_PEN, scale)):
-        image: QImage = exporter.export(toBytes=True)
-    write_atomically(Path(path), _encoded(image, Path(path)))
+    scale = int(width) / _logical_width(panel)
+    with _full_resolution(panel, int(width)), _pens_widened(panel, max(CURVE_PX, scale)):
+        scene_export.write_png(panel.plot_item, Path(path), int(width), BACKGROUND)
 
 
-def export_svg(panel: LossPlotPanel, path: Path) -> None:
-    """The plot as SVG, one ``<path>`` per curve (see the module notes for why not pyqtgraph's
-    SVGExporter)."""
+def export_svg(panel: LossPlotPanel, path: Path, width: int | None = None) -> None:
+    """The plot as SVG at the panel's size, shown ``width`` px wide (default: that size): the
+    PNG's picture at that width. One ``<path>`` per curve, in the figure's coordinates."""
     _settle(panel)
-    item = panel.plot_item
-    source = item.sceneBoundingRect()
-    size = QSize(math.ceil(source.width()), math.ceil(source.height()))
-    buffer = QBuffer()
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    generator = QSvgGenerator()
-    generator.setOutputDevice(buffer)
-    generator.setSize(size)
-    generator.setViewBox(QRectF(0, 0, size.width(), size.height()))
-    generator.setTitle("loss")
-    painter = QPainter(generator)
-    try:
-        target = QRectF(0, 0, size.width(), size.height())
-        # The view paints the background, not the scene; paint it as the PNG has it.
-        painter.fillRect(target, QColor(BACKGROUND))
-        item.scene().render(painter, target, source)
-    finally:
-        painter.end()
-    write_atomically(Path(path), bytes(buffer.data()))
+    logical = _logical_width(panel)
+    shown = logical if width is None else int(width)
+    scale = shown / logical
+    # Pens are cosmetic: in the SVG their width is in the layout's pixels, which the viewer
+    # scales to ``shown``.
+    with _full_resolution(panel, round(shown)), _pens_widened(panel,
+                                                              max(CURVE_PX, scale) / scale):
+        scene_export.write_svg(panel.plot_item, Path(path), "loss", BACKGROUND, width=width)
 
 
 def export_csv(curves: list[PlotCurve], path: Path) -> None:
@@ -86,7 +73,8 @@ def export_csv(curves: list[PlotCurve], path: Path) -> None:
 def render_curves(
     curves: list[PlotCurve], path: Path, width: int = 1600, log_y: bool = False
 ) -> None:
-    """Draw ``curves`` on an offscreen panel and write them in the format the suffix names."""
+    """Draw ``curves`` on an offscreen panel and write them in the format the suffix names; an
+    SVG is shown ``width`` px wide, as the PNG would be."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
@@ -100,22 +88,59 @@ def render_curves(
         panel.resize(logical, round(logical * RENDER_ASPECT))
         panel.set_overlays(curves)
         panel.set_log_y(log_y)
-        if suffix == ".png":
-            export_png(panel, path, width)
-        else:
-            export_svg(panel, path)
+        # A new panel takes the app's theme; a figure is drawn light whatever the screen shows.
+        with light_plots([panel]):
+            if suffix == ".png":
+                export_png(panel, path, width)
+            else:
+                export_svg(panel, path, width)
     finally:
         panel.close()
         panel.deleteLater()
 
 
 def _settle(panel: LossPlotPanel) -> None:
-    """Draw pending data and give a never-shown panel its geometry, so nothing is dropped."""
+    """Draw pending data and lay the panel out at its size (a never-shown panel is shown
+    offscreen first), so that what is painted is the figure at the export's size."""
     if panel.parent() is None and not panel.isVisible():
         panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         panel.show()
     panel.flush()
     QApplication.processEvents()
+    QCoreApplication.sendPostedEvents()  # the layout requests the first pass posted
+    panel.plot_item.layout.activate()
+
+
+def _logical_width(panel: LossPlotPanel) -> float:
+    return max(1.0, panel.plot_item.sceneBoundingRect().width())
+
+
+@contextmanager
+def _full_resolution(panel: LossPlotPanel, pixels: int) -> Iterator[None]:
+    """Each curve drawn from its own points (M4 per column of a ``pixels``-wide figure), not
+    the live view's peak downsampling; both are given back afterwards."""
+    x_lo, x_hi = panel.plot_item.vb.viewRange()[0]
+    saved = []
+    for item in panel.plot_item.listDataItems():
+        x, y = item.xData, item.yData
+        opts = (item.opts["downsample"], item.opts["autoDownsample"],
+                item.opts["downsampleMethod"], item.curve.opts["segmentedLineMode"])
+        saved.append((item, x, y, opts))
+        item.setDownsampling(ds=1, auto=False)
+        # One path per curve: pyqtgraph draws a pen wider than 1 px as thousands of separate
+        # segments (fast on screen), which in an SVG bloats the file and breaks the joins.
+        item.curve.setSegmentedLineMode("off")
+        if x is not None and y is not None and len(x):
+            kept = m4_indices(x, y, x_lo, x_hi, max(1, pixels) * COLUMNS_PER_PX)
+            item.setData(np.asarray(x)[kept], np.asarray(y)[kept])
+    try:
+        yield
+    finally:
+        for item, x, y, (ds, auto, method, segmented) in saved:
+            if x is not None and y is not None and len(x):
+                item.setData(x, y)
+            item.setDownsampling(ds=ds, auto=auto, method=method)
+            item.curve.setSegmentedLineMode(segmented)
 
 
 @contextmanager
@@ -131,11 +156,3 @@ def _pens_widened(panel: LossPlotPanel, width: float) -> Iterator[None]:
     finally:
         for item, pen in zip(items, pens):
             item.setPen(pen)
-
-
-def _encoded(image: QImage, path: Path) -> bytes:
-    buffer = QBuffer()
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
-        raise StoreError(f"cannot write {path}: the image could not be encoded as PNG")
-    return bytes(buffer.data())

@@ -143,8 +143,12 @@ COLUMNS: tuple[Column, ...] = (
            lambda r: formatted(r.result.test_accuracy, ".1%"),
            lambda r: finite(r.result.test_accuracy), True),
 )
-SAVED_COLUMN, DEVICE_NAME_COLUMN, ENGINE_COLUMN, STATUS_COLUMN = 1, 4, 5, 11
+SAVED_COLUMN, DEVICE_COLUMN, DEVICE_NAME_COLUMN, ENGINE_COLUMN, STATUS_COLUMN = 1, 3, 4, 5, 11
 STEADY_COLUMN, SPEEDUP_COLUMN = 13, 14
+# What the table shows by default answers the note's question (which device, engine, recording
+# and call style, and how fast); these wait in the header's menu. The device name is the
+# Device column's tooltip meanwhile.
+DEFAULT_HIDDEN = ("Saved", "Data set", "Device name", "Threads", "Execution")
 
 
 class RunsTableModel(QAbstractTableModel):
@@ -254,7 +258,7 @@ class RunsTableModel(QAbstractTableModel):
             return run.result.message or run.result.status.value
         if column == SAVED_COLUMN:
             return saved_text(run.created_at)
-        if column == DEVICE_NAME_COLUMN:
+        if column in (DEVICE_COLUMN, DEVICE_NAME_COLUMN):
             return run.result.env.device_name or None
         if column == STEADY_COLUMN:
             return steady_tip(run.result.timings)

@@ -16,6 +16,7 @@ from iris_gui.engine.config import RunConfig
 from iris_gui.engine.errors import EngineError
 from iris_gui.engine.ladder import ladder_configs
 from iris_gui.engine.result import RunResult
+from iris_gui.ui.panels.controls_form import DATASET_SHAPES
 from iris_gui.ui.panels.loss_plot import PlotCurve
 from iris_gui.ui.run_state import RunState
 from iris_gui.ui.training_controller import TrainingController
@@ -30,6 +31,21 @@ EXPERIMENT_RECORDS = ("every-epoch", "every:200", "device", "none")
 def run_label(config: RunConfig) -> str:
     engine = "" if config.engine == "eager" else f"{config.engine} · "
     return f"{config.device} · {engine}{config.record} · {config.call}"
+
+
+def empty_plot_hint(config: RunConfig) -> str:
+    """What the empty plot says: Train, and what it would run."""
+    if config.dataset == "synthetic":
+        name = "synthetic data"
+        features, classes = config.synthetic_features, config.synthetic_classes
+    else:
+        name, _, features, classes = DATASET_SHAPES[config.dataset]
+    shape = "-".join(str(width) for width in (features, *config.hidden, classes))
+    where = "" if config.device == "cpu" else f" on {config.device}"
+    what = f"a {shape} MLP on {name}, {config.epochs:,} epochs{where}"
+    if config == RunConfig(device=config.device):
+        what = f"the note's experiment: {what}"
+    return f"Press Train (Ctrl+Return) to run {what}"
 
 
 def result_summary(run_id: int | None, result: RunResult) -> str:

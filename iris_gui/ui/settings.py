@@ -18,12 +18,16 @@ from iris_gui.engine.errors import ConfigError
 
 EXECUTIONS = ("process", "in-process")
 DEFAULT_EXECUTION = "process"
+THEMES = ("system", "light", "dark")  # iris_gui.ui.theme.MODES
 
 _CONFIG_KEY = "run/config"
 _EXECUTION_KEY = "run/execution"
 _GEOMETRY_KEY = "window/geometry"
 _STATE_KEY = "window/state"
 _LOG_Y_KEY = "plot/log_y"
+_THEME_KEY = "view/theme"
+_HIDDEN_COLUMNS_KEY = "results/hidden_columns"
+_ADVANCED_KEY = "run/advanced_open"
 # What a stored value can get wrong: a bad choice or range (ConfigError), a wrong type (a string
 # where a list belongs), or an integer too large for a float comparison.
 _BAD_VALUE = (ConfigError, TypeError, ValueError, OverflowError)
@@ -57,6 +61,40 @@ class AppSettings:
     @log_y.setter
     def log_y(self, value: bool) -> None:
         self._settings.setValue(_LOG_Y_KEY, bool(value))
+
+    @property
+    def theme(self) -> str:
+        """System, light or dark; anything else reads as system."""
+        value = self._settings.value(_THEME_KEY, "system")
+        return value if value in THEMES else "system"
+
+    @theme.setter
+    def theme(self, value: str) -> None:
+        self._settings.setValue(_THEME_KEY, value if value in THEMES else "system")
+
+    @property
+    def hidden_columns(self) -> list[str] | None:
+        """The results columns hidden by title, or None when never chosen (the defaults)."""
+        try:
+            titles = json.loads(self._settings.value(_HIDDEN_COLUMNS_KEY))
+        except (TypeError, ValueError):
+            return None
+        if not isinstance(titles, list):
+            return None
+        return [title for title in titles if isinstance(title, str)]
+
+    @hidden_columns.setter
+    def hidden_columns(self, titles: list[str]) -> None:
+        # As JSON: an INI file gives a one-item list back as a bare string.
+        self._settings.setValue(_HIDDEN_COLUMNS_KEY, json.dumps(list(titles)))
+
+    @property
+    def advanced_open(self) -> bool:
+        return str(self._settings.value(_ADVANCED_KEY, "false")).lower() == "true"
+
+    @advanced_open.setter
+    def advanced_open(self, value: bool) -> None:
+        self._settings.setValue(_ADVANCED_KEY, bool(value))
 
     def sync(self) -> None:
         """Write pending changes now (QSettings otherwise writes on its own schedule)."""

@@ -49,3 +49,26 @@ def test_model_is_the_seeds_mlp_and_seeded_without_touching_global_rng():
     assert all(torch.equal(a, b) for a, b in zip(model.parameters(), same.parameters()))
     assert not torch.equal(model.layers[0].weight, other.layers[0].weight)
     assert model(torch.zeros(5, 4)).shape == (5, 3)
+
+
+@pytest.mark.parametrize("name, names", [
+    ("iris", ("setosa", "versicolor", "virginica")), ("breast_cancer", ("malignant", "benign")),
+    ("digits", tuple("0123456789")),
+])
+def test_data_sets_name_their_classes(name, names):
+    assert load_dataset(RunConfig(dataset=name)).class_names == names
+
+
+def test_synthetic_classes_have_no_names():
+    config = RunConfig(dataset="synthetic", synthetic_rows=100, synthetic_features=4)
+    assert load_dataset(config).class_names == ()
+
+
+def test_a_result_keeps_its_class_names_and_an_old_record_has_none():
+    from iris_gui.engine.result import RunResult, RunStatus
+
+    result = RunResult(RunConfig(), RunStatus.COMPLETED, class_names=["setosa", "versicolor"])
+    record = result.to_dict()
+    assert RunResult.from_dict(record).class_names == ["setosa", "versicolor"]
+    del record["class_names"]  # a run saved before the names were recorded
+    assert RunResult.from_dict(record).class_names == []

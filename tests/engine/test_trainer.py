@@ -22,6 +22,7 @@ def test_a_short_run_completes_with_every_phase_timed():
     assert result.train_accuracy > 0.5 and result.test_accuracy > 0.5
     assert np.array(result.confusion_matrix).sum() == 30
     assert np.trace(np.array(result.confusion_matrix)) == round(result.test_accuracy * 30)
+    assert result.class_names == ["setosa", "versicolor", "virginica"]
     # Every phase was timed (none is left at its default of 0).
     for phase in (t.setup_seconds, t.transfer_seconds, t.first_epoch_seconds, t.eval_seconds):
         assert phase > 0

@@ -25,6 +25,7 @@ from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.ladder import (
     EMPTY_TEXT,
     PYTORCH_COLOUR,
+    REFERENCE_COLOUR,
     REFERENCE_FILL,
     LadderPanel,
     render_ladder,
@@ -209,16 +210,24 @@ def test_svg_export_holds_one_rect_per_bar_and_the_labels(shown, tmp_path) -> No
     root = ET.parse(path).getroot()
 
     def bars_filled(fill: str) -> int:
-        # The bars are drawn in slot units (0.6 high); the legend's samples are 18 px.
-        return sum(1 for group in root.iter(f"{SVG}g") if group.get("fill") == fill
-                   for rect in group.findall(f"{SVG}rect") if rect.get("height") == "0.6")
+        # The bars are written in the figure's pixels (no transform, so that every renderer
+        # draws their outline alike); the legend's samples keep their group's translation.
+        return sum(1 for group in root.iter(f"{SVG}g")
+                   if group.get("fill") == fill and "transform" not in group.attrib
+                   for _ in group.findall(f"{SVG}rect"))
 
     assert bars_filled(PYTORCH_COLOUR) == len(PYTORCH_SLOTS)
     assert bars_filled(REFERENCE_FILL) == 1
-    hatched = [group.get("fill") for group in root.iter(f"{SVG}g")
-               if (group.get("fill") or "").startswith("url(#") and any(
-                   rect.get("height") == "0.6" for rect in group.findall(f"{SVG}rect"))]
-    assert len(hatched) == 1
+    # The native bar's hatch, drawn as its pixels' squares (a <pattern> fills solid black in
+    # ImageMagick), all within the one bar filled with REFERENCE_FILL.
+    bar = next(rect for group in root.iter(f"{SVG}g")
+               if group.get("fill") == REFERENCE_FILL and "transform" not in group.attrib
+               for rect in group.findall(f"{SVG}rect"))
+    x, y, w, h = (float(bar.get(k)) for k in ("x", "y", "width", "height"))
+    hatch = [rect for group in root.iter(f"{SVG}g") if "transform" not in group.attrib
+             for rect in group.findall(f"{SVG}rect") if rect.get("fill") == REFERENCE_COLOUR]
+    assert len(hatch) > 50
+    assert all(x <= float(r.get("x")) < x + w and y <= float(r.get("y")) < y + h for r in hatch)
     words = " ".join(text.text or "" for text in root.iter(f"{SVG}text"))
     for fragment in ("22.9x", "the note's loop", "no framework", f"cuda:0 — {GPU_NAME}",
                      f"failed: {UNAVAILABLE}"):

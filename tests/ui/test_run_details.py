@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialogButtonBox, QFormLayout, QGroupBox, QLabel, QTableWidget
 
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.run_details import RunDetailsDialog
 from iris_gui.ui.panels.sample_runs import FAILED_MESSAGE, sample_store
 
-STOPPED, FAILED = 3, 4
+CPU, STOPPED, FAILED = 1, 3, 4
 
 
 @pytest.fixture
@@ -74,7 +75,8 @@ def test_results_config_and_environment(qtbot, store):
     assert results["Final loss"] == "0.1377"
     assert results["Loss curve"] == "32 points, one every 200 epoch(s)"
     config = section(dialog, "Configuration")
-    assert len(config) == 18  # every RunConfig field
+    assert len(config) == 15  # every RunConfig field but the synthetic sizes
+    assert not any(name.startswith("Synthetic") for name in config)
     assert config["Dataset"] == "digits" and config["Hidden layers"] == "64, 32"
     assert config["Engine"] == "eager"
     assert config["Learning rate"] == "0.001" and config["Epochs"] == "20,000"
@@ -102,3 +104,29 @@ def test_text_is_selectable_and_close_closes(qtbot, store):
     assert not table.editTriggers() & table.EditTrigger.AllEditTriggers
     dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close).click()
     assert not dialog.isVisible()
+
+
+def test_the_confusion_matrix_names_the_classes(qtbot, store):
+    dialog = open_dialog(qtbot, store, CPU)
+    table = dialog.findChild(QTableWidget)
+    names = ["setosa", "versicolor", "virginica"]
+    assert [table.horizontalHeaderItem(c).text() for c in range(3)] == names
+    assert [table.verticalHeaderItem(r).text() for r in range(3)] == names
+    assert table.width() >= table.verticalHeader().width() + table.horizontalHeader().length()
+
+
+def test_synthetic_sizes_show_for_synthetic_data_only(qtbot, store):
+    dialog = open_dialog(qtbot, store, FAILED)  # a synthetic run
+    config = section(dialog, "Configuration")
+    assert config["Synthetic rows"] == "5,000,000" and config["Synthetic features"] == "10"
+    assert len(config) == 18
+
+
+def test_copy_as_command_puts_the_train_line_on_the_clipboard(qtbot, store):
+    dialog = open_dialog(qtbot, store, STOPPED)
+    with qtbot.waitSignal(dialog.command_copied) as copied:
+        qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)
+    line = QGuiApplication.clipboard().text()
+    assert copied.args == [line]
+    assert line.startswith("iris-gui train --dataset digits ")
+    assert "--hidden 64,32" in line and "--optimizer adam" in line and "--threads 4" in line

@@ -97,3 +97,36 @@ def test_panel_restores_what_it_saved(ini, qtbot):
     second.set_config(config)
     second.set_execution(execution)
     assert (second.config(), second.execution()) == (CONFIG, "in-process")
+
+
+def test_theme_round_trips_and_unknown_values_read_as_system(ini):
+    assert ini().theme == "system"
+    writer = ini()
+    writer.theme = "dark"
+    writer.sync()
+    assert ini().theme == "dark"
+    store_raw(ini, "view/theme", "purple")
+    assert ini().theme == "system"
+
+
+@pytest.mark.parametrize("titles", [[], ["Saved"], ["Saved", "Device name", "Threads"]])
+def test_hidden_columns_round_trip(ini, titles):
+    assert ini().hidden_columns is None  # never chosen: the table's defaults
+    writer = ini()
+    writer.hidden_columns = titles
+    writer.sync()
+    assert ini().hidden_columns == titles
+
+
+@pytest.mark.parametrize("garbage", ["not json", json.dumps({"a": 1}), json.dumps([1, "Saved"])])
+def test_hidden_columns_of_the_wrong_shape_are_ignored(ini, garbage):
+    store_raw(ini, "results/hidden_columns", garbage)
+    assert ini().hidden_columns in (None, ["Saved"])
+
+
+def test_the_advanced_section_state_round_trips(ini):
+    assert ini().advanced_open is False
+    writer = ini()
+    writer.advanced_open = True
+    writer.sync()
+    assert ini().advanced_open is True

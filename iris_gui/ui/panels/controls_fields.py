@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QW
 
 from iris_gui.engine.errors import ConfigError
 
-_INVALID_STYLE = "QLineEdit { background: #fde2e2; border: 1px solid #c0392b; }"
+# Its own text colour too: a dark palette's light text would vanish on the pale red.
+_INVALID_STYLE = "QLineEdit { background: #fde2e2; color: #202020; border: 1px solid #c0392b; }"
 
 
 class ValueCombo(QComboBox):

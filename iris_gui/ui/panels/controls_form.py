@@ -1,7 +1,10 @@
-"""RunConfigForm: one widget per RunConfig field, grouped as Data, Model, Training, Measurement.
+"""RunConfigForm: one widget per RunConfig field, grouped as Data and model, Training,
+Measurement, and a folded Advanced section (scaler, split, seeds, threads, execution).
 
-The form maps widgets to and from RunConfig by value; it starts nothing and knows no run state
-beyond "busy" (fields locked while a run is in flight).
+What a run is about (data set, device, optimizer, learning rate, epochs, engine, recording, call
+style) stays in sight; the rest folds away, so on a 1280×800 screen the panel needs no scroll
+bar. The form maps widgets to and from RunConfig by value; it starts nothing and knows no run
+state beyond "busy" (fields locked while a run is in flight).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from iris_gui.engine.config import RunConfig, parse_hidden
 from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.engines import ENGINE_INFO
 from iris_gui.engine.errors import ConfigError
+from iris_gui.ui.panels.collapsible import CollapsibleSection
 from iris_gui.ui.panels.controls_engine import EngineCombo
 from iris_gui.ui.panels.controls_fields import (
     CheckedLineEdit,
@@ -40,10 +44,15 @@ HIDDEN_TIP = (
     f"hidden layer widths, e.g. 10 or 10,10: 1 to {limits.MAX_LAYERS} layers, "
     f"each 1 to {limits.MAX_WIDTH:,} units"
 )
+# The bundled data sets' shapes (name, rows, features, classes), known without loading them:
+# the window never imports scikit-learn.
+DATASET_SHAPES = {"iris": ("Iris", 150, 4, 3), "wine": ("Wine", 178, 13, 3),
+                  "breast_cancer": ("Breast cancer", 569, 30, 2),
+                  "digits": ("Digits", 1_797, 64, 10)}
 DATASET_ITEMS = [
-    ("Iris (150 × 4, 3 classes)", "iris"), ("Wine (178 × 13, 3 classes)", "wine"),
-    ("Breast cancer (569 × 30, 2 classes)", "breast_cancer"),
-    ("Digits (1,797 × 64, 10 classes)", "digits"), ("Synthetic", "synthetic"),
+    *((f"{name} ({rows:,} × {features}, {classes} classes)", key)
+      for key, (name, rows, features, classes) in DATASET_SHAPES.items()),
+    ("Synthetic", "synthetic"),
 ]
 SCALER_ITEMS = [("MinMax (fit on train)", "minmax"), ("Standard (fit on train)", "standard"),
                 ("none", "none")]
@@ -66,8 +75,9 @@ class RunConfigForm(QWidget):
         self._devices_known = False
         self._wanted_device = RunConfig().device  # kept until the device list arrives
         self._devices: dict[str, DeviceInfo] = {}
-        self._sections = [self._data_section(), self._model_section(),
-                          self._training_section(), self._measurement_section()]
+        self.advanced = self._advanced_section()
+        self._sections: list[QWidget] = [self._data_section(), self._training_section(),
+                                         self._measurement_section(), self.advanced]
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for section in self._sections:
@@ -81,27 +91,39 @@ class RunConfigForm(QWidget):
     # --- sections -------------------------------------------------------------------------
     def _data_section(self) -> QGroupBox:
         self.dataset_combo = ValueCombo(DATASET_ITEMS)
+        # The synthetic sizes sit under the data set they shape (shown only for synthetic
+        # data): whoever picks Synthetic must see what will be made.
         self.rows_spin = int_spin(20, limits.MAX_SYNTHETIC_ROWS)
         self.features_spin = int_spin(2, limits.MAX_SYNTHETIC_FEATURES)
         self.classes_spin = int_spin(2, limits.MAX_SYNTHETIC_CLASSES)
+        self.hidden_edit = CheckedLineEdit(parse_hidden, HIDDEN_TIP)
+        self._data_form = QFormLayout()
+        rows = [("Data set", self.dataset_combo), ("Rows", self.rows_spin),
+                ("Features", self.features_spin), ("Classes", self.classes_spin),
+                ("Hidden layers", self.hidden_edit)]
+        return _section("Data and model", self._data_form, rows)
+
+    def _advanced_section(self) -> CollapsibleSection:
         self.scaler_combo = ValueCombo(SCALER_ITEMS)
         self.test_size_spin = CompactDoubleSpin(0.05, 0.95, 0.05)
         self.test_size_spin.setToolTip("fraction of rows held out for the test accuracy")
         self.split_seed_edit = CheckedLineEdit(
             parse_seed("split seed", 2**32 - 1), "seed of the train/test split")
-        self._data_form = QFormLayout()
-        rows = [("Data set", self.dataset_combo), ("Rows", self.rows_spin),
-                ("Features", self.features_spin), ("Classes", self.classes_spin),
-                ("Scaler", self.scaler_combo), ("Test fraction", self.test_size_spin),
-                ("Split seed", self.split_seed_edit)]
-        return _section("Data", self._data_form, rows)
-
-    def _model_section(self) -> QGroupBox:
-        self.hidden_edit = CheckedLineEdit(parse_hidden, HIDDEN_TIP)
         self.seed_edit = CheckedLineEdit(
             parse_seed("weight seed", 2**63 - 1), "seed of the initial weights")
-        return _section("Model", QFormLayout(), [("Hidden layers", self.hidden_edit),
-                                                 ("Weight seed", self.seed_edit)])
+        self.threads_spin = int_spin(1, limits.MAX_THREADS)
+        self.threads_spin.setToolTip(THREADS_TIP)
+        self.execution_combo = ValueCombo(EXECUTION_ITEMS)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        for label, field in [("Scaler", self.scaler_combo), ("Test fraction", self.test_size_spin),
+                             ("Split seed", self.split_seed_edit), ("Weight seed", self.seed_edit),
+                             ("Threads", self.threads_spin), ("Execution", self.execution_combo)]:
+            form.addRow(label, field)
+        section = CollapsibleSection("Advanced", form)
+        section.setToolTip("Scaling, the split and weight seeds, threads and where the run "
+                           "executes; the note's values by default")
+        return section
 
     def _training_section(self) -> QGroupBox:
         self.device_combo = ValueCombo([(DETECTING, None)])
@@ -119,11 +141,9 @@ class RunConfigForm(QWidget):
         self.momentum_spin.setToolTip("SGD momentum; Adam keeps its own moments")
         self.epochs_spin = int_spin(1, limits.MAX_EPOCHS)
         self.epochs_spin.setSingleStep(1000)
-        self.threads_spin = int_spin(1, limits.MAX_THREADS)
-        self.threads_spin.setToolTip(THREADS_TIP)
         rows = [("Device", device_row), ("Optimizer", self.optimizer_combo),
                 ("Learning rate", self.lr_edit), ("Momentum", self.momentum_spin),
-                ("Epochs", self.epochs_spin), ("Threads", self.threads_spin)]
+                ("Epochs", self.epochs_spin)]
         return _section("Training", QFormLayout(), rows)
 
     def _measurement_section(self) -> QGroupBox:
@@ -132,11 +152,10 @@ class RunConfigForm(QWidget):
         self.every_spin = int_spin(1, limits.MAX_EPOCHS)
         self.every_spin.setValue(200)  # the note's own interval
         self.call_combo = ValueCombo(CALL_ITEMS)
-        self.execution_combo = ValueCombo(EXECUTION_ITEMS)
         self._measurement_form = QFormLayout()
         rows = [("Engine", self.engine_combo),
                 ("Loss recording", self.record_combo), ("Every N epochs", self.every_spin),
-                ("Call style", self.call_combo), ("Execution", self.execution_combo)]
+                ("Call style", self.call_combo)]
         return _section("Measurement", self._measurement_form, rows)
 
     def _connect_edits(self) -> None:
@@ -184,6 +203,19 @@ class RunConfigForm(QWidget):
         self.call_combo.setEnabled(ENGINE_INFO[self.engine_combo.value()].module_call)
         device = self._devices.get(self._selected_device())
         self.engine_combo.set_availability(device.engines if device is not None else {})
+        self.advanced.set_summary(self._advanced_summary())
+
+    def _advanced_summary(self) -> str:
+        """How many folded settings differ from the note's, or "" when none does."""
+        defaults = RunConfig()
+        changed = [self.scaler_combo.value() != defaults.scaler,
+                   self.test_size_spin.value() != defaults.test_size,
+                   self.split_seed_edit.text() != str(defaults.split_seed),
+                   self.seed_edit.text() != str(defaults.seed),
+                   self.threads_spin.value() != defaults.threads,
+                   self.execution_combo.value() != DEFAULT_EXECUTION]
+        count = sum(changed)
+        return f"{count} changed" if count else ""
 
     # --- values ---------------------------------------------------------------------------
     def config(self) -> RunConfig:

@@ -43,6 +43,7 @@ from iris_gui.ui.panels.crossover_plot import CrossoverPlot
 from iris_gui.ui.panels.crossover_settings import SweepSettings
 from iris_gui.ui.panels.crossover_table import PointsTable
 from iris_gui.ui.panels.loss_plot import BACKGROUND
+from iris_gui.ui.theme import light_plots
 
 __all__ = ["CrossoverPanel"]
 
@@ -308,10 +309,11 @@ def render_crossover(result: SweepResult, path: Path, width: int = 1600) -> None
     try:
         panel.resize(1200, 760)
         panel.set_result(result)
-        if Path(path).suffix.lower() == ".svg":
-            panel.export_svg(path)
-        else:
-            panel.export_png(path, width)
+        with light_plots([panel.plot]):  # figures for documents are light, whatever the app is
+            if Path(path).suffix.lower() == ".svg":
+                panel.export_svg(path)
+            else:
+                panel.export_png(path, width)
     finally:
         panel.deleteLater()
 

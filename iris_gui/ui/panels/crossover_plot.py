@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtCore import QEvent, QRect, Qt, Signal
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolTip, QVBoxLayout, QWidget
 
@@ -24,8 +24,8 @@ from iris_gui.store.sweep_csv import point_fit_errors
 from iris_gui.ui.panels import crossover_marks as marks
 from iris_gui.ui.panels import crossover_text as words
 from iris_gui.ui.panels.controls_fields import ValueCombo
-from iris_gui.ui.panels.loss_plot import BACKGROUND, FOREGROUND
 from iris_gui.ui.panels.loss_plot_buffer import OVERLAY_COLOURS
+from iris_gui.ui.theme import PlotTheme, plot_theme_for, theme_changed_by
 
 SYMBOLS = {"eager": "o", "lean": "t", "manual": "s", "compiled": "d", "graph": "star",
            "native": "p"}
@@ -44,6 +44,7 @@ class CrossoverPlot(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.plot_theme: PlotTheme = plot_theme_for(self.palette())
         self._result: SweepResult | None = None
         self._colours: dict[str, str] = {}
         self._items: list[pg.GraphicsObject] = []
@@ -121,7 +122,7 @@ class CrossoverPlot(QWidget):
         self.bar.addStretch(1)
 
         self._view = pg.GraphicsLayoutWidget()
-        self._view.setBackground(BACKGROUND)
+        self._view.setBackground(self.plot_theme.background)
         self._plot = pg.PlotItem(axisItems={"bottom": marks.LogAxis("bottom", "count"),
                                             "left": marks.LogAxis("left", "us")})
         self._view.ci.addItem(self._plot, row=0, col=0)
@@ -130,7 +131,8 @@ class CrossoverPlot(QWidget):
         self._plot.vb.setMouseEnabled(x=False, y=False)  # the tags are placed for this view
         self._plot.setMenuEnabled(False)
         self._plot.hideButtons()
-        self._legend = pg.LegendItem(labelTextColor=FOREGROUND, horSpacing=14, colCount=3)
+        self._legend = pg.LegendItem(labelTextColor=self.plot_theme.foreground, horSpacing=14,
+                                     colCount=3)
         # A child of the layout, not of the plot: the figure export lifts the legend's fixed
         # screen size only for the exported item's own children.
         self._legend.setParentItem(self._view.ci)
@@ -141,6 +143,27 @@ class CrossoverPlot(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self.bar)
         layout.addWidget(self._view, 1)
+        self._axes_in(self.plot_theme)
+
+    def _axes_in(self, theme: PlotTheme) -> None:
+        for side in ("bottom", "left"):
+            self._plot.getAxis(side).setPen(theme.foreground)
+            self._plot.getAxis(side).setTextPen(theme.foreground)
+
+    def apply_plot_theme(self, theme: PlotTheme) -> None:
+        """Background, axes, legend, hollow markers and tags in ``theme``'s colours; a series
+        keeps its colour in both themes."""
+        self.plot_theme = theme
+        self._view.setBackground(theme.background)
+        self._axes_in(theme)
+        self._legend.setLabelTextColor(theme.foreground)
+        self.redraw()
+
+    def changeEvent(self, event: QEvent) -> None:  # a Qt override
+        theme = theme_changed_by(self, event)
+        if theme is not None:
+            self.apply_plot_theme(theme)
+        super().changeEvent(event)
 
     # -- public API ----------------------------------------------------------------------------
 
@@ -217,7 +240,7 @@ class CrossoverPlot(QWidget):
                 hollow = pg.PlotDataItem([self._x(p, axis) for p in off],
                                          [p.epoch_us for p in off], pen=None, symbol=symbol,
                                          symbolSize=9, symbolPen=pg.mkPen(colour, width=1.6),
-                                         symbolBrush=pg.mkBrush(BACKGROUND))
+                                         symbolBrush=pg.mkBrush(self.plot_theme.background))
                 hollow.setZValue(3)
                 self._add(hollow)
                 self._hollow.append(hollow)
@@ -269,7 +292,7 @@ class CrossoverPlot(QWidget):
         found.sort(key=lambda xc: xc[0])
         for number, (x, c) in enumerate(found, start=1):
             crossing = marks.Crossing(number, c, x, self._colours[c.faster_above])
-            line, tag = marks.crossing_items(crossing, BACKGROUND)
+            line, tag = marks.crossing_items(crossing, self.plot_theme.background)
             self._add(line, ignore_bounds=True)
             self._add(tag, ignore_bounds=True)
             self._crossings.append(crossing)
@@ -287,7 +310,7 @@ class CrossoverPlot(QWidget):
             # one point is never drawn; the legend reads the symbol from the point's style.
             sample = pg.PlotDataItem([1.0], [1.0], pen=None, symbol="o", symbolSize=9,
                                      symbolPen=pg.mkPen(FIT_GREY, width=1.6),
-                                     symbolBrush=pg.mkBrush(BACKGROUND))
+                                     symbolBrush=pg.mkBrush(self.plot_theme.background))
             self._legend.addItem(sample, words.MISFIT)
 
     def _add(self, item: pg.GraphicsObject, ignore_bounds: bool = False) -> None:

@@ -14,7 +14,7 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QCursor, QFontMetrics
 from PySide6.QtWidgets import (
     QApplication,
@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui.engine.breakdown import CATEGORIES, Breakdown
-from iris_gui.ui.panels.loss_plot import BACKGROUND, FOREGROUND
 from iris_gui.ui.panels.loss_plot_buffer import OVERLAY_COLOURS
+from iris_gui.ui.theme import PlotTheme, plot_theme_for, theme_changed_by
 
 __all__ = ["ExplainPanel"]
 
@@ -53,6 +53,7 @@ class ExplainPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.plot_theme: PlotTheme = plot_theme_for(self.palette())
         self._items: list[tuple[str, Breakdown]] = []
         self._current: str | None = None  # the label whose counts and sentences are shown
         self._bars: list[pg.BarGraphItem] = []
@@ -97,7 +98,7 @@ class ExplainPanel(QWidget):
         top.addWidget(self._window)
         top.addWidget(self._status, 1)
 
-        self._plot_widget = pg.PlotWidget(background=BACKGROUND)
+        self._plot_widget = pg.PlotWidget()
         self._build_plot()
         self._text = QTextBrowser()
         self._text.setOpenLinks(False)
@@ -118,23 +119,41 @@ class ExplainPanel(QWidget):
         item.setLabel("bottom", "µs per epoch (profiled)")
         # Room at the top for the legend, which sits above the bars rather than over them.
         item.setContentsMargins(4, 34, 14, 4)
-        for side in ("bottom", "left"):
-            item.getAxis(side).setPen(FOREGROUND)
-            item.getAxis(side).setTextPen(FOREGROUND)
         item.vb.invertY(True)  # the first run on top, as the list reads
         item.vb.setMouseEnabled(y=False)
         item.hideButtons()
-        self._legend = pg.LegendItem(colCount=len(CATEGORIES), labelTextColor=FOREGROUND,
-                                     horSpacing=4)
+        self._legend = pg.LegendItem(colCount=len(CATEGORIES), horSpacing=4)
         self._legend.setParentItem(item)
         self._legend.anchor(itemPos=(0.5, 0), parentPos=(0.5, 0), offset=(0, 4))
         for category in CATEGORIES:
             bar = pg.BarGraphItem(x0=[], width=[], y=[], height=BAR_HEIGHT, name=category,
-                                  brush=CATEGORY_COLOURS[category], pen=pg.mkPen(BACKGROUND))
+                                  brush=CATEGORY_COLOURS[category])
             item.addItem(bar)
             self._legend.addItem(bar, category)
             self._bars.append(bar)
         self._plot_widget.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.apply_plot_theme(self.plot_theme)
+
+    def apply_plot_theme(self, theme: PlotTheme) -> None:
+        """Background, axes, legend and the bars' separating outline in ``theme``'s colours;
+        a category keeps its colour in both themes."""
+        self.plot_theme = theme
+        item = self.plot_item
+        self._plot_widget.setBackground(theme.background)
+        for side in ("bottom", "left"):
+            item.getAxis(side).setPen(theme.foreground)
+            item.getAxis(side).setTextPen(theme.foreground)
+        self._legend.setLabelTextColor(theme.foreground)
+        for _, label in self._legend.items:
+            label.setText(label.text, color=theme.foreground)
+        for bar in self._bars:
+            bar.setOpts(pen=pg.mkPen(theme.background))
+
+    def changeEvent(self, event: QEvent) -> None:  # a Qt override
+        theme = theme_changed_by(self, event)
+        if theme is not None:
+            self.apply_plot_theme(theme)
+        super().changeEvent(event)
 
     # -- public API ------------------------------------------------------------------------
 

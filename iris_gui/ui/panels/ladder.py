@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QCursor, QFontMetrics
 from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QToolTip, QVBoxLayout, QWidget
 
@@ -26,7 +26,8 @@ from iris_gui.store.ladder_csv import export_ladder_csv
 from iris_gui.store.paths import StoreError
 from iris_gui.ui import scene_export
 from iris_gui.ui.panels import ladder_text as words
-from iris_gui.ui.panels.loss_plot import BACKGROUND, FOREGROUND
+from iris_gui.ui.panels.loss_plot import BACKGROUND
+from iris_gui.ui.theme import LIGHT, PlotTheme, light_plots, plot_theme_for, theme_changed_by
 
 __all__ = ["LadderPanel", "render_ladder"]
 
@@ -35,10 +36,9 @@ BAR_HEIGHT = 0.6  # in row slots: the gap keeps neighbouring rungs apart
 PYTORCH_COLOUR = "#1f77b4"  # the loss plot's first colour
 # Native is no PyTorch rung: hatched over a pale fill (the fill alone still tells it apart
 # where a viewer draws no hatching).
-REFERENCE_COLOUR, REFERENCE_FILL = "#2ca02c", "#e3f2e1"
+REFERENCE_COLOUR, REFERENCE_FILL = "#2ca02c", LIGHT.reference_fill
 NOISY_COLOUR = "#e67e00"  # the results table's colour for a noisy steady state
 ERROR_COLOUR = "#d32f2f"  # the results table's colour for failed runs
-RULE_COLOUR = "#c8c8c8"
 LABEL_PAD = 6  # px between the longest rung name and the plot's edge
 LABEL_GAP = "&nbsp;&nbsp;"  # between a bar's whisker and its label
 MAX_LABEL_SHARE = 0.6  # of the plot's width: past this a label is left to overflow
@@ -53,6 +53,7 @@ RENDER_MAX_WIDTH, RENDER_SLOT_PX, RENDER_FRAME_PX, RENDER_MIN_HEIGHT = 1200, 30,
 class LadderPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.plot_theme: PlotTheme = plot_theme_for(self.palette())
         self._rows: list[LadderRow] = []
         self._slots: list[str | LadderRow] = []  # top to bottom: a device heading or a row
         self._left = 0.0  # where the bars start, log10 µs
@@ -104,33 +105,28 @@ class LadderPanel(QWidget):
     # -- building ---------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self._plot_widget = pg.PlotWidget(background=BACKGROUND)
+        self._plot_widget = pg.PlotWidget()
         item = self.plot_item
         item.setLogMode(x=True)  # the bars are drawn in log10 µs; the axis reads µs
         item.setLabel("bottom", "µs per epoch, steady state (log scale; whiskers: IQR)")
         item.setContentsMargins(4, 30, 14, 4)  # the legend sits above the bars
-        for side in ("bottom", "left"):
-            item.getAxis(side).setPen(FOREGROUND)
-            item.getAxis(side).setTextPen(FOREGROUND)
         item.getAxis("left").setStyle(tickLength=0)
         item.vb.invertY(True)  # the ladder reads top down, as ladder_rows orders it
         item.vb.setMouseEnabled(x=False, y=False)  # headings stay pinned to the left edge
         item.setMenuEnabled(False)
         item.hideButtons()
         self._pytorch = pg.BarGraphItem(x0=[], width=[], y=[], height=BAR_HEIGHT,
-                                        brush=PYTORCH_COLOUR, pen=pg.mkPen(BACKGROUND))
+                                        brush=PYTORCH_COLOUR)
         self._reference_fill = pg.BarGraphItem(x0=[], width=[], y=[], height=BAR_HEIGHT,
-                                               brush=REFERENCE_FILL,
                                                pen=pg.mkPen(REFERENCE_COLOUR, width=1.5))
         # No pen on the hatching: the legend would draw it as a line through the sample.
         self._reference = pg.BarGraphItem(
             x0=[], width=[], y=[], height=BAR_HEIGHT, pen=pg.mkPen(None),
             brush=QBrush(QColor(REFERENCE_COLOUR), Qt.BrushStyle.BDiagPattern))
-        self._whiskers = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.25,
-                                         pen=pg.mkPen(FOREGROUND, width=1.2))
+        self._whiskers = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.25)
         for bar in (self._pytorch, self._reference_fill, self._reference, self._whiskers):
             item.addItem(bar)
-        self._legend = pg.LegendItem(colCount=2, labelTextColor=FOREGROUND, horSpacing=12)
+        self._legend = pg.LegendItem(colCount=2, horSpacing=12)
         self._legend.setParentItem(item)
         self._legend.anchor(itemPos=(0.5, 0), parentPos=(0.5, 0), offset=(0, 2))
         self._legend.addItem(self._pytorch, "PyTorch")
@@ -141,13 +137,40 @@ class LadderPanel(QWidget):
         self._empty = QLabel(EMPTY_TEXT)
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._empty.setWordWrap(True)
-        self._empty.setStyleSheet("color: #707070;")
         self._stack = QStackedWidget()
         self._stack.addWidget(self._empty)
         self._stack.addWidget(self._plot_widget)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._stack)
+        self._set_theme_colours(self.plot_theme)
+
+    def _set_theme_colours(self, theme: PlotTheme) -> None:
+        self.plot_theme = theme
+        item = self.plot_item
+        self._plot_widget.setBackground(theme.background)
+        for side in ("bottom", "left"):
+            item.getAxis(side).setPen(theme.foreground)
+            item.getAxis(side).setTextPen(theme.foreground)
+        self._pytorch.setOpts(pen=pg.mkPen(theme.background))
+        self._reference_fill.setOpts(brush=theme.reference_fill)
+        self._whiskers.setData(pen=pg.mkPen(theme.foreground, width=1.2))
+        self._legend.setLabelTextColor(theme.foreground)
+        for _, label in self._legend.items:
+            label.setText(label.text, color=theme.foreground)
+        self._empty.setStyleSheet(f"color: {theme.muted};")
+
+    def apply_plot_theme(self, theme: PlotTheme) -> None:
+        """Background, axes, legend, words and rules in ``theme``'s colours; the bars keep
+        theirs (the no-framework fill excepted, pale on white and deep on black)."""
+        self._set_theme_colours(theme)
+        self._draw_texts()
+
+    def changeEvent(self, event: QEvent) -> None:  # a Qt override
+        theme = theme_changed_by(self, event)
+        if theme is not None:
+            self.apply_plot_theme(theme)
+        super().changeEvent(event)
 
     # -- public API ----------------------------------------------------------------------------
 
@@ -239,7 +262,8 @@ class LadderPanel(QWidget):
             if isinstance(row, str):
                 self._add_text("heading", f"<b>{escape(row)}</b>", self._left, slot)
                 if slot > 0:
-                    rule = pg.InfiniteLine(slot - 0.5, angle=0, pen=pg.mkPen(RULE_COLOUR))
+                    rule = pg.InfiniteLine(slot - 0.5, angle=0,
+                                           pen=pg.mkPen(self.plot_theme.rule))
                     item.addItem(rule, ignoreBounds=True)
                     self._rules.append(rule)
             elif words.has_bar(row):
@@ -250,8 +274,9 @@ class LadderPanel(QWidget):
                                f"{escape(words.missing_label(row))}</span>", self._left, slot)
 
     def _add_text(self, kind: str, html: str, x: float, y: float) -> None:
-        text = pg.TextItem(anchor=(0, 0.5), color=FOREGROUND)
-        text.setHtml(f'<span style="color:{FOREGROUND}">{html}</span>')
+        colour = self.plot_theme.foreground
+        text = pg.TextItem(anchor=(0, 0.5), color=colour)
+        text.setHtml(f'<span style="color:{colour}">{html}</span>')
         text.setProperty("kind", kind)
         text.setPos(x, y)
         self.plot_item.addItem(text, ignoreBounds=True)
@@ -333,10 +358,11 @@ def render_ladder(rows: list[LadderRow], path: Path, width: int = 1600) -> None:
         slots = len(rows) + len({row.device for row in rows})
         panel.resize(min(int(width), RENDER_MAX_WIDTH),
                      max(RENDER_MIN_HEIGHT, RENDER_FRAME_PX + RENDER_SLOT_PX * slots))
-        if suffix == ".png":
-            panel.export_png(path, width)
-        else:
-            panel.export_svg(path)
+        with light_plots([panel]):  # figures for documents are light, whatever the app is
+            if suffix == ".png":
+                panel.export_png(path, width)
+            else:
+                panel.export_svg(path)
     finally:
         panel.close()
         panel.deleteLater()

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QTimer, Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, Signal
+from PySide6.QtWidgets import QCheckBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from iris_gui.engine.result import Chunk
 from iris_gui.ui.panels.loss_plot_buffer import (
@@ -29,13 +29,17 @@ from iris_gui.ui.panels.loss_plot_buffer import (
     widened,
 )
 from iris_gui.ui.panels.loss_plot_hover import HoverReadout
+from iris_gui.ui.theme import LIGHT, PlotTheme, plot_theme_for, same_hue, theme_changed_by
 
 __all__ = ["LossPlotPanel", "PlotCurve"]
 
 REDRAW_MS = 33  # ~30 Hz: smoother than chunks arrive (every ~30 ms), cheaper than the screen
 PEAK_BINS_PER_PIXEL = 1.0
-BACKGROUND = "#ffffff"
-FOREGROUND = "#202020"
+# The light theme's colours: what exports and the other views draw a figure with.
+BACKGROUND = LIGHT.background
+FOREGROUND = LIGHT.foreground
+EMPTY_HINT = ("Press Train (Ctrl+Return) to run the note's experiment: "
+              "a 4-10-3 MLP on Iris, 20,000 epochs")
 
 
 class LossPlotPanel(QWidget):
@@ -43,7 +47,8 @@ class LossPlotPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._plot_widget = pg.PlotWidget(background=BACKGROUND)
+        self.plot_theme: PlotTheme = plot_theme_for(self.palette())
+        self._plot_widget = pg.PlotWidget(background=self.plot_theme.background)
         self._live: LiveBuffer | None = None
         self._live_label = ""
         self._live_total = 0
@@ -71,15 +76,17 @@ class LossPlotPanel(QWidget):
     def log_y_check(self) -> QCheckBox:
         return self._log_check
 
+    @property
+    def empty_label(self) -> QLabel:
+        """What to do first, over the plot while it shows no curve."""
+        return self._empty
+
     def _build(self) -> None:
         item = self.plot_item
         item.setLabel("bottom", "epoch")
         item.setLabel("left", "loss")
         item.setContentsMargins(4, 10, 14, 4)  # room for the last tick label and the top
-        for side in ("bottom", "left"):
-            item.getAxis(side).setPen(FOREGROUND)
-            item.getAxis(side).setTextPen(FOREGROUND)
-        item.addLegend(offset=(-10, 10), labelTextColor=FOREGROUND, brush=(255, 255, 255, 200))
+        item.addLegend(offset=(-10, 10))
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
         item.disableAutoRange()
@@ -93,10 +100,22 @@ class LossPlotPanel(QWidget):
         top.setContentsMargins(8, 4, 8, 0)
         top.addWidget(self._readout, 1)
         top.addWidget(self._log_check)
+        # Over the plot, not in it: an exported figure never carries the hint.
+        self._empty = QLabel(wordWrap=True)
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._empty.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._empty.setMinimumWidth(440)  # two lines, not a narrow column of words
+        self._empty.setMaximumWidth(560)
+        stack = QGridLayout()
+        stack.addWidget(self._plot_widget, 0, 0)
+        stack.addWidget(self._empty, 0, 0, Qt.AlignmentFlag.AlignCenter)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
-        layout.addWidget(self._plot_widget, 1)
+        layout.addLayout(stack, 1)
+        self._empty.raise_()
+        self.set_empty_hint(EMPTY_HINT)
+        self.apply_plot_theme(self.plot_theme)
 
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setSingleShot(True)
@@ -164,6 +183,35 @@ class LossPlotPanel(QWidget):
     def log_y(self) -> bool:
         return self.plot_item.ctrl.logYCheck.isChecked()
 
+    def set_empty_hint(self, text: str) -> None:
+        """What the empty plot says to do (the window names the configured run); a line
+        break after its first colon, so it reads as an instruction and what it runs."""
+        self._empty.setText(text.replace(": ", ":\n", 1))
+
+    def apply_plot_theme(self, theme: PlotTheme) -> None:
+        """Draw background, axes, legend and curves in ``theme``'s colours."""
+        self.plot_theme = theme
+        item = self.plot_item
+        self._plot_widget.setBackground(theme.background)
+        for side in ("bottom", "left"):
+            item.getAxis(side).setPen(theme.foreground)
+            item.getAxis(side).setTextPen(theme.foreground)
+        legend = item.legend
+        legend.setLabelTextColor(theme.foreground)
+        legend.setBrush(theme.legend_brush)
+        self._empty.setStyleSheet(f"color: {theme.muted}; font-size: 11pt;")
+        for key, drawn in self._keyed_items():
+            drawn.setPen(pg.mkPen(self._colour(key), width=drawn.opts["pen"].widthF()))
+        # The legend keeps a copy of each label's text colour; set it afresh.
+        for _, label in legend.items:
+            label.setText(label.text, color=theme.foreground)
+
+    def changeEvent(self, event: QEvent) -> None:  # a Qt override
+        theme = theme_changed_by(self, event)
+        if theme is not None:
+            self.apply_plot_theme(theme)
+        super().changeEvent(event)
+
     def curves(self) -> list[PlotCurve]:
         """What is displayed, live curve first; copies, safe to keep or export."""
         shown = self._displayed()
@@ -196,8 +244,19 @@ class LossPlotPanel(QWidget):
             shown.insert(0, live)
         return shown
 
+    def _colour(self, key: str) -> str:
+        if key == LIVE_KEY:
+            return self.plot_theme.live
+        return same_hue(pick_colour(self._colours, key), self.plot_theme)
+
+    def _keyed_items(self) -> list[tuple[str, pg.PlotDataItem]]:
+        found = [(curve.key, item) for curve, item in zip(self._overlays, self._overlay_items)]
+        if self._live_item is not None:
+            found.append((LIVE_KEY, self._live_item))
+        return found
+
     def _add_item(self, key: str, label: str, z: int) -> pg.PlotDataItem:
-        item = pg.PlotDataItem(name=label, pen=pg.mkPen(pick_colour(self._colours, key), width=1))
+        item = pg.PlotDataItem(name=label, pen=pg.mkPen(self._colour(key), width=1))
         # Peak mode keeps each bin's min and max, so one bin per pixel column draws the same
         # envelope as every point; pyqtgraph's default (5 per pixel) keeps 5x the points.
         item.opts["autoDownsampleFactor"] = PEAK_BINS_PER_PIXEL
@@ -229,6 +288,7 @@ class LossPlotPanel(QWidget):
         self._pending = None
         self._x_view = self._y_view = None  # a view with no data yet takes the first that comes
         self._apply_range((0.0, float(x_hi)), y)
+        self._empty.setVisible(found is None and self._live_item is None)
         self.flush()
 
     def _apply_range(self, x: tuple[float, float] | None, y: tuple[float, float] | None) -> None:

@@ -19,12 +19,12 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
+    QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QMessageBox,
     QStyle,
@@ -34,15 +34,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from iris_gui.engine.command_line import command_for
 from iris_gui.store.export import export_runs_csv
 from iris_gui.store.runs import RunStore, StoreError
+from iris_gui.ui.column_menu import ColumnChooser
 from iris_gui.ui.panels.run_details import RunDetailsDialog
 from iris_gui.ui.results_model import (
+    COLUMNS,
+    DEFAULT_HIDDEN,
     DEVICE_NAME_COLUMN,
     SORT_ROLE,
     SPEEDUP_COLUMN,
     RunsTableModel,
 )
+
+EMPTY_TEXT = ("Your runs appear here, one row each, with their timings.\n"
+              "Press Train (Ctrl+Return) to make the first.")
+# A long device name elides beyond this (its tooltip has it whole), so that it cannot push the
+# timing columns out of sight.
+MAX_NAME_WIDTH = 240
 
 
 def _run_list(ids: list[int]) -> str:
@@ -55,29 +65,44 @@ class ResultsPanel(QWidget):
     selection_changed = Signal(list)  # selected run ids, in table order
     baseline_changed = Signal(object)  # run id or None
     message = Signal(str)  # one line for the status bar
+    columns_changed = Signal(list)  # the hidden columns' titles, when the user changes them
 
     def __init__(self, store: RunStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._store = store
         self._last_selection: list[int] = []
         self._sized = False
+        self._fitting = False
+        self._resized_by_hand: set[int] = set()
         self.model = RunsTableModel(self)
         self._proxy = QSortFilterProxyModel(self)
         self._proxy.setSourceModel(self.model)
         self._proxy.setSortRole(SORT_ROLE)
         self._proxy.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.view = self._make_view()
+        self.columns = ColumnChooser(self.view, [c.title for c in COLUMNS], DEFAULT_HIDDEN,
+                                     always_shown=("ID",))
+        self.columns.changed.connect(self._columns_changed)
         self._baseline_action = self._action("Set as baseline", self._toggle_baseline)
         self._details_action = self._action("Details…", self._details_of_selection)
+        self._copy_action = self._action("Copy as command", self._copy_of_selection)
+        self._copy_action.setToolTip("Copy the iris-gui train line that repeats this run "
+                                     "headless")
+        self._copy_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
+        self._copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self._delete_action = self._action("Delete", self.delete_selected)
         self._delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         self._delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self._summary = QLabel()
+        self.empty_label = QLabel(EMPTY_TEXT, alignment=Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.empty_label.setEnabled(False)  # drawn in the palette's muted text colour
         self._lay_out()
         self.view.selectionModel().selectionChanged.connect(self._selection_moved)
         self._proxy.layoutChanged.connect(self._selection_moved)
         self.view.horizontalHeader().sortIndicatorChanged.connect(
             lambda column, _order: self._room_for_arrow(column))
+        self.view.horizontalHeader().sectionResized.connect(self._resized)
         self.view.doubleClicked.connect(lambda index: self.show_details(self._run_id(index)))
         failure = self._reload()
         if failure is not None:
@@ -103,8 +128,8 @@ class ResultsPanel(QWidget):
         kept, baseline = self.selected_ids(), self.model.baseline_id
         self.model.set_runs(runs)
         self.select_ids(kept)
-        if runs and not self._sized:
-            self._size_columns()
+        self._size_columns()
+        self.empty_label.setVisible(not runs)
         if self.model.baseline_id != baseline:
             self.baseline_changed.emit(None)
         self._selection_moved()
@@ -133,7 +158,9 @@ class ResultsPanel(QWidget):
         # The bold "baseline" can be wider than any ratio the column was fitted to.
         fit = self.view.sizeHintForColumn(SPEEDUP_COLUMN)
         if self._sized and self.view.columnWidth(SPEEDUP_COLUMN) < fit:
+            self._fitting = True
             self.view.setColumnWidth(SPEEDUP_COLUMN, fit)
+            self._fitting = False
         self._update_actions()
         self.baseline_changed.emit(run_id)
         self.message.emit("Baseline cleared" if run_id is None else f"Run {run_id} is the baseline")
@@ -169,8 +196,23 @@ class ResultsPanel(QWidget):
             return None
         dialog = RunDetailsDialog(run, self, self.model.baseline_run())
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.command_copied.connect(self._say_copied)
         dialog.show()
         return dialog
+
+    def copy_command(self, run_id: int) -> str | None:
+        """Put the ``iris-gui train`` line that repeats run ``run_id`` on the clipboard."""
+        row = self.model.row_of(run_id)
+        if row is None:
+            return None
+        text = command_for(self.model.run_at(row).result.config)
+        QGuiApplication.clipboard().setText(text)
+        self._say_copied(text)
+        return text
+
+    def set_hidden_columns(self, titles: list[str]) -> None:
+        """Hide the columns with these titles (a remembered choice); the others show."""
+        self.columns.set_hidden(titles)
 
     def export_csv(self, path: Path) -> int:
         """Write every stored run to ``path`` as CSV; return the count. Raises StoreError."""
@@ -190,10 +232,7 @@ class ResultsPanel(QWidget):
         view.setAlternatingRowColors(True)
         view.setWordWrap(False)
         view.verticalHeader().hide()
-        # The device name takes what width is left, eliding (its tooltip has it whole), so one
-        # long name cannot push the timing columns out of sight.
-        view.horizontalHeader().setSectionResizeMode(
-            DEVICE_NAME_COLUMN, QHeaderView.ResizeMode.Stretch)
+        view.horizontalHeader().setStretchLastSection(False)
         view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         return view
 
@@ -214,21 +253,43 @@ class ResultsPanel(QWidget):
             bar.addWidget(button)
         bar.addStretch(1)
         bar.addWidget(self._summary)
+        # The empty state's words sit over the empty table, in the same cell.
+        table = QGridLayout()
+        table.addWidget(self.view, 0, 0)
+        table.addWidget(self.empty_label, 0, 0)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
-        layout.addWidget(self.view)
+        layout.addLayout(table, 1)
+        self.empty_label.raise_()
 
     def _size_columns(self) -> None:
-        """Fit each column to its cells and title, with room for the sort arrow only in the
-        sorted column: Qt's own fit keeps that room in all sixteen, which then no longer fit
-        a 1,100-pixel window."""
-        for column in range(self.model.columnCount()):
-            if column != DEVICE_NAME_COLUMN:
+        """Fit each shown column to its cells and title, with room for the sort arrow only in
+        the sorted column: Qt's own fit keeps that room in every column, which then no longer
+        fit a 1,280-pixel screen. A column the user resized keeps the user's width."""
+        self._fitting = True
+        try:
+            for column in range(self.model.columnCount()):
+                if self.view.isColumnHidden(column) or column in self._resized_by_hand:
+                    continue
                 fit = max(self.view.sizeHintForColumn(column), self._title_width(column, False))
+                if column == DEVICE_NAME_COLUMN:
+                    fit = min(fit, MAX_NAME_WIDTH)
                 self.view.setColumnWidth(column, fit)
-        self._sized = True
-        self._room_for_arrow(self.view.horizontalHeader().sortIndicatorSection())
+            self._sized = True
+            self._room_for_arrow(self.view.horizontalHeader().sortIndicatorSection())
+        finally:
+            self._fitting = False
+
+    def _resized(self, column: int, old: int, new: int) -> None:
+        # Hiding takes a column to 0 and showing brings it back from 0; only a drag, from one
+        # width to another, is the user's.
+        if not self._fitting and old > 0 and new > 0:
+            self._resized_by_hand.add(column)
+
+    def _columns_changed(self, hidden: list[str]) -> None:
+        self._size_columns()
+        self.columns_changed.emit(hidden)
 
     def _title_width(self, column: int, arrow: bool) -> int:
         header = self.view.horizontalHeader()
@@ -244,7 +305,9 @@ class ResultsPanel(QWidget):
             return
         wanted = self._title_width(column, True)
         if self.view.columnWidth(column) < wanted:
+            fitting, self._fitting = self._fitting, True
             self.view.setColumnWidth(column, wanted)
+            self._fitting = fitting
 
     def _run_id(self, proxy_index: QModelIndex) -> int:
         return self.model.run_at(self._proxy.mapToSource(proxy_index).row()).id
@@ -265,6 +328,7 @@ class ResultsPanel(QWidget):
         self._baseline_action.setIconText(label)
         self._baseline_action.setEnabled(one)
         self._details_action.setEnabled(one)
+        self._copy_action.setEnabled(one)
         self._delete_action.setEnabled(bool(ids))
         count = self.model.rowCount()
         base = self.model.baseline_id
@@ -280,6 +344,14 @@ class ResultsPanel(QWidget):
         ids = self.selected_ids()
         if len(ids) == 1:
             self.show_details(ids[0])
+
+    def _copy_of_selection(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) == 1:
+            self.copy_command(ids[0])
+
+    def _say_copied(self, text: str) -> None:
+        self.message.emit(f"Copied to the clipboard: {text}")
 
     def _confirm_delete(self, ids: list[int]) -> bool:
         answer = QMessageBox.question(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from iris_gui.engine.command_line import SYNTHETIC_SIZES, command_for
 from iris_gui.engine.compare import steady_speedup, total_speedup
 from iris_gui.engine.result import RunResult
 from iris_gui.store.runs import StoredRun
@@ -125,8 +127,11 @@ def _config_value(value: object) -> str:
 
 
 def _config(result: RunResult) -> QGroupBox:
+    # The synthetic sizes shape only synthetic data; elsewhere they were never used.
+    synthetic = result.config.dataset == "synthetic"
     rows = [(CONFIG_NAMES.get(name, name.replace("_", " ").capitalize()), _config_value(value))
-            for name, value in result.config.to_dict().items()]
+            for name, value in result.config.to_dict().items()
+            if synthetic or name not in SYNTHETIC_SIZES]
     return _form("Configuration", rows)
 
 
@@ -140,14 +145,22 @@ def _environment(result: RunResult) -> QGroupBox:
     ])
 
 
-def confusion_table(matrix: list[list[int]]) -> QTableWidget:
-    """Rows are true classes, columns predicted ones; sized to show every cell."""
+def class_labels(names: list[str], size: int) -> list[str]:
+    """The data set's class names, or the class numbers when the run recorded none (synthetic
+    data, or a run saved before names were kept)."""
+    return list(names) if len(names) == size else [str(c) for c in range(size)]
+
+
+def confusion_table(matrix: list[list[int]], names: list[str] | None = None) -> QTableWidget:
+    """Rows are true classes, columns predicted ones, named by ``names``; sized to show every
+    cell."""
     size = len(matrix)
+    labels = class_labels(names or [], size)
     table = QTableWidget(size, size)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # so Close, not a cell, starts with the focus
-    table.setHorizontalHeaderLabels([str(c) for c in range(size)])
-    table.setVerticalHeaderLabels([str(c) for c in range(size)])
+    table.setHorizontalHeaderLabels(labels)
+    table.setVerticalHeaderLabels(labels)
     for row, counts in enumerate(matrix):
         for column, count in enumerate(counts):
             item = QTableWidgetItem(str(count))
@@ -159,9 +172,11 @@ def confusion_table(matrix: list[list[int]]) -> QTableWidget:
     table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     frame = 2 * table.frameWidth()
+    # The headers' hints, not their sizes: a table not yet shown has not laid its headers out,
+    # and class names are wider than the numbers a default header holds.
     table.setFixedSize(
-        table.verticalHeader().width() + table.horizontalHeader().length() + frame,
-        table.horizontalHeader().height() + table.verticalHeader().length() + frame,
+        table.verticalHeader().sizeHint().width() + table.horizontalHeader().length() + frame,
+        table.horizontalHeader().sizeHint().height() + table.verticalHeader().length() + frame,
     )
     return table
 
@@ -170,7 +185,7 @@ def _confusion(result: RunResult) -> QGroupBox:
     box = QGroupBox("Confusion matrix (rows: true class, columns: predicted)")
     layout = QVBoxLayout(box)
     if result.confusion_matrix:
-        layout.addWidget(confusion_table(result.confusion_matrix))
+        layout.addWidget(confusion_table(result.confusion_matrix, result.class_names))
     else:
         layout.addWidget(QLabel("none: the run ended before the test split was evaluated"))
     layout.addStretch(1)
@@ -179,6 +194,8 @@ def _confusion(result: RunResult) -> QGroupBox:
 
 class RunDetailsDialog(QDialog):
     """One stored run: status and message, configuration, timings, results, environment."""
+
+    command_copied = Signal(str)  # the train line put on the clipboard
 
     def __init__(self, run: StoredRun, parent: QWidget | None = None,
                  baseline: StoredRun | None = None) -> None:
@@ -199,7 +216,19 @@ class RunDetailsDialog(QDialog):
             layout.addWidget(_against(run, baseline))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        self.command = command_for(result.config)
+        self.copy_button = buttons.addButton("Copy as command",
+                                             QDialogButtonBox.ButtonRole.ActionRole)
+        self.copy_button.setToolTip(f"Copy the line that repeats this run headless:\n"
+                                    f"{self.command}")
+        self.copy_button.setAutoDefault(False)
+        self.copy_button.clicked.connect(self.copy_command)
         layout.addWidget(buttons)
+
+    def copy_command(self) -> None:
+        QGuiApplication.clipboard().setText(self.command)
+        self.copy_button.setText("Copied")
+        self.command_copied.emit(self.command)
 
     @staticmethod
     def _status_label(run: StoredRun) -> QLabel:

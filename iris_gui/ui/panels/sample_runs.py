@@ -16,6 +16,7 @@ from iris_gui.store.runs import RunStore
 
 CPU_NAME = "AMD EPYC 9654 96-Core Processor"
 GPU_NAME = "NVIDIA H200"
+IRIS_CLASSES = ("setosa", "versicolor", "virginica")  # the data set's own names
 FAILED_MESSAGE = (
     "CUDA out of memory: tried to allocate 3.73 GiB (GPU 0 has 139.8 GiB in total, 0.41 GiB free);"
     " use fewer synthetic rows or train on the CPU"
@@ -57,6 +58,7 @@ def _cpu_completed() -> RunResult:
         status=RunStatus.COMPLETED, epochs_completed=20_000, losses=losses, loss_stride=1,
         final_loss=float(losses[-1]), train_accuracy=0.975, test_accuracy=1.0,
         confusion_matrix=[[10, 0, 0], [0, 9, 0], [0, 0, 11]],
+        class_names=list(IRIS_CLASSES),
         timings=Timings(setup_seconds=0.412, transfer_seconds=0.0003, first_epoch_seconds=0.0061,
                         train_seconds=2.4, epoch_us=119.7, epoch_us_iqr=3.1,
                         epoch_us_method="chunk-median", epoch_us_chunks=78,
@@ -73,6 +75,7 @@ def _gpu_completed() -> RunResult:
         status=RunStatus.COMPLETED, epochs_completed=20_000, final_loss=0.0513,
         train_accuracy=0.9667, test_accuracy=0.9667,
         confusion_matrix=[[10, 0, 0], [0, 8, 1], [0, 0, 11]],
+        class_names=list(IRIS_CLASSES),
         timings=Timings(setup_seconds=1.873, transfer_seconds=0.0021, first_epoch_seconds=0.3504,
                         train_seconds=1.2, epoch_us=59.9, epoch_us_iqr=0.8,
                         epoch_us_method="chunk-median", epoch_us_chunks=38,
@@ -122,6 +125,7 @@ def _diverged() -> RunResult:
         epochs_completed=313, losses=rising, loss_stride=1, diverged_epoch=312,
         train_accuracy=0.331, test_accuracy=0.3889,
         confusion_matrix=[[0, 12, 0], [0, 14, 0], [0, 10, 0]],
+        class_names=["class_0", "class_1", "class_2"],
         timings=Timings(setup_seconds=0.398, transfer_seconds=0.0004, first_epoch_seconds=0.0058,
                         train_seconds=0.0297, epoch_us=85.1, epoch_us_method="mean",
                         chunk_target_seconds=0.03, eval_seconds=0.0011),

@@ -1,0 +1,37 @@
+"""``iris-gui report --runs 1,2 [--sweep ID] --out report.html|report.md``: stored runs as a
+shareable report, drawn offscreen by the same exports as the window (iris_gui/report)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from iris_gui.cli.session import open_store, require_qt
+from iris_gui.store.paths import StoreError
+
+
+def report_command(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if out.suffix.lower() not in (".html", ".md"):
+        args.command_parser.error(f"--out {args.out}: the suffix picks the format: .html or .md")
+    # Checked before anything is read or drawn; the write still reports whatever else fails.
+    if not out.parent.is_dir():
+        raise StoreError(f"cannot write {out}: no directory {out.parent}")
+    require_qt("a report's figures")
+    with open_store(True) as store:
+        runs = [store.get(run_id) for run_id in dict.fromkeys(args.runs)]  # full records
+        stored = store.get_sweep(args.sweep) if args.sweep is not None else None
+    from PySide6.QtWidgets import QApplication
+
+    from iris_gui.engine.command_line import command_for
+    from iris_gui.report.writer import write_report
+    from iris_gui.ui.offscreen import use_offscreen
+
+    use_offscreen()  # no display is needed to draw a file
+    _app = QApplication.instance() or QApplication([])  # held until the report is written
+    report = write_report(out, runs, command_for, sweep=None if stored is None else stored.result,
+                          sweep_label="" if stored is None else f"sweep {stored.id}",
+                          log_y=args.log_y)
+    figures = sum((bool(report.curves), bool(report.ladder), report.sweep is not None))
+    print(f"wrote the report of {len(runs)} run(s) ({figures} figure(s)) to {out}")
+    return 0

@@ -1,0 +1,94 @@
+"""What a report says, gathered from stored runs (and a sweep): pure data, no Qt.
+
+The figures are drawn from this by ``figures``; the pages lay it out. Every number is a stored
+record's own (the table: ``table.results_table``; the explain sentences: the stored
+breakdown's ``sentences()``), so the report never disagrees with the window or the CLI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from iris_gui import __version__
+from iris_gui.engine.breakdown import Breakdown
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.ladder import LadderRow, ladder_rows
+from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.report.table import HEADERS, results_table
+from iris_gui.store.runs import StoredRun
+
+CommandFor = Callable[[RunConfig], str]
+
+
+@dataclass(frozen=True)
+class Curve:
+    label: str
+    losses: np.ndarray
+    stride: int
+
+
+@dataclass(frozen=True)
+class RunSection:
+    """One run's own part: how it ended, where its time goes, where it ran, how to repeat it."""
+
+    run_id: int
+    heading: str
+    message: str  # a failed or stopped run's own words ("" when it completed)
+    sentences: list[str]  # the explain breakdown's, when the run was explained
+    environment: list[tuple[str, str]]
+    command: str
+
+
+@dataclass(frozen=True)
+class Report:
+    title: str
+    version: str
+    generated_at: str
+    headers: tuple[str, ...]
+    rows: list[list[str]]
+    sections: list[RunSection]
+    curves: list[Curve]
+    ladder: list[LadderRow] = field(default_factory=list)  # when the runs span several engines
+    sweep: SweepResult | None = None
+    sweep_label: str = ""
+
+
+def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepResult | None = None,
+                 sweep_label: str = "") -> Report:
+    """The report of ``runs`` (full records, curves loaded), in the order given."""
+    ids = [run.id for run in runs]
+    engines = {run.result.config.engine for run in runs}
+    title = "iris-gui report: " + (f"run {ids[0]}" if len(ids) == 1 else
+                                   "runs " + ", ".join(str(i) for i in ids))
+    if sweep is not None:
+        title += f" and {sweep_label or 'a sweep'}"
+    return Report(
+        title=title, version=__version__,
+        generated_at=datetime.now().astimezone().isoformat(timespec="seconds"),
+        headers=HEADERS, rows=results_table(runs),
+        sections=[_section(run, command_for) for run in runs],
+        curves=[Curve(f"run {run.id}", run.result.losses, run.result.loss_stride)
+                for run in runs if len(run.result.losses)],
+        ladder=ladder_rows([run.result for run in runs], ids) if len(engines) > 1 else [],
+        sweep=sweep if sweep is not None and sweep.points else None, sweep_label=sweep_label,
+    )
+
+
+def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
+    result, config, env = run.result, run.result.config, run.result.env
+    heading = (f"Run {run.id}: {config.dataset} on {config.device}, {config.engine}, "
+               f"record {config.record}, {config.call}")
+    sentences = Breakdown.from_dict(run.breakdown).sentences() if run.breakdown else []
+    environment = [
+        ("device", env.device_name or env.device or config.device),
+        ("torch", env.torch_version), ("CPU", env.cpu_model), ("OS", env.os),
+        ("Python", env.python), ("threads", str(env.threads)), ("execution", env.execution),
+        ("warm-up", env.warm_up), ("started", result.started_at), ("saved", run.created_at),
+    ]
+    return RunSection(run.id, heading, result.message, sentences,
+                      [(name, value) for name, value in environment if value],
+                      command_for(config))

@@ -1,0 +1,46 @@
+"""The report's figures, drawn by ui's exports, the pictures File -> Export writes: the loss
+plot (curves from their data, not the live view's downsampling), the engine ladder when the
+runs span several engines, the crossover of a sweep. Needs a QApplication."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from iris_gui.report.content import Report
+from iris_gui.ui.panels.crossover import render_crossover
+from iris_gui.ui.panels.ladder import render_ladder
+from iris_gui.ui.panels.loss_plot_buffer import PlotCurve
+from iris_gui.ui.plot_export import render_curves
+
+WIDTH = 1200  # px: sharp on a page, small enough to embed
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str  # the file's suffix-less name beside a Markdown report: loss, ladder, crossover
+    caption: str
+    path: Path
+
+
+def render_figures(report: Report, folder: Path, stem: str, width: int = WIDTH,
+                   log_y: bool = False) -> list[Figure]:
+    """Each of the report's figures as ``folder/<stem>-<name>.png``, in reading order."""
+    figures = []
+    if report.curves:
+        path = folder / f"{stem}-loss.png"
+        curves = [PlotCurve(c.label, c.label, c.losses, c.stride) for c in report.curves]
+        render_curves(curves, path, width, log_y=log_y)
+        scale = "log scale" if log_y else "linear scale"
+        figures.append(Figure("loss", f"Loss per epoch ({scale}; every recorded point)", path))
+    if report.ladder:
+        path = folder / f"{stem}-ladder.png"
+        render_ladder(report.ladder, path, width)
+        figures.append(Figure("ladder", "The engine ladder: steady-state µs per epoch per rung, "
+                                        "speedups against the note's loop", path))
+    if report.sweep is not None:
+        path = folder / f"{stem}-crossover.png"
+        render_crossover(report.sweep, path, width)
+        figures.append(Figure("crossover", f"Where the GPU starts to win: "
+                                           f"{report.sweep_label or 'the sweep'}", path))
+    return figures

@@ -1,0 +1,57 @@
+"""``write_report``: the report of chosen runs as ``.html`` (one self-contained file) or ``.md``
+(images beside it), for ``iris-gui report`` and File -> Export report… alike.
+
+The figures are drawn first, into a temporary folder; then the page is written atomically (and,
+for Markdown, each image beside it), so a failure leaves no half-written report. Needs a
+QApplication for the figures.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.report.content import CommandFor, Report, build_report
+from iris_gui.report.figures import WIDTH, render_figures
+from iris_gui.report.html_page import html_page
+from iris_gui.report.markdown_page import markdown_page
+from iris_gui.store.files import write_atomically
+from iris_gui.store.paths import StoreError
+from iris_gui.store.runs import StoredRun
+
+FORMATS = (".html", ".md")
+
+
+def check_target(path: Path) -> None:
+    """Raise StoreError (one line) when ``path`` cannot name a report: checked before anything
+    is drawn."""
+    path = Path(path)
+    if path.suffix.lower() not in FORMATS:
+        raise StoreError(f"cannot write {path}: the suffix picks the format: .html or .md")
+    if not path.parent.is_dir():
+        raise StoreError(f"cannot write {path}: no directory {path.parent}")
+
+
+def write_report(path: Path, runs: list[StoredRun], command_for: CommandFor,
+                 sweep: SweepResult | None = None, sweep_label: str = "",
+                 log_y: bool = False, width: int = WIDTH) -> Report:
+    """Write the report of ``runs`` (full records, in the order given) and, when given, a
+    sweep's crossover; return what it says."""
+    path = Path(path)
+    check_target(path)
+    if not runs:
+        raise StoreError("a report needs at least one run")
+    report = build_report(runs, command_for, sweep, sweep_label)
+    with tempfile.TemporaryDirectory(prefix="iris-gui-report-") as folder:
+        figures = render_figures(report, Path(folder), path.stem, width, log_y)
+        if path.suffix.lower() == ".html":
+            images = [(figure.caption, figure.path.read_bytes()) for figure in figures]
+            write_atomically(path, html_page(report, images).encode("utf-8"))
+        else:
+            for figure in figures:
+                write_atomically(path.parent / figure.path.name, figure.path.read_bytes())
+            page = markdown_page(report, [(f.caption, f.path.name) for f in figures])
+            write_atomically(path, page.encode("utf-8"))
+    return report
+

@@ -1,0 +1,86 @@
+"""File → Export report…: the selected runs (in the table's order) written as HTML or Markdown
+through the same writer as ``iris-gui report``; nothing selected is said, not written. The
+window is stood in for by the few things the dialog reads from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.store.runs import RunStore
+from iris_gui.ui import export_dialogs
+
+
+def run(engine: str, epoch_us: float) -> RunResult:
+    losses = np.geomspace(1.0, 0.1, 500).astype(np.float32)
+    return RunResult(RunConfig(epochs=500, engine=engine, record="device"), RunStatus.COMPLETED,
+                     epochs_completed=500, losses=losses, final_loss=0.1,
+                     timings=Timings(train_seconds=0.1, epoch_us=epoch_us, epoch_us_iqr=1.0,
+                                     epoch_us_method="chunk-median", epoch_us_chunks=5),
+                     env=EnvRecord(device="cpu", device_name="Test CPU"))
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    store = RunStore.open(tmp_path / "runs.sqlite3")
+    for engine, epoch_us in (("eager", 100.0), ("manual", 20.0), ("lean", 80.0)):
+        store.save(run(engine, epoch_us))
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    selected: list[int] = [3, 1]
+    stand_in = SimpleNamespace(
+        results=SimpleNamespace(selected_ids=lambda: list(selected)), store=store,
+        crossover=SimpleNamespace(result=lambda: None),
+        plot=SimpleNamespace(log_y=lambda: True), parent=parent, selected=selected)
+    yield stand_in
+    store.close()
+
+
+def choose(monkeypatch, path: Path, kind: str) -> None:
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args, **kwargs: (str(path), kind))
+
+
+def test_the_selected_runs_become_one_html_file(window, monkeypatch, tmp_path) -> None:
+    choose(monkeypatch, tmp_path / "share.html", export_dialogs.REPORT_FILTERS["html"])
+    said = export_dialogs.export_report(window.parent, window)
+    assert said == f"Saved {tmp_path / 'share.html'}"
+    text = (tmp_path / "share.html").read_text(encoding="utf-8")
+    assert text.count('<img src="data:image/png;base64,') == 2  # loss plot and ladder
+    assert text.index("<td>lean</td>") < text.index("<td>eager</td>")  # the table's order
+    assert "log scale" in text  # as the window's plot shows it
+
+
+def test_a_name_without_suffix_takes_the_chosen_format(window, monkeypatch, tmp_path) -> None:
+    choose(monkeypatch, tmp_path / "notes", export_dialogs.REPORT_FILTERS["md"])
+    export_dialogs.export_report(window.parent, window)
+    assert (tmp_path / "notes.md").is_file()
+    assert sorted(p.name for p in tmp_path.glob("notes-*.png")) == ["notes-ladder.png",
+                                                                   "notes-loss.png"]
+
+
+def test_nothing_selected_is_said_and_nothing_written(window, monkeypatch, tmp_path) -> None:
+    window.selected.clear()
+    told = []
+    monkeypatch.setattr(QMessageBox, "information", lambda *args: told.append(args[2]))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *args, **kwargs: pytest.fail("no file dialog without runs"))
+    assert export_dialogs.export_report(window.parent, window) is None
+    assert told == [export_dialogs.REPORT_EMPTY]
+
+
+def test_the_sweep_the_crossover_view_shows_is_added(window, monkeypatch, tmp_path) -> None:
+    from iris_gui.ui.panels.sample_sweep import sample_sweep
+
+    sweep = sample_sweep()
+    window.crossover = SimpleNamespace(result=lambda: sweep)
+    choose(monkeypatch, tmp_path / "share.html", export_dialogs.REPORT_FILTERS["html"])
+    export_dialogs.export_report(window.parent, window)
+    text = (tmp_path / "share.html").read_text(encoding="utf-8")
+    assert text.count('<img src="data:image/png;base64,') == 3
+    assert f"the sweep of {sweep.started_at[:10]}" in text
