@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMargins, QRect, Qt, QTimer, QUrl
-from PySide6.QtGui import QCloseEvent, QCursor, QDesktopServices, QGuiApplication, QShowEvent
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMessageBox, QScrollArea, QWidget
 
 from iris_gui.engine.errors import EngineError
@@ -13,7 +13,6 @@ from iris_gui.ui import export_dialogs
 from iris_gui.ui.about import show_about
 from iris_gui.ui.crossover_presenter import CrossoverPresenter
 from iris_gui.ui.explain_presenter import ExplainPresenter
-from iris_gui.ui.geometry import ASSUMED_FRAME, fit_geometry
 from iris_gui.ui.ladder_presenter import LadderPresenter
 from iris_gui.ui.menus import build_menus
 from iris_gui.ui.panels.controls import ControlsPanel
@@ -28,6 +27,7 @@ from iris_gui.ui.settings import AppSettings
 from iris_gui.ui.shortcuts import ShortcutsDialog
 from iris_gui.ui.theme import ThemeController, light_plots
 from iris_gui.ui.training_controller import TrainingController
+from iris_gui.ui.window_placement import WindowPlacement
 
 # Bumped whenever the docks change: a layout saved with other docks is then not restored (Qt
 # would squeeze a new dock beside the old ones) and the default arrangement is used.
@@ -36,9 +36,6 @@ LAYOUT_VERSION = 5
 CONTROLS_MIN_WIDTH = 360
 # The bottom tabs' share of the height below the menu bar: the plot keeps more than half.
 BOTTOM_SHARE = 0.4
-# After the first show, how often and how long to look for the window manager's frame: it
-# is known only once the manager has framed the window, a moment after it is mapped.
-FRAME_POLL_MS, FRAME_POLLS = 100, 30
 
 
 class MainWindow(QMainWindow):
@@ -82,10 +79,7 @@ class MainWindow(QMainWindow):
         self.explain_presenter = ExplainPresenter(self)
         self.ladder_presenter = LadderPresenter(self)
         self.crossover_presenter = CrossoverPresenter(self)
-        self._placed = QRect()
-        self._frame_polls = 0
-        self._frame_timer = QTimer(self, interval=FRAME_POLL_MS)
-        self._frame_timer.timeout.connect(self._keep_frame_on_screen)
+        self.placement = WindowPlacement(self)
         self._connect_actions()
         self._restore()
 
@@ -194,22 +188,9 @@ class MainWindow(QMainWindow):
         geometry, state = self.settings.load_window()
         if geometry is not None:
             self.restoreGeometry(geometry)
-        if not self.windowState() & (Qt.WindowState.WindowMaximized
-                                     | Qt.WindowState.WindowFullScreen):
-            self.setGeometry(self.fitted_geometry(geometry is not None))
-        self._placed = self.geometry()
+        self.placement.place(restored=geometry is not None)
         if state is None or not self.restoreState(state, LAYOUT_VERSION):
             self.arrange_docks()
-
-    def fitted_geometry(self, restored: bool) -> QRect:
-        """Where the window goes on the screen it opens on: sized to it on a first launch,
-        brought onto it when a restored geometry no longer fits (another screen, a smaller
-        resolution)."""
-        saved = self.geometry() if restored else None
-        screen = (QGuiApplication.screenAt(saved.center()) if saved is not None
-                  else QGuiApplication.screenAt(QCursor.pos()))
-        screen = screen or self.screen() or QGuiApplication.primaryScreen()
-        return fit_geometry(saved, screen.availableGeometry(), self._frame_margins())
 
     def arrange_docks(self) -> None:
         """The default arrangement: the Run panel at its narrowest, the bottom tabs under the
@@ -218,34 +199,9 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.results_dock], [round(self.height() * BOTTOM_SHARE)],
                          Qt.Orientation.Vertical)
 
-    def _frame_margins(self) -> QMargins:
-        """The frame around the window: the window manager's once it has said; else assumed."""
-        margins = _margins_between(self.frameGeometry(), self.geometry())
-        return ASSUMED_FRAME if margins.isNull() else margins
-
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self._frame_polls == 0:
-            self._frame_timer.start()
-
-    def _keep_frame_on_screen(self) -> None:
-        """Once the window manager has framed the window, move and shrink it so that the real
-        frame (not the one assumed before showing) lies on the screen; a frame that is never
-        reported (offscreen, no window manager) leaves the first placement as it was."""
-        self._frame_polls += 1
-        margins = _margins_between(self.frameGeometry(), self.geometry())
-        if margins.isNull() and self._frame_polls < FRAME_POLLS:
-            return
-        self._frame_timer.stop()
-        # Only the window's own placement is corrected: a size set since (a script rendering
-        # the window large, say) is left alone.
-        resized = self.geometry().size() != self._placed.size()
-        if margins.isNull() or resized or self.isMaximized() or self.isFullScreen():
-            return
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        fitted = fit_geometry(self.geometry(), screen.availableGeometry(), margins)
-        if fitted != self.geometry():
-            self.setGeometry(fitted)
+        self.placement.shown()
 
     def show_store_notice(self) -> None:
         if self.store.notice:
@@ -260,11 +216,6 @@ class MainWindow(QMainWindow):
         self.settings.log_y = self.actions.log_y.isChecked()
         self.controller.shutdown()
         super().closeEvent(event)
-
-
-def _margins_between(outer: QRect, inner: QRect) -> QMargins:
-    return QMargins(inner.left() - outer.left(), inner.top() - outer.top(),
-                    outer.right() - inner.right(), outer.bottom() - inner.bottom())
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:

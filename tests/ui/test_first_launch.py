@@ -204,7 +204,7 @@ window = MainWindow(RunStore.open(sys.argv[2]), settings, TrainingController())
 window.show()
 end = time.monotonic() + 5
 framed = False
-while time.monotonic() < end and not (framed and not window._frame_timer.isActive()):
+while time.monotonic() < end and not (framed and not window.placement.frame_timer.isActive()):
     app.processEvents()
     time.sleep(0.02)
     framed = window.frameGeometry() != window.geometry()

@@ -91,3 +91,28 @@ def point_tip(point: SweepPoint, error: float) -> str:
         off = abs(error) > FIT_TOLERANCE
         lines.append(f"fit error {error:+.1%}" + (f": {words.MISFIT}" if off else ""))
     return "\n".join(lines)
+
+
+# Below this height (px) the legend goes beside the plot, as long as it takes at most this
+# share of the width: a docked panel is wide and short.
+SHORT_VIEW_PX, MAX_LEGEND_SHARE = 420, 0.42
+
+
+def place_legend(legend, view_width: float, view_height: float) -> tuple[float, float]:
+    """The legend beside the plot where the view is short (a docked panel), above it in as
+    many columns as fit where it is tall; never over the data. Returns the plot's top and
+    right margins that leave it room."""
+    if not legend.items:
+        return 8.0, 14.0
+    width, height = max(view_width, 300), max(view_height, 100)
+    legend.setColumnCount(1)
+    beside = legend.boundingRect().width()
+    if height < SHORT_VIEW_PX and beside < width * MAX_LEGEND_SHARE:
+        legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, 6))
+        return 8.0, beside + 8
+    for columns in (4, 3, 2, 1):
+        legend.setColumnCount(columns)
+        if legend.boundingRect().width() <= width - 20:
+            break
+    legend.anchor(itemPos=(0.5, 0), parentPos=(0.5, 0), offset=(0, 2))
+    return legend.boundingRect().height() + 2, 14.0

@@ -34,9 +34,6 @@ TAG_GAP_PX = 4  # between two tags on one level
 HOVER_PX = 8  # how near a point the pointer must be for its tooltip
 X_PAD, Y_PAD = 0.2, 0.08  # decades around the data, so that no marker is cut in half
 FIT_SAMPLES = 48
-# Below this height (px) the legend goes beside the plot, as long as it takes at most this
-# share of the width: a docked panel is wide and short.
-SHORT_VIEW_PX, MAX_LEGEND_SHARE = 420, 0.42
 
 
 class CrossoverPlot(QWidget):
@@ -353,28 +350,8 @@ class CrossoverPlot(QWidget):
         for (crossing, _, tag), level, px, half in zip(self._tags, placed, centres, halves):
             tag.setAnchor((0.0 if px < half else 1.0 if px > width - half else 0.5, 0.5))
             tag.setPos(crossing.x, top - (level + 0.5) * tag_px * per_px)
-        top, right = self._place_legend()
+        top, right = marks.place_legend(self._legend, self._view.width(), self._view.height())
         self._plot.setContentsMargins(4, top, right, 4)
-
-    def _place_legend(self) -> tuple[float, float]:
-        """The legend beside the plot where the view is short (a docked panel), above it in
-        as many columns as fit where it is tall; never over the data. Returns the plot's top
-        and right margins that leave it room."""
-        legend = self._legend
-        if not legend.items:
-            return 8.0, 14.0
-        width, height = max(self._view.width(), 300), max(self._view.height(), 100)
-        legend.setColumnCount(1)
-        beside = legend.boundingRect().width()
-        if height < SHORT_VIEW_PX and beside < width * MAX_LEGEND_SHARE:
-            legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, 6))
-            return 8.0, beside + 8
-        for columns in (4, 3, 2, 1):
-            legend.setColumnCount(columns)
-            if legend.boundingRect().width() <= width - 20:
-                break
-        legend.anchor(itemPos=(0.5, 0), parentPos=(0.5, 0), offset=(0, 2))
-        return legend.boundingRect().height() + 2, 14.0
 
     def _fill_slices(self) -> None:
         previous = self.slice_combo.value()
