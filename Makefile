@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PIP_INSTALL := $(BIN)/python -m pip install --quiet -c constraints.txt
 
-.PHONY: run test lint bench bundle test-bundle clean
+.PHONY: run test test-kernels lint bench bundle test-bundle clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,13 @@ run: $(STAMP)
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The persistent rung's Triton kernel on the CPU, in Triton's interpreter (Triton is about 1 GB,
+# so it is not part of `make test`); on a CUDA machine `pytest -m cuda` runs the same tests on
+# the device.
+test-kernels: $(STAMP)
+	$(PIP_INSTALL) 'triton>=3.0'
+	TRITON_INTERPRET=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -m kernels tests/kernels $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/python -m pip install --quiet ruff

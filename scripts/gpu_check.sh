@@ -107,17 +107,19 @@ step "cuda tests" 240 cuda-tests.txt "$py" -m pytest -m cuda -q -rs -p no:cachep
 # The engine ladder on every device (the note's loop first on each), then the note's own
 # experiment (every recording choice), then what the issues ask to be measured on a GPU.
 step "ladder" 200 ladder.txt "$py" -m iris_gui compare --engines all --devices all
-step "sweep" 150 sweep.txt "$py" -m iris_gui sweep --devices all --engines eager,graph \
-    --threads 1,all --min-seconds 0.2
+step "sweep" 150 sweep.txt "$py" -m iris_gui sweep --devices all \
+    --engines eager,graph,persistent --threads 1,all --min-seconds 0.2
 step "compare" 150 compare.txt "$py" -m iris_gui compare --devices all \
     --records every-epoch,every:200,device,none --repeat 3
 step "explain cuda" 60 explain-cuda.txt "$py" -m iris_gui explain --device cuda
 step "chunk sync cuda" 90 chunk-sync-cuda.txt "$py" benchmarks/chunk_sync.py --device cuda \
     --repeat 3
 step "ladder benchmark cuda" 150 ladder-bench-cuda.txt "$py" benchmarks/ladder.py \
-    --device cuda --repeat 3 --engines eager,lean,manual,graph
+    --device cuda --repeat 3 --engines eager,lean,manual,graph,persistent
 step "explain cuda graph" 60 explain-cuda-graph.txt "$py" -m iris_gui explain --device cuda \
     --engine graph --record device
+step "explain cuda persistent" 60 explain-cuda-persistent.txt "$py" -m iris_gui explain \
+    --device cuda --engine persistent --record device
 step "explain cuda, record none" 60 explain-cuda-none.json \
     "$py" -m iris_gui explain --device cuda --record none --json
 step "explain cpu" 60 explain-cpu.json "$py" -m iris_gui explain --device cpu --json

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ENGINES = ("eager", "lean", "manual", "compiled", "graph", "native")
+ENGINES = ("eager", "lean", "manual", "compiled", "graph", "persistent", "native")
 DEFAULT_ENGINE = "eager"
 ALL_RECORDINGS = ("every-epoch", "every", "device", "none")
 
@@ -46,6 +46,10 @@ ENGINE_INFO = {info.name: info for info in (
                "The whole step captured once with torch.cuda.graph and replayed many epochs "
                "per launch: no Python and no per-op launch cost left.", True,
                recordings=("device", "none"), devices=("cuda",)),
+    EngineInfo("persistent", "persistent (one Triton kernel)",
+               "One Triton program trains many epochs per launch with the weights held on chip: "
+               "an epoch is a few small matrix products, not dozens of kernel launches.", True,
+               recordings=("device", "none"), optimizers=("sgd",)),
     EngineInfo("native", "native (no framework, a reference)",
                "The same arithmetic as one native loop compiled by numba, with no framework at "
                "all: the floor the others are measured against.", False,

@@ -68,6 +68,15 @@ class DeviceRecorder(LossRecorder):
         self._buffer[epoch] = loss.detach()
         self._written = epoch + 1
 
+    @property
+    def buffer(self) -> torch.Tensor:
+        """The device buffer, for a kernel that writes the losses itself (then ``written``)."""
+        return self._buffer
+
+    def written(self, upto: int) -> None:
+        """Epochs ``[0, upto)`` are in the buffer (written on the device by a kernel)."""
+        self._written = upto
+
     def write(self, first: int, losses: torch.Tensor) -> None:
         """A block of epochs' losses at once (rungs that train several epochs per call)."""
         self._buffer[first:first + len(losses)].copy_(losses)

@@ -135,7 +135,9 @@ def measure_point(spec: SweepSpec, device_id: str, engine: str, threads: int | N
     torch.set_num_threads(threads or 1)
     try:
         _measure(spec, config, device, point, stop)
-    except (ConfigError, KeyboardInterrupt):
+    except ConfigError as error:  # a rung that cannot hold this size (persistent) says why
+        point.status, point.message = "skipped", str(error)
+    except KeyboardInterrupt:
         raise
     except Exception as error:  # a point that fails is a row of the sweep, not its end
         log.exception("sweep point failed: %s", point.series)

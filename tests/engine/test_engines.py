@@ -71,7 +71,8 @@ def test_curve_deviation_is_the_largest_relative_difference():
 def _devices() -> list[DeviceInfo]:
     return [
         DeviceInfo("cpu", "cpu", "CPU", engines={e: None for e in ENGINES} | {
-            "graph": "the graph engine runs on CUDA GPUs only"}),
+            "graph": "the graph engine runs on CUDA GPUs only",
+            "persistent": "the persistent engine runs on CUDA GPUs"}),
         DeviceInfo("cuda:0", "cuda", "GPU", engines={e: None for e in ENGINES} | {
             "native": "the native engine runs on the CPU only"}),
     ]
@@ -86,12 +87,14 @@ def test_the_ladder_runs_the_notes_loop_then_each_rung_and_says_what_it_left_out
         ("cuda:0", "eager", "every-epoch"), ("cuda:0", "eager", "device"),
         ("cuda:0", "lean", "device"), ("cuda:0", "manual", "device"),
         ("cuda:0", "compiled", "device"), ("cuda:0", "graph", "device"),
+        ("cuda:0", "persistent", "device"),
     ]
     assert all(c.call == "forward" and c.epochs == 500 and c.lr == 0.05 for c in configs)
-    assert [(s.device, s.engine) for s in skipped] == [("cpu", "graph"), ("cuda:0", "native")]
+    assert [(s.device, s.engine) for s in skipped] == [
+        ("cpu", "graph"), ("cpu", "persistent"), ("cuda:0", "native")]
     _, with_adam = ladder_configs(base.replace(optimizer="adam"), _devices()[:1])
     assert [(s.engine, "sgd only" in s.reason) for s in with_adam] == [
-        ("graph", False), ("native", True)]
+        ("graph", False), ("persistent", False), ("native", True)]
 
 
 def test_ladder_rows_compare_each_rung_with_the_notes_loop_on_its_device():

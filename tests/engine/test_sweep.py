@@ -127,3 +127,17 @@ def test_cuda_series_measure_and_cross_the_cpu():
                                  engines=("eager",), threads=("1",), min_seconds=0.1))
     assert {p.status for p in result.points} == {"completed"}
     assert any(c.a.startswith("cpu") and c.b.startswith("cuda") for c in result.crossovers)
+
+
+def test_a_size_a_rung_cannot_hold_is_a_skipped_point_with_the_reason(monkeypatch):
+    from iris_gui.engine.errors import ConfigError as Refused
+
+    def too_big(spec, config, device, point, stop):
+        raise Refused(f"the persistent engine holds at most 1,024 rows in one program; this "
+                      f"run has {point.rows:,}")
+
+    monkeypatch.setattr(sweep, "_measure", too_big)
+    result = run_sweep(SweepSpec(rows=(5000,), devices=("cpu",), engines=("eager",),
+                                 threads=("1",), min_seconds=0.02))
+    (point,) = result.points
+    assert point.status == "skipped" and "at most 1,024 rows" in point.message

@@ -17,6 +17,7 @@ _MODULES = {
     "manual": ("iris_gui.engine.rungs.manual", "ManualRung"),
     "compiled": ("iris_gui.engine.rungs.compiled", "CompiledRung"),
     "graph": ("iris_gui.engine.rungs.graph", "GraphRung"),
+    "persistent": ("iris_gui.engine.rungs.persistent", "PersistentRung"),
     "native": ("iris_gui.engine.rungs.native", "NativeRung"),
 }
 _made: dict[str, Rung] = {}

@@ -145,8 +145,9 @@ class ControlsPanel(QWidget):
 
 def sample_devices() -> list[DeviceInfo]:
     cpu_engines = {"eager": None, "lean": None, "manual": None, "compiled": None,
-                   "graph": "the graph engine runs on CUDA GPUs only", "native": None}
-    gpu_engines = {**cpu_engines, "graph": None,
+                   "graph": "the graph engine runs on CUDA GPUs only",
+                   "persistent": "the persistent engine runs on CUDA GPUs", "native": None}
+    gpu_engines = {**cpu_engines, "graph": None, "persistent": None,
                    "native": "the native engine runs on the CPU only"}
     return [DeviceInfo("cpu", "cpu", "Intel Xeon Platinum 8480+", engines=cpu_engines),
             DeviceInfo("cuda:0", "cuda", "NVIDIA H200", 150_110_000_000, "9.0",

@@ -1,0 +1,66 @@
+"""The persistent rung (one Triton program, many epochs per launch) against eager's curve:
+several shapes, padding edge cases, momentum, no recording, and the limits it refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from iris_gui.engine.config import ConfigError, RunConfig
+from iris_gui.engine.ladder import curve_deviation
+from iris_gui.engine.result import RunStatus
+from iris_gui.engine.trainer import train
+
+pytestmark = [pytest.mark.kernels, pytest.mark.cuda]
+EPOCHS = 300
+
+
+def _pair(device: str, **changes) -> tuple:
+    config = RunConfig(epochs=EPOCHS, record="device", device=device, **changes)
+    return train(config), train(config.replace(engine="persistent"))
+
+
+@pytest.mark.parametrize("changes", [
+    {},  # Iris 4-10-3, 120 rows: every dimension padded (128, 16, 16, 16)
+    {"momentum": 0.9},
+    {"dataset": "wine", "hidden": (7,)},  # 13 features, 142 rows, an odd width
+    {"dataset": "breast_cancer", "hidden": (64,), "lr": 0.05},  # 30 features, 455 rows, 2 classes
+    {"dataset": "synthetic", "synthetic_rows": 20, "synthetic_features": 2,
+     "synthetic_classes": 2, "hidden": (1,)},  # the smallest: 16 rows, 2 features, one unit
+    {"dataset": "synthetic", "synthetic_rows": 1280, "synthetic_features": 64,
+     "synthetic_classes": 32, "hidden": (64,), "scaler": "standard"},  # at the limits exactly
+], ids=["iris", "momentum", "wine", "breast-cancer", "smallest", "limits"])
+def test_the_kernel_trains_the_same_model_as_eager(device, changes):
+    eager, kernel = _pair(device, **changes)
+    assert kernel.status is RunStatus.COMPLETED, kernel.message
+    assert len(kernel.losses) == EPOCHS
+    # Measured in the interpreter: 2e-7 to 4e-7 (float32 sums in another order).
+    assert curve_deviation(kernel.losses, 1, eager.losses, 1) < 1e-5
+    assert kernel.confusion_matrix == eager.confusion_matrix
+    assert kernel.timings.compile_seconds > 0
+
+
+def test_without_recording_it_trains_the_same_weights(device):
+    eager, kernel = _pair(device)
+    quiet = train(RunConfig(epochs=EPOCHS, record="none", device=device, engine="persistent"))
+    assert len(quiet.losses) == 0
+    assert quiet.final_loss == pytest.approx(kernel.final_loss, rel=1e-6)
+    assert quiet.final_loss == pytest.approx(eager.final_loss, rel=1e-5)
+
+
+@pytest.mark.parametrize("changes, fragment", [
+    ({"dataset": "digits"}, "at most 1,024 rows in one program; this run has 1,437"),
+    ({"hidden": (10, 10)}, "trains one hidden layer; this model has 2"),
+    ({"hidden": (128,)}, "at most 64 hidden units"),
+])
+def test_shapes_one_program_cannot_hold_are_refused_in_one_line(device, changes, fragment):
+    with pytest.raises(ConfigError, match=fragment) as error:
+        train(RunConfig(epochs=10, record="device", device=device, engine="persistent",
+                        **changes))
+    assert "\n" not in str(error.value)
+
+
+def test_choices_it_does_not_implement_are_refused_before_anything_runs():
+    with pytest.raises(ConfigError, match="implements sgd only"):
+        RunConfig(engine="persistent", record="device", optimizer="adam")
+    with pytest.raises(ConfigError, match="cannot record the loss 'every-epoch'"):
+        RunConfig(engine="persistent")
