@@ -44,3 +44,40 @@ def open_window(qtbot, tmp_path, data_dir):
     for window in opened:
         if window.isVisible():
             window.close()
+
+
+@pytest.fixture
+def store(tmp_path, data_dir):
+    """A store holding the sample runs (panels/sample_runs.py)."""
+    from iris_gui.ui.panels.sample_runs import sample_store
+
+    with sample_store(tmp_path / "runs.sqlite3") as opened:
+        yield opened
+
+
+@pytest.fixture
+def window_on(qtbot, tmp_path):
+    """Opens windows over a given store with no worker started (nothing trains), on the test's
+    settings file, shown and exposed; closes the ones still open after."""
+    from PySide6.QtCore import QSettings
+
+    from iris_gui.ui.main_window import MainWindow
+    from iris_gui.ui.settings import AppSettings
+    from iris_gui.ui.training_controller import TrainingController
+
+    opened = []
+
+    def make(store):
+        settings = AppSettings(QSettings(str(tmp_path / "settings.ini"),
+                                         QSettings.Format.IniFormat))
+        window = MainWindow(store, settings, TrainingController())
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+        opened.append(window)
+        return window
+
+    yield make
+    for window in opened:
+        if window.isVisible():
+            window.close()

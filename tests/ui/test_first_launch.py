@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea, QWidget
 
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.geometry import fit_geometry
-from iris_gui.ui.panels.sample_runs import sample_store
 from iris_gui.ui.results_model import COLUMNS
 
 LAPTOP = QRect(0, 0, 1280, 800)
@@ -35,12 +34,6 @@ def open_main_window(qtbot, tmp_path: Path, store: RunStore):
     window = MainWindow(store, settings, TrainingController())  # no worker: layout only
     qtbot.addWidget(window)
     return window
-
-
-@pytest.fixture
-def store(tmp_path, data_dir):
-    with sample_store(tmp_path / "runs.sqlite3") as opened:
-        yield opened
 
 
 @pytest.fixture

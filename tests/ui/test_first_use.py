@@ -3,43 +3,22 @@ Advanced settings, Copy as command, and Help → Keyboard Shortcuts."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from PySide6.QtCore import QSettings
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from iris_gui.engine.config import RunConfig
-from iris_gui.ui.panels.sample_runs import sample_store
 from iris_gui.ui.results_model import COLUMNS, DEFAULT_HIDDEN
 from iris_gui.ui.shortcuts import shortcut_rows
 
 TITLES = [c.title for c in COLUMNS]
 
 
-def open_window(qtbot, tmp_path: Path, store):
-    from iris_gui.ui.main_window import MainWindow
-    from iris_gui.ui.settings import AppSettings
-    from iris_gui.ui.training_controller import TrainingController
-
-    settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    window = MainWindow(store, settings, TrainingController())
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
 
 
 @pytest.fixture
-def store(tmp_path, data_dir):
-    with sample_store(tmp_path / "runs.sqlite3") as opened:
-        yield opened
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, store):
-    opened = open_window(qtbot, tmp_path, store)
+def window(window_on, store):
+    opened = window_on(store)
     yield opened
     opened.close()
 
@@ -53,7 +32,7 @@ def menu_entry(window, title: str):
     return next(a for a in window.results.columns.menu().actions() if a.text() == title)
 
 
-def test_the_header_menu_shows_a_hidden_column_and_the_choice_is_remembered(qtbot, tmp_path,
+def test_the_header_menu_shows_a_hidden_column_and_the_choice_is_remembered(qtbot, window_on, tmp_path,
                                                                           store, window):
     assert hidden(window) == list(DEFAULT_HIDDEN)
     assert not menu_entry(window, "ID").isEnabled()  # a row needs its id
@@ -71,7 +50,7 @@ def test_the_header_menu_shows_a_hidden_column_and_the_choice_is_remembered(qtbo
     menu_entry(window, "Recording").trigger()
     assert "Recording" in hidden(window)
     window.close()
-    again = open_window(qtbot, tmp_path, store)
+    again = window_on(store)
     try:
         assert hidden(again) == ["Saved", "Data set", "Recording", "Threads", "Execution"]
         next(a for a in again.results.columns.menu().actions()
@@ -81,7 +60,7 @@ def test_the_header_menu_shows_a_hidden_column_and_the_choice_is_remembered(qtbo
         again.close()
 
 
-def test_advanced_is_folded_says_what_changed_and_is_remembered(qtbot, tmp_path, store, window):
+def test_advanced_is_folded_says_what_changed_and_is_remembered(qtbot, window_on, tmp_path, store, window):
     form = window.controls.form
     assert not form.advanced.is_expanded() and not form.threads_spin.isVisible()
     assert form.advanced.button.text() == "Advanced"
@@ -90,7 +69,7 @@ def test_advanced_is_folded_says_what_changed_and_is_remembered(qtbot, tmp_path,
     form.advanced.button.click()
     assert form.threads_spin.isVisible() and form.advanced.button.text() == "Advanced"
     window.close()
-    again = open_window(qtbot, tmp_path, store)
+    again = window_on(store)
     try:
         assert again.controls.form.advanced.is_expanded()
     finally:

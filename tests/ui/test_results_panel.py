@@ -6,8 +6,6 @@ import csv
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
@@ -17,17 +15,11 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QToolButton
 from iris_gui.store.runs import RunStore, StoreError
 from iris_gui.ui.panels.results import ResultsPanel
 from iris_gui.ui.panels.run_details import RunDetailsDialog
-from iris_gui.ui.panels.sample_runs import FAILED_MESSAGE, sample_results, sample_store
+from iris_gui.ui.panels.sample_runs import FAILED_MESSAGE, sample_results
 from iris_gui.ui.results_model import COLUMNS, SORT_ROLE, STATUS_COLOURS
 
 # Sample run ids, in the order sample_store saves them.
 CPU, GPU, STOPPED, FAILED, DIVERGED = 1, 2, 3, 4, 5
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[RunStore]:
-    with sample_store(tmp_path / "runs.sqlite3") as opened:
-        yield opened
 
 
 @pytest.fixture

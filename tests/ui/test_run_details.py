@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialogButtonBox, QFormLayout, QGroupBox, QLabel, QTableWidget
 
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.run_details import RunDetailsDialog
-from iris_gui.ui.panels.sample_runs import FAILED_MESSAGE, sample_store
+from iris_gui.ui.panels.sample_runs import FAILED_MESSAGE
 
 CPU, STOPPED, FAILED = 1, 3, 4
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[RunStore]:
-    with sample_store(tmp_path / "runs.sqlite3") as opened:
-        yield opened
 
 
 def open_dialog(qtbot, store: RunStore, run_id: int) -> RunDetailsDialog:

@@ -3,9 +3,6 @@ marked with the reason, speedup from the steady state and the whole loop's in th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox
@@ -13,16 +10,9 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox
 from iris_gui.engine.steady import steady_state
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.results import ResultsPanel
-from iris_gui.ui.panels.sample_runs import sample_store
 from iris_gui.ui.results_model import COLUMNS, NOISY_COLOUR
 
 CPU, GPU, STOPPED, FAILED, DIVERGED = 1, 2, 3, 4, 5
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[RunStore]:
-    with sample_store(tmp_path / "runs.sqlite3") as opened:
-        yield opened
 
 
 @pytest.fixture

@@ -3,42 +3,19 @@ and exports stay light."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings
 from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
 from iris_gui.ui import plot_export
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
-from iris_gui.ui.panels.sample_runs import sample_store
 from iris_gui.ui.theme import DARK, LIGHT, TABLEAU, TABLEAU_ON_DARK, is_dark, light_plots, same_hue
 
 
-def open_window(qtbot, tmp_path: Path, store):
-    from iris_gui.ui.main_window import MainWindow
-    from iris_gui.ui.settings import AppSettings
-    from iris_gui.ui.training_controller import TrainingController
-
-    settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    window = MainWindow(store, settings, TrainingController())
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
-
-
 @pytest.fixture
-def store(tmp_path, data_dir):
-    with sample_store(tmp_path / "runs.sqlite3") as opened:
-        yield opened
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, store):
-    opened = open_window(qtbot, tmp_path, store)
+def window(window_on, store):
+    opened = window_on(store)
     yield opened
     opened.set_theme("system")  # the palette is the application's: leave it as found
     opened.close()
@@ -82,11 +59,11 @@ def test_dark_turns_the_palette_and_every_plot_dark_and_back(window, qtbot):
     assert background(window.plot) == "#ffffff"
 
 
-def test_the_choice_is_remembered(qtbot, tmp_path, store):
-    first = open_window(qtbot, tmp_path, store)
+def test_the_choice_is_remembered(qtbot, window_on, tmp_path, store):
+    first = window_on(store)
     first.actions.themes["dark"].trigger()
     first.close()
-    second = open_window(qtbot, tmp_path, store)
+    second = window_on(store)
     try:
         assert second.actions.themes["dark"].isChecked()
         assert is_dark(QApplication.palette()) and second.plot.plot_theme == DARK
