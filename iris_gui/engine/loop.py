@@ -3,6 +3,14 @@
 Every chunk boundary waits for the device once (whatever the recording choice), so each chunk's
 time is the device's real time for its epochs; the steady state is the median over the chunks
 after the first (see ``steady.py``). The raw chunks stay in the state, to be kept with the run.
+
+On the CPU a chunk ends at its deadline on the host clock. On an asynchronous device it also
+ends when a quota of epochs is queued: there a graph replay or a kernel launch returns in
+microseconds, long before its work is done, so the host alone would queue a whole run before
+its deadline passed (one chunk, no steady state, a stop that waits for all of it). The quota is
+the number of epochs that fit in a chunk at the pace the device itself showed, synchronised, in
+the chunk before (the first epoch, for the first chunk); the boundary's sync then waits for
+about a chunk of work.
 """
 
 from __future__ import annotations
@@ -69,30 +77,46 @@ def run_loop(
     run, recorder, block = stepper.run, stepper.recorder, stepper.block
     perf_counter = time.perf_counter
 
-    t_start = synced_clock(device)
+    def sync() -> None:
+        synchronize(device)
+        if stepper.sync is not None:
+            stepper.sync()
+
+    def clock() -> float:
+        if stepper.sync is not None:
+            stepper.sync()
+        return synced_clock(device)
+
+    t_start = clock()
     epoch = 0
     try:
         run(0, 1)
-        t_first = synced_clock(device)
+        t_first = clock()
         state.first_epoch_seconds = t_first - t_start
         state.epochs_done = epoch = 1
         if stepper.adaptive:
             block = max(1, min(block, int(CALL_SECONDS / max(state.first_epoch_seconds, 1e-9))))
+        # A synchronous device's calls return when their work is done: its deadline suffices.
+        paced = device.type != "cpu" or stepper.sync is not None
+        quota = chunk_quota(1, state.first_epoch_seconds, block) if paced else math.inf
 
         chunk_start, chunk_t0 = 1, t_first
         deadline = t_first + CHUNK_SECONDS
         while True:
-            if epoch < epochs and perf_counter() < deadline:
+            if epoch < epochs and epoch - chunk_start < quota and perf_counter() < deadline:
                 count = min(block, epochs - epoch)
                 run(epoch, count)
                 epoch += count
                 continue
             losses = recorder.flush()
             if boundary_sync:
-                synchronize(device)
+                sync()
             if epoch > chunk_start:
+                seconds = perf_counter() - chunk_t0
                 state.chunk_epochs.append(epoch - chunk_start)
-                state.chunk_seconds.append(perf_counter() - chunk_t0)
+                state.chunk_seconds.append(seconds)
+                if paced:
+                    quota = chunk_quota(epoch - chunk_start, seconds, block)
             state.epochs_done = epoch
             first_point, kept = _accept(losses, recorder.stride, state)
             if observer is not None:
@@ -111,7 +135,15 @@ def run_loop(
         state.epochs_done = max(epoch, getattr(error, "epochs_done", 0))
         _salvage(recorder, state)
         raise
-    state.train_seconds = synced_clock(device) - t_start
+    state.train_seconds = clock() - t_start
+
+
+def chunk_quota(epochs: int, seconds: float, block: int) -> int:
+    """The epochs that fill a chunk at the pace of ``epochs`` in ``seconds`` (synchronised),
+    in whole calls of ``block`` epochs: a non-adaptive rung's block is its unit (a captured
+    graph of that many epochs), and a partial one would run slower epochs."""
+    per_chunk = CHUNK_SECONDS * epochs / max(seconds, 1e-9)
+    return max(1, math.ceil(per_chunk / block)) * block
 
 
 def _salvage(recorder: LossRecorder, state: LoopState) -> None:

@@ -49,6 +49,9 @@ class Stepper:
     # Writes the trained weights back into ``Prepared.model`` for the evaluation (rungs that
     # train their own copies: native); a no-op for the others.
     finish: Callable[[], None] = field(default=lambda: None)
+    # Waits until the work ``run`` queued is done, for work the device's own synchronize cannot
+    # see (a rung's own stream or thread); the loop calls it after every device sync.
+    sync: Callable[[], None] | None = None
 
 
 class Rung:
