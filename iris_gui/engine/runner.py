@@ -224,10 +224,15 @@ class ProcessRunner:
                     if observer is not None:
                         observer(heard.points[-1], done, total)
                 elif kind == "sweep-result":
-                    return SweepResult.from_dict(payload)
+                    result = SweepResult.from_dict(payload)
+                    if any(p.status == "failed" and p.device != "cpu" for p in result.points):
+                        self.close()  # a CUDA error can poison the process, as after a run
+                    return result
                 elif kind == "error":
                     raise ConfigError(payload)
                 elif kind == "failed":
+                    if spec.devices != ("cpu",):
+                        self.close()
                     return self._partial(heard, "failed", payload)
         finally:
             self._stop.clear()

@@ -9,7 +9,10 @@ order rows x series, so a drift in the machine's load is shared between series.
 
 A point that would not fit in memory is skipped with the reason (free device memory for an
 accelerator, available RAM for the host's copy); one that fails is kept as failed and the sweep
-goes on; a stop ends the sweep within a chunk and keeps the points measured.
+goes on; a stop ends the sweep within a chunk and keeps the points measured. A failure can
+leave an accelerator unusable for the rest of the process (a sticky CUDA error): after a failed
+point the device is probed, and if it no longer answers, its later points are skipped saying
+so while the other devices go on (the runner then replaces its worker process).
 """
 
 from __future__ import annotations
@@ -144,9 +147,32 @@ def measure_point(spec: SweepSpec, device_id: str, engine: str, threads: int | N
         point.status, point.message = "failed", f"{type(error).__name__}: {error}"
     finally:
         torch.set_num_threads(previous)
-        if device.type == "cuda":
-            torch.cuda.empty_cache()
+        _release_cached_memory(device)
     return point
+
+
+def _release_cached_memory(device: torch.device) -> None:
+    if device.type != "cuda":
+        return
+    try:
+        torch.cuda.empty_cache()
+    except Exception:  # after a sticky CUDA error every call raises; the point already says why
+        log.warning("could not release %s's cached memory", device, exc_info=True)
+
+
+def device_fault(device_id: str) -> str | None:
+    """Why ``device_id`` can no longer run anything (a sticky CUDA error after a failed
+    point poisons every later call on the device in this process), or None if it answers."""
+    if device_id == "cpu":
+        return None
+    try:
+        device = torch.device(device_id)
+        probe = torch.ones(1, device=device)
+        probe.add_(1).sum().item()
+        _release_cached_memory(device)
+    except Exception as error:  # noqa: BLE001 - any error means the device cannot go on
+        return f"{type(error).__name__}: {error}".splitlines()[0]
+    return None
 
 
 def _measure(spec: SweepSpec, config: RunConfig, device: torch.device, point: SweepPoint,
@@ -190,6 +216,7 @@ def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
         result.notes.append("no accelerator was present: the sweep compares CPU series")
     sizes = [(rows, hidden) for hidden in spec.hidden for rows in spec.rows]
     total, done = len(sizes) * len(series), 0
+    broken: dict[str, str] = {}  # device -> why its later points are not measured
     started = time.perf_counter()
     for rows, hidden in sizes:
         for device, engine, threads in series:
@@ -197,7 +224,18 @@ def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
                 result.status = "stopped"
                 result.message = f"stopped after {done} of {total} points"
                 return result.analyse()
-            point = measure_point(spec, device, engine, threads, rows, hidden, stop)
+            if device in broken:
+                point = SweepPoint(device, engine, threads, rows, hidden, "skipped",
+                                   message=broken[device],
+                                   flops_per_epoch=flops_per_epoch(rows, spec.features,
+                                                                   (hidden,), spec.classes))
+            else:
+                point = measure_point(spec, device, engine, threads, rows, hidden, stop)
+            if point.status == "failed" and device not in broken:
+                fault = device_fault(device)
+                if fault is not None:
+                    broken[device] = (f"not measured: {device} stopped answering after an "
+                                      f"earlier point failed ({fault})")
             if point.status == "stopped":
                 result.status = "stopped"
                 result.message = f"stopped after {done} of {total} points"
