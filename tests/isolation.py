@@ -67,21 +67,29 @@ def end() -> None:
 
 def real_locations(environ: Mapping[str, str]) -> list[Path]:
     """The user's own iris-gui locations under ``environ`` (call it before redirecting):
-    the QSettings folder and organisation file, the platformdirs data folder, and
-    ``IRIS_GUI_DATA_DIR`` when it is set."""
+    the QSettings folder and organisation file, the platformdirs data folder (where
+    platformdirs is installed), and ``IRIS_GUI_DATA_DIR`` when it is set."""
     home = Path(environ.get("HOME") or Path.home())
     config_home = Path(environ.get("XDG_CONFIG_HOME", "").strip() or home / ".config")
     locations = [config_home / APP, config_home / f"{APP}.conf"]
-    locations.append(Path(_user_data_dir(environ)))
+    data_dir = _user_data_dir(environ)
+    if data_dir is not None:
+        locations.append(Path(data_dir))
     override = environ.get(DATA_DIR_ENV, "").strip()
     if override:
         locations.append(Path(override).expanduser())
     return list(dict.fromkeys(locations))
 
 
-def _user_data_dir(environ: Mapping[str, str]) -> str:
-    """platformdirs' answer under ``environ`` (it reads the XDG variables when called)."""
-    import platformdirs
+def _user_data_dir(environ: Mapping[str, str]) -> str | None:
+    """platformdirs' answer under ``environ`` (it reads the XDG variables when called), or None
+    where platformdirs is not installed (a GPU server's system Python, scripts/gpu_check.sh):
+    there nothing the tests run can write to its folder either, since iris-gui itself finds
+    its data folder through platformdirs."""
+    try:
+        import platformdirs
+    except ImportError:
+        return None
 
     saved = dict(os.environ)
     try:
