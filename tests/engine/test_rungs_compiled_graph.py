@@ -13,7 +13,7 @@ import torch
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.ladder import curve_deviation
 from iris_gui.engine.result import RunStatus
-from iris_gui.engine.rungs import availability
+from iris_gui.engine.rungs import availability, compiled_step
 from iris_gui.engine.rungs.compiled import CompiledRung
 from iris_gui.engine.trainer import train
 
@@ -28,6 +28,9 @@ def pair(request):
     if availability("compiled", torch.device("cpu")) is not None:
         pytest.skip(availability("compiled", torch.device("cpu")))
     config = RunConfig(epochs=1500, record="device", **request.param)
+    # A fresh process's compiler: an earlier test's compile of the same structure would be
+    # reused, and compile_seconds would be a few replays.
+    compiled_step.reset_compiled()
     return train(config), train(config.replace(engine="compiled"))
 
 

@@ -4,12 +4,16 @@ The epoch is written as the ``manual`` rung writes it (Linear/ReLU forward, the 
 gradient ``(softmax - onehot) / N``, explicit backward matmuls, the optimizer's update), but as
 one function of ``EPOCHS_PER_CALL`` epochs that torch.compile traces and inductor turns into a
 few fused kernels: on the CPU one generated C++ program, on CUDA kernels replayed as a CUDA
-graph (``mode="reduce-overhead"``). Python runs once per call, not once per op.
+graph (``mode="reduce-overhead"``). Python runs once per call, not once per op. The function,
+and why its compiled forms are cached per structure, is in compiled_step.py.
 
-``build`` compiles (a call of each size on the working copies), then resets those copies from
-the model: compile time is the run's ``compile_seconds``, never part of the loop, and the run
-starts from the same weights as every rung. The losses of a call land in a device buffer
-(recording ``device``) or are dropped (``none``).
+``build`` loads the model's weights into the step's static tensors, calls each size until it is
+compiled (and on CUDA recorded and replayed once), then loads the model's weights again, in
+place: compile and capture time are the run's ``compile_seconds``, never part of the loop, and
+the run starts from the same weights as every rung. A configuration compiled earlier in the
+process reuses its code, so its compile_seconds is only those few calls. The losses of a call
+are copied into a device buffer (recording ``device``) before the next call, or dropped
+(``none``).
 """
 
 from __future__ import annotations
@@ -20,58 +24,13 @@ import sys
 import torch
 
 from iris_gui.engine.recording import DeviceRecorder
+from iris_gui.engine.rungs import compiled_step
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
+from iris_gui.engine.rungs.compiled_step import CompileFailed, Spec
 from iris_gui.engine.rungs.manual import linear_layers
 
 EPOCHS_PER_CALL = 8  # more unrolls the traced graph further: longer compiles, little gain
 CXX_NAMES = ("c++", "g++", "clang++")
-ADAM_BETAS, ADAM_EPS = (0.9, 0.999), 1e-8  # torch.optim.Adam's defaults
-
-
-def _epochs_function(hidden: int, epochs: int, optimizer: str, lr: float, momentum: float):
-    """``run(x, onehot, weights, biases, state) -> losses``: ``epochs`` epochs, weights and
-    optimizer state updated in place (inductor writes them back inside its kernels)."""
-    beta1, beta2 = ADAM_BETAS
-
-    def run(x, onehot, weights, biases, state):
-        rows = x.shape[0]
-        ws, bs = list(weights), list(biases)
-        params = ws + bs
-        losses = []
-        for _ in range(epochs):
-            acts = [x]
-            for i in range(hidden):
-                acts.append(torch.relu(torch.addmm(bs[i], acts[i], ws[i].t())))
-            logp = torch.log_softmax(torch.addmm(bs[hidden], acts[hidden], ws[hidden].t()), 1)
-            losses.append(-(logp * onehot).sum() / rows)
-            g = (logp.exp() - onehot) / rows
-            grad_w, grad_b = [None] * (hidden + 1), [None] * (hidden + 1)
-            for i in range(hidden, 0, -1):
-                grad_w[i], grad_b[i] = g.t() @ acts[i], g.sum(0)
-                g = (g @ ws[i]) * (acts[i] > 0)
-            grad_w[0], grad_b[0] = g.t() @ x, g.sum(0)
-            grads = grad_w + grad_b
-            if optimizer == "sgd" and momentum == 0:
-                params = [p - lr * d for p, d in zip(params, grads)]
-            elif optimizer == "sgd":
-                velocity = [momentum * v + d for v, d in zip(state, grads)]
-                params = [p - lr * v for p, v in zip(params, velocity)]
-                state = velocity
-            else:
-                count = state[0] + 1
-                avg = [a + (d - a) * (1 - beta1) for a, d in zip(state[1::2], grads)]
-                sq = [s * beta2 + d * d * (1 - beta2) for s, d in zip(state[2::2], grads)]
-                step_size = lr / (1 - beta1**count)
-                root = (1 - beta2**count).sqrt()
-                params = [p - step_size * a / ((s.sqrt() / root) + ADAM_EPS)
-                          for p, a, s in zip(params, avg, sq)]
-                state = [count] + [t for pair in zip(avg, sq) for t in pair]
-            ws, bs = params[:hidden + 1], params[hidden + 1:]
-        for target, value in zip([*weights, *biases], params):
-            target.copy_(value)
-        return torch.stack(losses), state
-
-    return run
 
 
 class CompiledRung(Rung):
@@ -99,57 +58,46 @@ class CompiledRung(Rung):
         p = prepared
         config, device = p.config, p.device
         linears = linear_layers(p.model)
-        hidden = len(linears) - 1
         originals = [layer.weight for layer in linears] + [layer.bias for layer in linears]
-        working = [t.detach().clone() for t in originals]
-        weights, biases = working[:hidden + 1], working[hidden + 1:]
         onehot = torch.zeros(p.x.shape[0], linears[-1].out_features, dtype=p.x.dtype,
                              device=device)
         onehot.scatter_(1, p.y.view(-1, 1), 1.0)
-        state = self._fresh_state(config, working, device)
         cuda = device.type == "cuda"
-        if cuda:  # CUDA graphs may update these in place only when their addresses are fixed
-            for tensor in working:
-                torch._dynamo.mark_static_address(tensor)
-        options = {"mode": "reduce-overhead"} if cuda else {}
-        calls = {size: torch.compile(_epochs_function(hidden, size, config.optimizer, config.lr,
-                                                      config.momentum), **options)
-                 for size in (EPOCHS_PER_CALL, 1)}
-        holder = {"state": state}
-        with torch.no_grad():
-            for call in calls.values():  # compile both sizes on the working copies
-                call(p.x, onehot, weights, biases, holder["state"])
-            for target, source in zip(working, originals):
-                target.copy_(source.detach())
-        holder["state"] = self._fresh_state(config, working, device)
+        spec = Spec(len(linears) - 1, config.optimizer,
+                    config.optimizer == "sgd" and config.momentum != 0, (EPOCHS_PER_CALL, 1))
+        # Everything the code is specialised for: the spec, every shape, the device, and on
+        # the CPU the thread count, which inductor's C++ bakes into its parallel loops.
+        key = (spec, str(device), 0 if cuda else torch.get_num_threads(), p.x.dtype,
+               tuple(p.x.shape), tuple(tuple(t.shape) for t in originals))
+        entry = compiled_step.prepare(key, spec, originals, p.x, onehot, config.lr,
+                                      config.momentum)
+        owner = entry.owner = object()
         keep = config.recording.mode == "device"
         recorder = DeviceRecorder(config.epochs, device) if keep else p.recorder
         mark_step = torch.compiler.cudagraph_mark_step_begin if cuda else (lambda: None)
+        calls, x, block = entry.calls, p.x, spec.sizes[0]
+        args = (entry.weights, entry.biases, entry.state, entry.lr, entry.momentum)
 
         def run(first: int, count: int) -> None:
+            if entry.owner is not owner:
+                raise RuntimeError("another compiled run has taken over this run's buffers")
             epoch = first
             with torch.no_grad():
                 while epoch < first + count:
-                    size = EPOCHS_PER_CALL if first + count - epoch >= EPOCHS_PER_CALL else 1
-                    mark_step()
-                    losses, holder["state"] = calls[size](p.x, onehot, weights, biases,
-                                                          holder["state"])
+                    size = block if first + count - epoch >= block else 1
+                    mark_step()  # a new replay may overwrite the previous call's losses
+                    losses, compiled = calls[size](x, onehot, *args)
+                    if compiled is not True:
+                        raise CompileFailed(f"torch.compile ran the {size}-epoch step eagerly")
                     if keep:
-                        recorder.write(epoch, losses)
+                        recorder.write(epoch, losses)  # a copy, made before the next replay
                     epoch += size
 
         def finish() -> None:
+            if entry.owner is not owner:
+                raise RuntimeError("another compiled run has taken over this run's buffers")
             with torch.no_grad():
-                for target, trained in zip(originals, working):
+                for target, trained in zip(originals, [*entry.weights, *entry.biases]):
                     target.copy_(trained)
 
-        return Stepper(run, recorder, block=EPOCHS_PER_CALL, finish=finish)
-
-    @staticmethod
-    def _fresh_state(config, working: list[torch.Tensor], device: torch.device) -> list:
-        if config.optimizer == "adam":
-            pairs = [torch.zeros_like(t) for t in working for _ in range(2)]
-            return [torch.zeros((), device=device), *pairs]
-        if config.momentum:
-            return [torch.zeros_like(t) for t in working]
-        return []
+        return Stepper(run, recorder, block=block, finish=finish)

@@ -1,0 +1,258 @@
+"""The ``compiled`` rung's step function and the process-wide cache of its compiled forms.
+
+The step holds no state of its own: weights, biases, momentum or Adam moments and Adam's step
+count live in tensors allocated once per cache entry and updated in place inside the compiled
+code, and the learning rate and momentum are 0-dim tensors read by it. A call returns only its
+losses. Two things follow. On CUDA (``mode="reduce-overhead"``, cudagraph trees) no output of
+one replay is ever fed to the next, which cudagraph trees forbid (the next replay overwrites
+its outputs). And lr and momentum are data, not constants traced into the code, so a sweep
+over them reuses one compiled program.
+
+Why a cache, and why keyed by structure: dynamo keeps compiled code on the *code object*, which
+every configuration shares; each new variant used to add an entry there, and past
+``torch._dynamo.config.recompile_limit`` dynamo silently ran the step eagerly under the name
+``compiled``. Now every structural key (shapes, optimizer kind, momentum or not, epochs per
+call, device, CPU threads) gets its own ``torch.compile`` region (``isolate_recompiles``) with
+exactly one compiled entry, and a repeated key reuses its code, buffers and recorded graphs.
+Three guards make eager execution impossible to miss rather than unlikely:
+``fullgraph=True`` turns a graph break or an exceeded limit into an exception (dynamo's own
+rule) instead of an eager fallback, for these calls only, where the process-wide
+``fail_on_recompile_limit_hit`` would change every other torch.compile user; the cache resets
+dynamo (``torch.compiler.reset``) before its regions could reach
+``accumulated_recompile_limit``, the cap shared by all regions of a code object, and resets
+and retries once if dynamo refuses anyway; and every call returns
+``torch.compiler.is_compiling()``, a constant True in traced code and False wherever Python ran
+the body (``TORCH_COMPILE_DISABLE=1``, a suppressed error), which the rung checks on every call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import torch
+import torch._dynamo.exc
+import torch._inductor.config as inductor_config
+
+# What differs across the torch range the product declares (2.4 to 2.13; a GPU server's 2.11):
+# isolate_recompiles is new in 2.13; without it every region shares its code object's
+# recompile_limit. The limits and the limit's exception had other names (or none) before 2.7.
+ISOLATES = "isolate_recompiles" in inspect.signature(torch.compile).parameters
+
+
+class _NeverRaised(Exception):
+    pass
+
+
+FailOnRecompileLimitHit = getattr(torch._dynamo.exc, "FailOnRecompileLimitHit", _NeverRaised)
+
+
+def _dynamo_limit(name: str, old_name: str, default: int) -> int:
+    config = torch._dynamo.config
+    return int(getattr(config, name, getattr(config, old_name, default)))
+
+ADAM_BETAS, ADAM_EPS = (0.9, 0.999), 1e-8  # torch.optim.Adam's defaults; never configured
+MAX_ENTRIES = 8  # each holds a compiled program, its buffers and (on CUDA) its graphs' memory
+# cudagraph trees: the first call of a compiled function is a warm-up, the second records the
+# graph (and runs it once), the third is the first replay. All three belong in build, so the
+# timed loop only ever replays (torch/_inductor/cudagraph_trees.py, CUDAGraphTreeManager._run).
+WARM_CALLS = 3
+
+REGIONS_PER_ENTRY = 2  # one torch.compile region per size: EPOCHS_PER_CALL and 1
+
+
+class CompileFailed(RuntimeError):
+    """This configuration does not run as compiled code; the message is one line."""
+
+    def __init__(self, reason: str) -> None:
+        line = (reason.strip().splitlines() or ["unknown reason"])[0]
+        super().__init__(f"the compiled engine could not compile this configuration: {line}")
+
+
+class Spec(NamedTuple):
+    """What the step's code is traced for, besides its tensors' shapes."""
+
+    hidden: int  # hidden layers
+    optimizer: str  # "sgd" | "adam"
+    momentum: bool  # SGD with a momentum buffer
+    sizes: tuple[int, ...]  # epochs per call, one compiled function each
+
+
+def step_function(hidden: int, epochs: int, optimizer: str, momentum: bool) -> Callable:
+    """``run(x, onehot, weights, biases, state, lr, mu) -> (losses, compiled)``: ``epochs``
+    epochs of the manual step; parameters and ``state`` are written back in place."""
+    beta1, beta2 = ADAM_BETAS
+
+    def run(x, onehot, weights, biases, state, lr, mu):
+        rows = x.shape[0]
+        ws, bs = list(weights), list(biases)
+        params, moments = ws + bs, list(state)
+        losses = []
+        for _ in range(epochs):
+            acts = [x]
+            for i in range(hidden):
+                acts.append(torch.relu(torch.addmm(bs[i], acts[i], ws[i].t())))
+            logp = torch.log_softmax(torch.addmm(bs[hidden], acts[hidden], ws[hidden].t()), 1)
+            losses.append(-(logp * onehot).sum() / rows)
+            g = (logp.exp() - onehot) / rows
+            grad_w, grad_b = [None] * (hidden + 1), [None] * (hidden + 1)
+            for i in range(hidden, 0, -1):
+                grad_w[i], grad_b[i] = g.t() @ acts[i], g.sum(0)
+                g = (g @ ws[i]) * (acts[i] > 0)
+            grad_w[0], grad_b[0] = g.t() @ x, g.sum(0)
+            grads = grad_w + grad_b
+            if optimizer == "adam":
+                count = moments[0] + 1
+                avg = [a + (d - a) * (1 - beta1) for a, d in zip(moments[1::2], grads)]
+                sq = [s * beta2 + d * d * (1 - beta2) for s, d in zip(moments[2::2], grads)]
+                step_size = lr / (1 - beta1**count)
+                root = (1 - beta2**count).sqrt()
+                params = [p - step_size * a / ((s.sqrt() / root) + ADAM_EPS)
+                          for p, a, s in zip(params, avg, sq)]
+                moments = [count] + [t for pair in zip(avg, sq) for t in pair]
+            elif momentum:
+                moments = [mu * v + d for v, d in zip(moments, grads)]
+                params = [p - lr * v for p, v in zip(params, moments)]
+            else:
+                params = [p - lr * d for p, d in zip(params, grads)]
+            ws, bs = params[:hidden + 1], params[hidden + 1:]
+        for target, value in zip([*weights, *biases, *state], params + moments):
+            target.copy_(value)
+        return torch.stack(losses), torch.compiler.is_compiling()
+
+    return run
+
+
+@dataclass
+class CompiledStep:
+    """One structural key's compiled calls (epochs per call -> callable) and static tensors."""
+
+    weights: list[torch.Tensor]
+    biases: list[torch.Tensor]
+    state: list[torch.Tensor]
+    lr: torch.Tensor
+    momentum: torch.Tensor
+    calls: dict[int, Callable] = field(default_factory=dict)
+    owner: object = None  # the run now using these buffers: one run at a time per process
+
+    def tensors(self) -> list[torch.Tensor]:
+        return [*self.weights, *self.biases, *self.state, self.lr, self.momentum]
+
+    def load(self, originals: list[torch.Tensor], lr: float, momentum: float) -> None:
+        """The model's weights, zero optimizer state, this run's lr and momentum: in place,
+        so compiled code and recorded graphs keep reading the same addresses."""
+        with torch.no_grad():
+            for target, source in zip([*self.weights, *self.biases], originals):
+                target.copy_(source.detach())
+            for tensor in self.state:
+                tensor.zero_()
+            self.lr.fill_(lr)
+            self.momentum.fill_(momentum)
+
+
+_entries: dict[tuple, CompiledStep] = {}
+
+
+def reset_compiled() -> None:
+    """Forget every compiled step, dynamo's caches and cudagraph trees (torch.compiler.reset):
+    what the next build compiles starts from a clean slate."""
+    _entries.clear()
+    torch.compiler.reset()
+
+
+def _capacity() -> int:
+    # Every entry adds one region per size to the shared code object, and dynamo refuses to
+    # compile once a code object holds accumulated_recompile_limit entries: reset before that.
+    if ISOLATES:
+        limit = _dynamo_limit("accumulated_recompile_limit", "accumulated_cache_size_limit", 256)
+    else:  # every region's entry counts against the one code object's limit
+        limit = _dynamo_limit("recompile_limit", "cache_size_limit", 8)
+    return max(1, min(MAX_ENTRIES, limit // REGIONS_PER_ENTRY))
+
+
+def prepare(key: tuple, spec: Spec, originals: list[torch.Tensor], x: torch.Tensor,
+            onehot: torch.Tensor, lr: float, momentum: float) -> CompiledStep:
+    """The step for ``key``, compiled (on CUDA recorded), holding ``originals``'s values."""
+    try:
+        return _prepare(key, spec, originals, x, onehot, lr, momentum)
+    except FailOnRecompileLimitHit:
+        # Reached only when something besides this rung filled dynamo's caches (the cache
+        # resets before its own entries could): start from a clean slate once, then give up.
+        reset_compiled()
+    try:
+        return _prepare(key, spec, originals, x, onehot, lr, momentum)
+    except FailOnRecompileLimitHit as error:
+        raise CompileFailed(f"dynamo's recompile limit: {error}") from error
+
+
+def _prepare(key: tuple, spec: Spec, originals: list[torch.Tensor], x: torch.Tensor,
+             onehot: torch.Tensor, lr: float, momentum: float) -> CompiledStep:
+    entry = _entries.get(key)
+    if entry is None:
+        if len(_entries) >= _capacity():
+            reset_compiled()
+        entry = _entries[key] = _new_entry(spec, originals, x.device)
+    entry.load(originals, lr, momentum)
+    try:
+        warm_up(entry, x, onehot, x.device.type == "cuda")
+    except BaseException:
+        _entries.pop(key, None)  # half-built: the next run of this key starts over
+        raise
+    entry.load(originals, lr, momentum)  # undo the warm-up's epochs, in place
+    return entry
+
+
+def _new_entry(spec: Spec, originals: list[torch.Tensor], device: torch.device
+               ) -> CompiledStep:
+    hidden = spec.hidden
+    params = [t.detach().clone() for t in originals]
+    if spec.optimizer == "adam":
+        state = [torch.zeros((), device=device)]
+        state += [torch.zeros_like(t) for t in params for _ in range(2)]
+    elif spec.momentum:
+        state = [torch.zeros_like(t) for t in params]
+    else:
+        state = []
+    entry = CompiledStep(params[:hidden + 1], params[hidden + 1:], state,
+                         torch.zeros((), device=device), torch.zeros((), device=device))
+    cuda = device.type == "cuda"
+    if cuda:  # cudagraph trees let a graph mutate an input only at a fixed, marked address
+        for tensor in entry.tensors():
+            torch._dynamo.mark_static_address(tensor)
+    for size in spec.sizes:
+        entry.calls[size] = torch.compile(
+            step_function(hidden, size, spec.optimizer, spec.momentum), fullgraph=True,
+            dynamic=False, mode="reduce-overhead" if cuda else None,
+            **({"isolate_recompiles": True} if ISOLATES else {}))
+    return entry
+
+
+def warm_up(entry: CompiledStep, x: torch.Tensor, onehot: torch.Tensor, cuda: bool) -> None:
+    """Call every size ``WARM_CALLS`` times: compile, and on CUDA warm up, record and replay
+    once. Raises CompileFailed (or dynamo's FailOnRecompileLimitHit, for the caller to reset
+    and retry) rather than let any of it happen later, inside the timed loop."""
+    mark_step = torch.compiler.cudagraph_mark_step_begin
+    # A CUDA run that cudagraph trees decline is no longer the rung it says it is: make the
+    # decline an error with its reason rather than a warning in a log nobody reads.
+    strict = (inductor_config.patch({"triton.cudagraph_or_error": True})
+              if hasattr(inductor_config.triton, "cudagraph_or_error")
+              else contextlib.nullcontext())
+    with torch.no_grad(), strict:
+        for size, call in entry.calls.items():
+            for _ in range(WARM_CALLS):
+                if cuda:
+                    mark_step()
+                try:
+                    _, compiled = call(x, onehot, entry.weights, entry.biases, entry.state,
+                                       entry.lr, entry.momentum)
+                except FailOnRecompileLimitHit:
+                    raise
+                except Exception as error:
+                    # inductor wraps its failures; the inner one names the actual problem
+                    cause = getattr(error, "inner_exception", None) or error
+                    raise CompileFailed(f"{type(cause).__name__}: {cause}") from error
+                if compiled is not True:
+                    raise CompileFailed(f"torch.compile ran the {size}-epoch step eagerly")
