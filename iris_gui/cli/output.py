@@ -8,7 +8,11 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
-from iris_gui.engine.result import Chunk
+from iris_gui.engine.result import Chunk, RunResult
+
+PARTIAL_MARK = " (partial)"
+PARTIAL_LEGEND = ("(partial): the run failed part-way; its timings cover only the epochs before "
+                  "the failure and are not comparable with completed runs")
 
 
 def number(value: float | None, digits: int = 4) -> str:
@@ -19,6 +23,14 @@ def number(value: float | None, digits: int = 4) -> str:
 
 def seconds(value: float | None) -> str:
     return "-" if value is None or not math.isfinite(value) else f"{value:.3f}"
+
+
+def partial(result: RunResult, text: str) -> str:
+    """A timing cell, marked when the run failed part-way (``RunResult.timing_is_partial``);
+    "-" when nothing was timed (``RunResult.nothing_timed``), whatever a clock held."""
+    if result.nothing_timed:
+        return "-"
+    return text + PARTIAL_MARK if result.timing_is_partial and text != "-" else text
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int] | None = None) -> str:

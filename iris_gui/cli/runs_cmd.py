@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from iris_gui.cli.output import number, seconds, table
+from iris_gui.cli.output import PARTIAL_LEGEND, number, partial, seconds, table
 from iris_gui.cli.session import open_store
 
 
@@ -30,9 +30,12 @@ def _list(args: argparse.Namespace, store) -> int:
         r, c = run.result, run.result.config
         rows.append([str(run.id), run.created_at[:19].replace("T", " "), c.dataset, c.device, c.record,
                      c.call, str(c.threads), f"{r.epochs_completed:,}", r.status.value,
-                     seconds(r.timings.train_seconds), number(r.timings.epoch_us),
+                     partial(r, seconds(r.timings.train_seconds)),
+                     partial(r, number(r.timings.epoch_us)),
                      number(r.final_loss), number(r.test_accuracy, 3)])
     print(table(headers, rows, right={0, 6, 7, 9, 10, 11, 12}))
+    if any(run.result.timing_is_partial for run in runs):
+        print(PARTIAL_LEGEND)
     return 0
 
 

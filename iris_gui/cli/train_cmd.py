@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
-from iris_gui.cli.output import ProgressBar, number, seconds, table
+from iris_gui.cli.output import PARTIAL_LEGEND, ProgressBar, number, partial, seconds, table
 from iris_gui.cli.parser import config_from_args
 from iris_gui.cli.session import StopOnInterrupt, open_store
 from iris_gui.engine.config import ConfigError, RunConfig
@@ -86,10 +87,12 @@ def _summary_lines(result: Any, run_id: int | None) -> list[str]:
          f"  first epoch {seconds(t.first_epoch_seconds)}  loop {seconds(t.train_seconds)}"
          f"  eval {seconds(t.eval_seconds)}"
          f"{f'  compile {seconds(t.compile_seconds)}' if t.compile_seconds else ''}"),
-        (f"  steady state  {number(t.epoch_us)} us/epoch (IQR {number(t.epoch_us_iqr)}, "
+        (f"  steady state  {number(t.epoch_us)} us/epoch (IQR {number(t.epoch_us_iqr if t.has_spread else math.nan)}, "
          f"{t.epoch_us_method}{f' of {t.epoch_us_chunks} chunks' if t.epoch_us_chunks else ''})"
          f"{'  noisy: IQR > 10% of the median' if t.noisy else ''}"),
     ]
+    if result.timing_is_partial:
+        lines.append(f"  partial       {result.partial_reason}")
     return lines
 
 
@@ -98,12 +101,13 @@ def train_command(args: argparse.Namespace) -> int:
 
     config = _checked_config(args)
     results, ids = _run_all([config] * args.repeat, args)
-    row = compare_groups([results])[0]
+    # Replicates that failed part-way are left out of the figures (unless all did).
+    row = compare_groups([results], ids=[ids])[0]
     chosen = row.representative
-    record = _record(chosen, ids[results.index(chosen)])
+    record = _record(chosen, row.id_of(chosen))
     if len(results) > 1:
         record["repeat"] = {
-            "ids": [i for i in ids if i is not None],
+            "ids": [i for i in row.ids if i is not None],
             "train_seconds": row.train_seconds.to_dict(),
             "epoch_us": row.epoch_us.to_dict(),
         }
@@ -116,6 +120,9 @@ def train_command(args: argparse.Namespace) -> int:
             noisy = "  (noisy: IQR > 10% of the median)" if s.noisy or e.noisy else ""
             print(f"  over {s.n} runs  loop median {seconds(s.median)} s (IQR {seconds(s.iqr)}), "
                   f"{number(e.median)} us/epoch (IQR {number(e.iqr)}){noisy}")
+            if row.left_out:
+                print(f"  {len(row.left_out)} replicate(s) failed part-way, left out of these "
+                      "figures")
     return _exit_status(results)
 
 
@@ -162,44 +169,56 @@ def compare_command(args: argparse.Namespace) -> int:
     results, ids = _run_all(combos * args.repeat, args)
     groups = [[r for r in results[i::len(combos)]] for i in range(len(combos))]
     id_groups = [ids[i::len(combos)] for i in range(len(combos))]
-    done = [(g, i) for g, i in zip(groups, id_groups) if g]
-    if baseline >= len(done):
-        baseline = 0
-    rows = compare_groups([g for g, _ in done], baseline)
+    ran = [(g, i) for g, i in zip(groups, id_groups) if g]
+    compared = compare_groups([g for g, _ in ran], baseline, ids=[i for _, i in ran])
     if args.json:
-        print(json.dumps([_row_record(row, i) for row, (_, i) in zip(rows, done)], indent=2, allow_nan=False))
+        print(json.dumps([_row_record(row) for row in compared], indent=2, allow_nan=False))
     else:
-        print(_comparison_table(rows, baseline, args.repeat > 1))
+        print(_comparison_table(compared, args.repeat > 1))
     return _exit_status(results)
 
 
-def _row_record(row: Any, ids: list[int | None]) -> dict[str, Any]:
+def _row_record(row: Any) -> dict[str, Any]:
     chosen = row.representative
-    record = _record(chosen, ids[row.runs.index(chosen)])
-    record["speedup"] = row.speedup if row.speedup == row.speedup else None
-    record["total_speedup"] = row.total_speedup if row.total_speedup == row.total_speedup else None
+    record = _record(chosen, row.id_of(chosen))
+    record["speedup"] = row.speedup if math.isfinite(row.speedup) else None
+    record["total_speedup"] = row.total_speedup if math.isfinite(row.total_speedup) else None
     if len(row.runs) > 1:
-        record["repeat"] = {"ids": [i for i in ids if i is not None],
+        record["repeat"] = {"ids": [i for i in row.ids if i is not None],
                             "train_seconds": row.train_seconds.to_dict(), "epoch_us": row.epoch_us.to_dict()}
     return record
 
 
-def _comparison_table(rows: list, baseline: int, replicated: bool) -> str:
+def _comparison_table(compared: Any, replicated: bool) -> str:
+    """``compare``'s table of an ``engine.compare.Comparison``, with notes on its partial rows."""
     headers = ["#", "device", "record", "call", "status", "total s"]
     headers += ["IQR s"] if replicated else []
     headers += ["us/epoch", "speedup", "final loss", "test acc"]
     body = []
-    for index, row in enumerate(rows, 1):
+    for index, row in enumerate(compared, 1):
         r, c = row.representative, row.representative.config
-        cells = [str(index), c.device, c.record, c.call, r.status.value, seconds(row.train_seconds.median)]
+        cells = [str(index), c.device, c.record, c.call, r.status.value,
+                 partial(r, seconds(row.train_seconds.median))]
         cells += [seconds(row.train_seconds.iqr)] if replicated else []
-        speed = "baseline" if index - 1 == baseline else (
-            f"{row.speedup:.2f}x" if row.speedup == row.speedup else "-")
-        cells += [number(row.epoch_us.median), speed, number(r.final_loss), number(r.test_accuracy, 3)]
+        speed = "baseline" if row.is_baseline else (
+            f"{row.speedup:.2f}x" if math.isfinite(row.speedup) else "-")
+        cells += [partial(r, number(row.epoch_us.median)), speed, number(r.final_loss),
+                  number(r.test_accuracy, 3)]
         body.append(cells)
     right = set(range(5, len(headers))) | {0}
+    rows = compared.rows
     title = f"{rows[0].runs[0].config.dataset}, {rows[0].runs[0].config.epochs:,} epochs" if rows else ""
-    return (f"{title}\n{table(headers, body, right)}\n"
-            "speedup = baseline us/epoch / row us/epoch (steady state: median of synchronised "
-            "chunks after the first)")
-
+    notes = [("speedup = baseline us/epoch / row us/epoch (steady state: median of synchronised "
+              "chunks after the first)")]
+    if rows and compared.baseline is None:
+        notes.append("no speedups: every row failed part-way")
+    elif compared.baseline_moved:
+        notes.append(f"baseline: row {compared.baseline + 1}, as row {compared.asked + 1} failed "
+                     "part-way and cannot be one")
+    for index, row in enumerate(rows, 1):
+        if row.left_out:
+            notes.append(f"row {index}: {len(row.left_out)} replicate(s) failed part-way, left "
+                         "out of its figures")
+    if any(row.partial for row in rows):
+        notes.append(f"{PARTIAL_LEGEND}; no speedup is computed for it or against it")
+    return "\n".join([title, table(headers, body, right), *notes])

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iris_gui.engine.compare import speedup
+from iris_gui.engine.compare import comparable, steady_speedup
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.engines import ENGINE_INFO, ENGINES
@@ -38,15 +38,18 @@ class LadderRow:
     record: str
     status: str
     epoch_us: float
-    epoch_us_iqr: float
+    epoch_us_iqr: float  # NaN when the steady state has no spread (Timings.has_spread)
     noisy: bool
     speedup: float  # the note's loop on the same device, µs/epoch / this row's; NaN without it
     compile_seconds: float
     curve_deviation: float  # max relative deviation from eager's curve; NaN when not comparable
     final_loss: float
     run_id: int | None = None
-    note_loop: bool = False  # the note's own loop on this device: the speedup baseline
+    # The note's own loop on this device: the speedup baseline (not when it failed part-way).
+    note_loop: bool = False
     message: str = ""  # why a run failed or stopped, as the run says it
+    # It failed part-way (``RunResult.timing_is_partial``): no speedup for it or against it.
+    partial: bool = False
 
     def to_dict(self) -> dict[str, object]:
         def clean(value: object) -> object:
@@ -73,12 +76,15 @@ def ladder_rows(results: list[RunResult], run_ids: list[int | None] | None = Non
                 ) -> list[LadderRow]:
     """One row per run, grouped by device (in first-seen order), rungs in ladder order."""
     ids = run_ids if run_ids is not None else [None] * len(results)
-    notes: dict[str, float] = {}
+    # Per device, the note's loop the speedups are against: one with a time whose timings are
+    # whole (a run that failed part-way is no baseline).
+    notes: dict[str, RunResult] = {}
     eager_curves: dict[str, tuple[np.ndarray, int]] = {}
     for result in results:
         device = result.config.device
-        if is_note_loop(result) and math.isfinite(result.timings.epoch_us):
-            notes.setdefault(device, result.timings.epoch_us)
+        if (is_note_loop(result) and math.isfinite(result.timings.epoch_us)
+                and comparable(result)):
+            notes.setdefault(device, result)
         if result.config.engine == "eager" and len(result.losses):
             eager_curves.setdefault(device, (result.losses, result.loss_stride))
     devices = list(dict.fromkeys(r.config.device for r in results))
@@ -94,11 +100,13 @@ def ladder_rows(results: list[RunResult], run_ids: list[int | None] | None = Non
             device=c.device, device_name=result.env.device_name, engine=c.engine,
             label=ENGINE_INFO[c.engine].title, framework=ENGINE_INFO[c.engine].framework,
             record=c.record, status=result.status.value, epoch_us=t.epoch_us,
-            epoch_us_iqr=t.epoch_us_iqr, noisy=t.noisy,
-            speedup=speedup(notes.get(c.device, math.nan), t.epoch_us),
+            epoch_us_iqr=t.epoch_us_iqr if t.has_spread else math.nan, noisy=t.noisy,
+            speedup=(steady_speedup(notes[c.device], result) if c.device in notes
+                     else math.nan),
             compile_seconds=t.compile_seconds, curve_deviation=deviation,
-            final_loss=result.final_loss, run_id=ids[index], note_loop=is_note_loop(result),
-            message=result.message,
+            final_loss=result.final_loss, run_id=ids[index],
+            note_loop=is_note_loop(result) and comparable(result),
+            message=result.message, partial=result.timing_is_partial,
         ))
     return rows
 

@@ -70,6 +70,14 @@ class Timings:
         return (math.isfinite(self.epoch_us) and math.isfinite(self.epoch_us_iqr)
                 and self.epoch_us > 0 and self.epoch_us_iqr > NOISY_IQR_FRACTION * self.epoch_us)
 
+    @property
+    def has_spread(self) -> bool:
+        """Whether the steady state has a spread (an IQR) to show: a median of two synchronised
+        chunks or more. A mean has none, and one chunk's IQR is 0 by construction, not a
+        measured 0."""
+        return (self.epoch_us_method == "chunk-median" and self.epoch_us_chunks >= 2
+                and math.isfinite(self.epoch_us_iqr))
+
 
 @dataclass
 class EnvRecord:
@@ -114,6 +122,48 @@ class RunResult:
     def loss_epochs(self) -> np.ndarray:
         """The epoch index of each recorded loss."""
         return np.arange(len(self.losses), dtype=np.int64) * self.loss_stride
+
+    @property
+    def timing_is_partial(self) -> bool:
+        """The run failed before its loop ended: its timings cover only the epochs before the
+        failure, so they are not comparable with finished runs (nor a speedup's baseline).
+
+        A stopped or diverged run ended its loop at a synchronised chunk boundary, so its
+        figures are whole measurements of the epochs it ran; a run that failed after its loop
+        (in evaluation) has a whole loop too.
+        """
+        loop_ended = (self.epochs_completed >= self.config.epochs
+                      and math.isfinite(self.timings.train_seconds))
+        return self.status is RunStatus.FAILED and not loop_ended
+
+    @property
+    def nothing_timed(self) -> bool:
+        """Its timings are partial and it broke off before its first epoch: whatever a clock
+        holds, no epoch was timed, so no timing figure should be shown."""
+        return self.timing_is_partial and self.epochs_completed <= 0
+
+    @property
+    def failed_at(self) -> str:
+        """Where a failed run broke off: "failed at epoch 60 of 100" ("failed before its first
+        epoch of 100"); "" for a run that did not fail."""
+        if self.status is not RunStatus.FAILED:
+            return ""
+        done, asked = self.epochs_completed, self.config.epochs
+        if done <= 0:
+            return f"failed before its first epoch of {asked:,}"
+        return f"failed at epoch {done:,} of {asked:,}"
+
+    @property
+    def partial_reason(self) -> str:
+        """Why the timings are partial, one sentence without its full stop, as every display
+        says it; "" when they are not (``timing_is_partial``)."""
+        if not self.timing_is_partial:
+            return ""
+        where = self.failed_at.capitalize()
+        if self.nothing_timed:
+            return f"{where}: nothing was timed"
+        return (f"{where}: the timings cover only the epochs before the failure; "
+                "not comparable with completed runs")
 
     def to_dict(self) -> dict[str, Any]:
         """The shared record, JSON-ready (NaN becomes None); the loss curve is left out."""

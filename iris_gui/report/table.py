@@ -1,15 +1,17 @@
 """The report's results table: the results table's fields for the chosen runs, as text.
 
-The figures are the runs' own records; the speedup is ``engine.compare.speedup`` of the
-steady state against the first run given, as the results table shows it against a baseline.
+The figures are the runs' own records; the speedup is ``engine.compare.steady_speedup`` of the
+steady state against the first run given (``engine.compare.baseline_index``: the first whole
+one when it failed part-way), as the results table shows it against a baseline. A run that
+failed part-way (``RunResult.timing_is_partial``) gets no speedup and its figures are marked.
 """
 
 from __future__ import annotations
 
 import math
 
-from iris_gui.engine.compare import speedup
-from iris_gui.engine.result import Timings
+from iris_gui.engine.compare import baseline_index, steady_speedup
+from iris_gui.engine.result import RunResult, Timings
 from iris_gui.store.runs import StoredRun
 
 HEADERS = ("ID", "Device", "Engine", "Recording", "Call", "Status", "Epochs", "Total s",
@@ -19,40 +21,52 @@ NUMERIC = frozenset({"ID", "Epochs", "Total s", "µs/epoch ± IQR", "Speedup", "
 MISSING = "-"
 BASELINE = "baseline"
 NOISY_MARK = " ⚠"  # as the results table marks a steady state whose IQR is over 10%
-LEGEND = ("Speedup: the first run's steady-state µs per epoch over each run's. ⚠: a noisy "
-          "steady state (IQR over 10% of the median).")
+PARTIAL_MARK = " (partial)"  # as the results table marks a run that failed part-way
+LEGEND = ("Speedup: the first run's steady-state µs per epoch over each run's (the first run "
+          "that did not fail part-way, when the first did). ⚠: a noisy steady state (IQR over "
+          "10% of the median). (partial): the run failed part-way; its timings cover only the "
+          "epochs before the failure, with no speedup for it or against it.")
 
 
 def results_table(runs: list[StoredRun]) -> list[list[str]]:
-    """One row of ``HEADERS`` per run, in the order given; speedups against the first run."""
-    if not runs:
-        return []
-    baseline = runs[0].result.timings.epoch_us
-    return [_row(run, baseline, first=index == 0) for index, run in enumerate(runs)]
+    """One row of ``HEADERS`` per run, in the order given; speedups against the first run (the
+    first whole one when the first failed part-way)."""
+    chosen = baseline_index([run.result for run in runs])
+    baseline = runs[chosen].result if chosen is not None else None
+    return [_row(run, baseline, is_baseline=index == chosen) for index, run in enumerate(runs)]
 
 
-def _row(run: StoredRun, baseline_us: float, first: bool) -> list[str]:
+def _row(run: StoredRun, baseline: RunResult | None, is_baseline: bool) -> list[str]:
     result, config = run.result, run.result.config
-    if first:
+    if is_baseline:
         faster = BASELINE
+    elif baseline is None:
+        faster = MISSING
     else:
-        faster = _formatted(speedup(baseline_us, result.timings.epoch_us), ".2f", "x")
+        faster = _formatted(steady_speedup(baseline, result), ".2f", "x")
     return [
         str(run.id), config.device, config.engine, config.record, config.call,
         result.status.value, f"{result.epochs_completed:,} / {config.epochs:,}",
-        _formatted(result.timings.train_seconds, ".3f"), steady_text(result.timings), faster,
+        _partial(result, _formatted(result.timings.train_seconds, ".3f")),
+        _partial(result, steady_text(result.timings)), faster,
         _formatted(result.final_loss, ".4g"), _formatted(result.test_accuracy, ".1%"),
     ]
 
 
 def steady_text(timings: Timings) -> str:
-    """``119.7 ± 3.2``: the median µs/epoch and its IQR, marked when noisy."""
+    """``119.7 ± 3.2``: the median µs/epoch and its IQR when it has one, marked when noisy."""
     if not _finite(timings.epoch_us):
         return MISSING
     text = f"{timings.epoch_us:,.1f}"
-    if _finite(timings.epoch_us_iqr):
+    if timings.has_spread:
         text += f" ± {timings.epoch_us_iqr:,.1f}"
     return text + (NOISY_MARK if timings.noisy else "")
+
+
+def _partial(result: RunResult, text: str) -> str:
+    if result.nothing_timed:
+        return MISSING
+    return text + PARTIAL_MARK if result.timing_is_partial and text != MISSING else text
 
 
 def _formatted(value: float | None, spec: str, suffix: str = "") -> str:

@@ -13,6 +13,7 @@ from iris_gui.engine.ladder import LadderRow
 
 NOISY_MARK = "⚠ noisy"  # as the results table marks a noisy steady state
 REFERENCE_MARK = "no framework"
+PARTIAL_MARK = "partial"  # a run that failed part-way (LadderRow.partial)
 
 
 def has_bar(row: LadderRow) -> bool:
@@ -53,6 +54,8 @@ def bar_label(row: LadderRow) -> str:
         parts.append(REFERENCE_MARK)
     if row.status != "completed":
         parts.append(row.status)
+    if row.partial:
+        parts.append(PARTIAL_MARK)
     return " · ".join(parts)
 
 
@@ -76,7 +79,10 @@ def hover_text(row: LadderRow) -> str:
     lines.append(time)
     if row.noisy:
         lines.append("noisy: the IQR is over 10% of the median; rerun on a quieter machine")
-    if is_note_loop(row):
+    if row.partial:
+        lines.append("partial: it failed part-way, so its time covers only the epochs before "
+                     "the failure; no speedup for it or against it")
+    elif is_note_loop(row):
         lines.append("the note's loop: the others' speedups are against this")
     elif math.isfinite(row.speedup):
         pace = (f"{row.speedup:.2f}x faster" if row.speedup >= 1

@@ -50,6 +50,8 @@ from iris_gui.ui.results_model import (
 
 EMPTY_TEXT = ("Your runs appear here, one row each, with their timings.\n"
               "Press Train (Ctrl+Return) to make the first.")
+BASELINE_TIPS = {False: "Compare every run's steady state with the selected run's",
+                 True: "Stop comparing the runs with this one"}
 # A long device name elides beyond this (its tooltip has it whole), so that it cannot push the
 # timing columns out of sight.
 MAX_NAME_WIDTH = 240
@@ -151,8 +153,13 @@ class ResultsPanel(QWidget):
         self.view.selectionModel().select(selection, flags)
 
     def set_baseline(self, run_id: int | None) -> None:
-        """Compare every run with ``run_id`` (None: no baseline); ValueError if it is not shown."""
+        """Compare every run with ``run_id`` (None: no baseline); ValueError if it is not shown.
+        A run whose timings are partial (it failed part-way) is refused with a ``message``."""
         if run_id == self.model.baseline_id:
+            return
+        refusal = self.model.baseline_refusal(run_id) if run_id is not None else None
+        if refusal is not None:
+            self.message.emit(refusal)
             return
         self.model.set_baseline(run_id)
         # The bold "baseline" can be wider than any ratio the column was fitted to.
@@ -324,9 +331,11 @@ class ResultsPanel(QWidget):
         one = len(ids) == 1
         clears = one and ids[0] == self.model.baseline_id
         label = "Clear baseline" if clears else "Set as baseline"
+        refusal = self.model.baseline_refusal(ids[0]) if one and not clears else None
         self._baseline_action.setText(label)
         self._baseline_action.setIconText(label)
-        self._baseline_action.setEnabled(one)
+        self._baseline_action.setEnabled(one and refusal is None)
+        self._baseline_action.setToolTip(refusal or BASELINE_TIPS[clears])
         self._details_action.setEnabled(one)
         self._copy_action.setEnabled(one)
         self._delete_action.setEnabled(bool(ids))

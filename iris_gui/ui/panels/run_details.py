@@ -24,14 +24,8 @@ from iris_gui.engine.command_line import SYNTHETIC_SIZES, command_for
 from iris_gui.engine.compare import steady_speedup, total_speedup
 from iris_gui.engine.result import RunResult
 from iris_gui.store.runs import StoredRun
-from iris_gui.ui.results_model import (
-    MISSING,
-    STATUS_COLOURS,
-    finite,
-    formatted,
-    saved_text,
-    steady_text,
-)
+from iris_gui.ui.results_cells import MISSING, finite, formatted, saved_text, steady_text
+from iris_gui.ui.results_model import STATUS_COLOURS
 
 # Names the user knows from the controls, where the field name alone reads poorly.
 CONFIG_NAMES = {"lr": "Learning rate", "hidden": "Hidden layers", "record": "Recording",
@@ -66,8 +60,10 @@ def _steady_state(result: RunResult) -> str:
     timings = result.timings
     if finite(timings.epoch_us) is None:
         return MISSING
-    iqr = formatted(timings.epoch_us_iqr, ",.1f", " µs")
-    text = f"{timings.epoch_us:,.1f} µs/epoch (IQR {iqr}, {timings.epoch_us_method})"
+    iqr = f"IQR {timings.epoch_us_iqr:,.1f} µs" if timings.has_spread else "no IQR"
+    text = f"{timings.epoch_us:,.1f} µs/epoch ({iqr}, {timings.epoch_us_method})"
+    if result.timing_is_partial:
+        return f"{text} — partial"
     return text + (" — noisy: IQR > 10% of the median" if timings.noisy else "")
 
 
@@ -81,12 +77,21 @@ def _chunks(result: RunResult) -> str:
 
 def _timings(result: RunResult) -> QGroupBox:
     t = result.timings
-    return _form("Timings", [
+    rows = [
         ("Setup", duration(t.setup_seconds)), ("Transfer", duration(t.transfer_seconds)),
         ("First epoch", duration(t.first_epoch_seconds)),
         ("Training loop", duration(t.train_seconds)), ("Steady state", _steady_state(result)),
         ("Chunks", _chunks(result)), ("Evaluation", duration(t.eval_seconds)),
-    ])
+    ]
+    box = _form("Timings", rows)
+    if result.timing_is_partial:
+        # Lines broken here rather than a word-wrapped label, which a form can cut short.
+        text = f"{result.partial_reason}.".replace(": ", ":\n", 1).replace("; ", ";\n", 1)
+        reason = _selectable(text)
+        form = box.layout()
+        assert isinstance(form, QFormLayout)
+        form.insertRow(0, "Partial:", reason)
+    return box
 
 
 def _ratio(value: float) -> str:
@@ -96,6 +101,11 @@ def _ratio(value: float) -> str:
 
 def _against(run: StoredRun, baseline: StoredRun) -> QGroupBox:
     b, r = baseline.result, run.result
+    if r.timing_is_partial:
+        refused = f"not compared: this run {r.failed_at}, so its timings are partial"
+        return _form(f"Against the baseline, run {baseline.id} ({b.config.label()})", [
+            ("Steady state", refused), ("Whole loop", refused),
+        ])
     return _form(f"Against the baseline, run {baseline.id} ({b.config.label()})", [
         ("Steady state", (f"{_ratio(steady_speedup(b, r))}  ({steady_text(b.timings)} → "
                          f"{steady_text(r.timings)} µs/epoch)")),

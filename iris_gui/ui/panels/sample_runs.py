@@ -6,6 +6,7 @@ nothing, a stop, a failure, a divergence) so the panel can be judged by eye with
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -109,7 +110,9 @@ def _failed() -> RunResult:
         config=RunConfig(dataset="synthetic", synthetic_rows=5_000_000, synthetic_features=10,
                          hidden=(256, 256), epochs=500, device="cuda:0", record="device"),
         status=RunStatus.FAILED, message=FAILED_MESSAGE,
-        timings=Timings(setup_seconds=6.218),
+        # It failed in setup: the loop never ran, so it has no loop seconds (as the trainer
+        # leaves them), only setup's.
+        timings=Timings(setup_seconds=6.218, train_seconds=math.nan),
         env=_env("cuda:0"), started_at="2026-11-29T19:36:51+01:00",
     )
 

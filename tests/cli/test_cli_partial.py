@@ -1,0 +1,154 @@
+"""A run that failed part-way, as the command line's tables show it: its timings marked
+"(partial)" and explained under the table, no speedup for it or against it; a one-chunk
+steady state with no "IQR 0". Real failures come from the fault hook (IRIS_GUI_FAULT)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from cli_support import IRIS, TIMEOUT_S, cli_env, describe, run_cli
+
+from iris_gui.cli.train_cmd import _comparison_table
+from iris_gui.engine.compare import compare_groups
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.result import RunResult, RunStatus, Timings
+
+FAULT = "raise-at-epoch:1500"
+PARTIAL_NOTE = ("(partial): the run failed part-way; its timings cover only the epochs before "
+                "the failure and are not comparable with completed runs")
+COMPARE = ["compare", "--devices", "cpu", "--records", "every-epoch,none", "--epochs", "2000"]
+
+
+def _faulted(args: list[str], data: Path) -> subprocess.CompletedProcess:
+    env = {**cli_env(data), "IRIS_GUI_FAULT": FAULT}
+    return subprocess.run([*IRIS, *args], capture_output=True, text=True, check=False, env=env,
+                          timeout=TIMEOUT_S)
+
+
+@pytest.fixture(scope="module")
+def faulted(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A store with a run the fault hook broke off at epoch 1,500 of 2,000 (run 1) and a
+    completed run (run 2); and a compare whose every run the hook broke off."""
+    store = tmp_path_factory.mktemp("partial-store")
+    jobs = {"text": (COMPARE, tmp_path_factory.mktemp("partial-compare")),
+            "json": (COMPARE + ["--json"], tmp_path_factory.mktemp("partial-compare-json"))}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        compares = {name: pool.submit(_faulted, *job) for name, job in jobs.items()}
+        failed = _faulted(["train", "--epochs", "2000"], store)
+        completed = run_cli(["train", "--epochs", "300"], store)
+        results = {name: future.result() for name, future in compares.items()}
+    assert failed.returncode == 1, describe(failed)
+    assert completed.returncode == 0, describe(completed)
+    results["list"] = run_cli(["runs", "list"], store)
+    results["show"] = run_cli(["runs", "show", "1"], store)
+    return results
+
+
+def test_runs_list_marks_the_partial_run_and_says_why(faulted: dict) -> None:
+    proc = faulted["list"]
+    assert proc.returncode == 0 and proc.stderr == "", describe(proc)
+    lines = proc.stdout.splitlines()
+    (failed,) = [line for line in lines if re.match(r"\s*1\s", line)]
+    (completed,) = [line for line in lines if re.match(r"\s*2\s", line)]
+    # The loop never ended (no loop seconds); the steady state stays visible, marked.
+    assert re.search(r" failed\s+-\s+[\d,.]+ \(partial\)\s", failed), failed
+    assert "(partial)" not in completed and " completed " in completed
+    assert lines[-1] == PARTIAL_NOTE
+
+
+def test_runs_show_says_the_timings_are_partial(faulted: dict) -> None:
+    proc = faulted["show"]
+    assert proc.returncode == 0, describe(proc)
+    assert proc.stdout.startswith("run 1: failed - InjectedFault")
+    assert ("  partial       Failed at epoch 1,500 of 2,000: the timings cover only the "
+            "epochs before the failure; not comparable with completed runs") in proc.stdout
+
+
+def test_compare_computes_no_speedup_when_every_row_failed_part_way(faulted: dict) -> None:
+    proc = faulted["text"]
+    assert proc.returncode == 1, describe(proc)
+    rows = [line for line in proc.stdout.splitlines() if re.match(r"\s*\d+\s+cpu\s", line)]
+    assert len(rows) == 2, proc.stdout
+    for row in rows:
+        assert row.split()[4] == "failed"
+        assert "(partial)" in row and "baseline" not in row and not re.search(r"\dx", row)
+    assert "no speedups: every row failed part-way" in proc.stdout
+    assert f"{PARTIAL_NOTE}; no speedup is computed for it or against it" in proc.stdout
+
+
+def test_compare_json_has_no_speedup_for_partial_rows(faulted: dict) -> None:
+    proc = faulted["json"]
+    assert proc.returncode == 1, describe(proc)
+    rows = json.loads(proc.stdout)
+    assert [(r["status"], r["speedup"], r["total_speedup"]) for r in rows] == [
+        ("failed", None, None), ("failed", None, None)]
+    assert all(r["epochs_completed"] == 1500 for r in rows)
+
+
+# The table's rules on made-up runs, where a real compare cannot mix failures and successes
+# (the fault hook breaks every run of a process alike).
+
+def _run(record: str, epoch_us: float, failed: bool = False, chunks: int = 20) -> RunResult:
+    config = RunConfig(epochs=1000, record=record)
+    if failed:
+        return RunResult(config=config, status=RunStatus.FAILED, message="boom",
+                         epochs_completed=600,
+                         timings=Timings(train_seconds=math.nan, epoch_us=epoch_us,
+                                         epoch_us_iqr=0.0, epoch_us_method="chunk-median",
+                                         epoch_us_chunks=chunks))
+    return RunResult(config=config, status=RunStatus.COMPLETED, epochs_completed=1000,
+                     final_loss=0.5, test_accuracy=0.9,
+                     timings=Timings(train_seconds=epoch_us * 1e-3, epoch_us=epoch_us,
+                                     epoch_us_iqr=1.0, epoch_us_method="chunk-median",
+                                     epoch_us_chunks=chunks))
+
+
+def _rows(text: str) -> list[list[str]]:
+    return [re.split(r"\s{2,}", line.strip()) for line in text.splitlines()
+            if re.match(r"\s*\d+\s+cpu\s", line)]
+
+
+def test_a_partial_baseline_row_gives_way_to_the_first_whole_one() -> None:
+    groups = [[_run("every-epoch", 100.0, failed=True)], [_run("device", 50.0)],
+              [_run("none", 25.0)]]
+    compared = compare_groups(groups, baseline=0, ids=[[1], [2], [3]])
+    assert (compared.asked, compared.baseline) == (0, 1)
+    text = _comparison_table(compared, replicated=False)
+    rows = _rows(text)
+    # device, record, call, status, total s, us/epoch, speedup
+    assert rows[0][4:8] == ["failed", "-", "100 (partial)", "-"]
+    assert rows[1][6:8] == ["50", "baseline"]
+    assert rows[2][6:8] == ["25", "2.00x"]
+    assert "baseline: row 2, as row 1 failed part-way and cannot be one" in text
+    assert f"{PARTIAL_NOTE}; no speedup is computed for it or against it" in text
+
+
+def test_a_partial_replicate_is_left_out_of_its_rows_figures() -> None:
+    groups = [[_run("every-epoch", 100.0), _run("every-epoch", 9000.0, failed=True),
+               _run("every-epoch", 102.0)],
+              [_run("none", 50.0), _run("none", 52.0), _run("none", 51.0)]]
+    compared = compare_groups(groups, baseline=0, ids=[[1, 3, 5], [2, 4, 6]])
+    assert [len(row.left_out) for row in compared] == [1, 0]
+    assert [row.ids for row in compared] == [(1, 5), (2, 4, 6)]
+    assert compared[0].epoch_us.n == 2
+    assert compared[0].epoch_us.median == pytest.approx(101.0)  # not pulled to 9,000
+    text = _comparison_table(compared, replicated=True)
+    assert "row 1: 1 replicate(s) failed part-way, left out of its figures" in text
+    assert "(partial)" not in text  # what the rows show is whole
+
+
+def test_a_one_chunk_steady_state_prints_no_iqr_of_zero() -> None:
+    from iris_gui.cli.train_cmd import _summary_lines
+
+    one = _run("every-epoch", 150.2, chunks=1)
+    one.timings.epoch_us_iqr = 0.0
+    (steady,) = [line for line in _summary_lines(one, 7) if "steady state" in line]
+    assert "(IQR -, chunk-median of 1 chunks)" in steady
+    (many,) = [line for line in _summary_lines(_run("none", 150.2), 8) if "steady state" in line]
+    assert "(IQR 1, chunk-median of 20 chunks)" in many
