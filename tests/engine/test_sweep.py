@@ -133,11 +133,11 @@ def test_a_size_a_rung_cannot_hold_is_a_skipped_point_with_the_reason(monkeypatc
     from iris_gui.engine.errors import ConfigError as Refused
 
     def too_big(spec, config, device, point, stop):
-        raise Refused(f"the persistent engine holds at most 1,024 rows in one program; this "
+        raise Refused(f"the persistent engine holds at most 65,536 rows in one program; this "
                       f"run has {point.rows:,}")
 
     monkeypatch.setattr(sweep, "_measure", too_big)
-    result = run_sweep(SweepSpec(rows=(5000,), devices=("cpu",), engines=("eager",),
+    result = run_sweep(SweepSpec(rows=(70000,), devices=("cpu",), engines=("eager",),
                                  threads=("1",), min_seconds=0.02))
     (point,) = result.points
-    assert point.status == "skipped" and "at most 1,024 rows" in point.message
+    assert point.status == "skipped" and "at most 65,536 rows" in point.message

@@ -2,15 +2,17 @@
 
 See kernels/persistent_mlp.py for the kernel. On CUDA it needs Triton (CUDA builds of torch on
 Linux ship it); on the CPU it runs only under Triton's interpreter (``TRITON_INTERPRET=1``,
-which the kernel tests use: correct, and far too slow to time). One program holds the whole
-problem, so the shapes are bounded (``LIMITS``), and it implements SGD (with momentum) for one
-hidden layer; anything else is refused in one line before the run starts, never trained
-wrong. ``build`` compiles the kernel with a one-epoch launch on scratch copies (timed as
-``compile_seconds``); the run's own weights are untouched until the loop.
+which the kernel tests use: correct, and far too slow to time). The program implements SGD
+(with momentum) for one hidden layer and holds bounded shapes (``LIMITS``); anything else is
+refused in one line before the run starts, never trained wrong. ``build`` compiles the one
+variant every launch of the run uses, checks it fits the device (shared memory per block) and
+loads it with a one-epoch launch on scratch copies, all timed as ``compile_seconds``; the run's
+own weights are untouched until the loop.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 
 import torch
@@ -20,8 +22,14 @@ from iris_gui.engine.recording import DeviceRecorder
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
 from iris_gui.engine.rungs.manual import linear_layers
 
-# What one program can hold: every dimension padded to a power of two of at least 16.
-LIMITS = {"rows": 1024, "features": 64, "hidden units": 64, "classes": 32}
+log = logging.getLogger(__name__)
+
+# What one program holds. The weights are padded to powers of two of at least 16; at 64 x 64 x 32
+# the variant needs 32 KB of shared memory, 255 registers a thread and at most 40 bytes of stack
+# on sm_80 and sm_90 (tests/kernels/test_kernel_fits.py compiles every padded shape for both).
+# The rows are walked in tiles, so they cost time, not registers: 65,536 rows of 64 float32
+# features are 16 MiB, which stays in an A100's or H100's L2 between epochs.
+LIMITS = {"rows": 65_536, "features": 64, "hidden units": 64, "classes": 32}
 EPOCHS_PER_LAUNCH = 1024  # the loop asks for fewer when a launch would overrun a chunk
 
 
@@ -47,7 +55,9 @@ class PersistentRung(Rung):
         return None
 
     def build(self, prepared: Prepared) -> Stepper:
-        from iris_gui.engine.kernels.persistent_mlp import block, train_epochs
+        from triton.runtime.errors import OutOfResources
+
+        from iris_gui.engine.kernels import persistent_mlp
 
         p = prepared
         first_layer, second_layer = self._check(p)
@@ -61,23 +71,37 @@ class PersistentRung(Rung):
         recorder = DeviceRecorder(p.config.epochs, p.device) if keep else p.recorder
         losses = recorder.buffer if keep else torch.zeros(1, device=p.device)
         x, y = p.x.contiguous(), p.y.contiguous()
-        sizes = {"BR": block(rows), "BF": block(features), "BH": block(hidden),
-                 "BC": block(classes)}
-        use_momentum = p.config.momentum != 0
+        block = persistent_mlp.block
+        constants = {"USE_MOMENTUM": p.config.momentum != 0, "KEEP_LOSS": keep,
+                     "BLOCK_ROWS": persistent_mlp.BLOCK_ROWS, "BF": block(features),
+                     "BH": block(hidden), "BC": block(classes),
+                     "num_warps": persistent_mlp.NUM_WARPS}
+        # Looked up at build, not import: the tests put a recorder of launches in its place.
+        kernel = persistent_mlp.train_epochs
 
-        def launch(weights: list[torch.Tensor], buffers: list[torch.Tensor], loss_out,
-                   first: int, count: int, keep_loss: bool) -> None:
-            train_epochs[(1,)](x, y, *weights, *buffers, loss_out, rows, features, hidden,
-                               classes, first, count, p.config.lr, p.config.momentum,
-                               USE_MOMENTUM=use_momentum, KEEP_LOSS=keep_loss, **sizes)
+        def arguments(weights, buffers, loss_out, first: int, count: int) -> tuple:
+            return (x, y, *weights, *buffers, loss_out, rows, features, hidden, classes, first,
+                    count, p.config.lr, p.config.momentum)
 
-        # Compile (the first launch JIT-compiles) on scratch copies: the run's weights wait.
+        if not interpreted():  # the interpreter compiles nothing
+            compiled = kernel.warmup(*arguments(working, velocity, losses, 0, 1), grid=(1,),
+                                     **constants)
+            _require_fit(compiled, p.device, (rows, features, hidden, classes))
+        # Load the variant on the device, outside every clock, on scratch copies.
         scratch = [t.clone() for t in working]
-        launch(scratch, [torch.zeros_like(t) for t in working], torch.zeros(1, device=p.device),
-               0, 1, keep)
+        try:
+            kernel[(1,)](*arguments(scratch, [torch.zeros_like(t) for t in working],
+                                    torch.zeros(1, device=p.device), 0, 1), **constants)
+        except OutOfResources as error:  # registers or threads: what the check above cannot see
+            message = " ".join(str(error).split())
+            raise ConfigError(f"the persistent engine's kernel does not fit this GPU: "
+                              f"{message}") from None
+        if not interpreted() and getattr(compiled, "n_spills", 0):  # known once loaded
+            log.warning("the persistent kernel spills %d registers to local memory on %s",
+                        compiled.n_spills, torch.cuda.get_device_name(p.device))
 
         def run(first: int, count: int) -> None:
-            launch(working, velocity, losses, first, count, keep)
+            kernel[(1,)](*arguments(working, velocity, losses, first, count), **constants)
             if keep:
                 recorder.written(first + count)
 
@@ -102,3 +126,31 @@ class PersistentRung(Rung):
                 raise ConfigError(f"the persistent engine holds at most {LIMITS[name]:,} "
                                   f"{name} in one program; this run has {size:,}")
         return layers[0], layers[1]
+
+
+def _require_fit(compiled, device: torch.device, shape: tuple[int, int, int, int]) -> None:
+    """ConfigError, in one line, when the compiled variant needs more shared memory per block
+    than ``device`` grants; Triton's launch would raise OutOfResources with a traceback."""
+    granted = shared_memory_per_block(device)
+    needed = compiled.metadata.shared
+    if granted is not None and needed > granted:
+        raise ConfigError(
+            f"the persistent engine's kernel for {'x'.join(map(str, shape))} (rows x features x "
+            f"hidden x classes) needs {needed:,} bytes of shared memory per block; "
+            f"{torch.cuda.get_device_name(device)} grants {granted:,}")
+
+
+def shared_memory_per_block(device: torch.device) -> int | None:
+    """The shared memory a block may opt into on ``device`` (what Triton launches with), or
+    None when neither torch nor Triton's driver says."""
+    properties = torch.cuda.get_device_properties(device)
+    granted = getattr(properties, "shared_memory_per_block_optin", None)
+    if granted is not None:
+        return int(granted)
+    try:
+        from triton.runtime import driver
+
+        return int(driver.active.utils.get_device_properties(device.index or 0)["max_shared_mem"])
+    except Exception:  # an older driver API: the launch itself is then the check
+        log.debug("no opt-in shared memory size for %s", device, exc_info=True)
+        return None
