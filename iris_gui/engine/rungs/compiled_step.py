@@ -104,23 +104,30 @@ def step_function(hidden: int, epochs: int, optimizer: str, momentum: bool) -> C
                 g = (g @ ws[i]) * (acts[i] > 0)
             grad_w[0], grad_b[0] = g.t() @ x, g.sum(0)
             grads = grad_w + grad_b
+            # Indexed, not zipped: torch 2.4's dynamo cannot trace zip() in these comprehensions.
+            n = len(params)
             if optimizer == "adam":
                 count = moments[0] + 1
-                avg = [a + (d - a) * (1 - beta1) for a, d in zip(moments[1::2], grads)]
-                sq = [s * beta2 + d * d * (1 - beta2) for s, d in zip(moments[2::2], grads)]
+                avg = [moments[1 + 2 * i] + (grads[i] - moments[1 + 2 * i]) * (1 - beta1)
+                       for i in range(n)]
+                sq = [moments[2 + 2 * i] * beta2 + grads[i] * grads[i] * (1 - beta2)
+                      for i in range(n)]
                 step_size = lr / (1 - beta1**count)
                 root = (1 - beta2**count).sqrt()
-                params = [p - step_size * a / ((s.sqrt() / root) + ADAM_EPS)
-                          for p, a, s in zip(params, avg, sq)]
-                moments = [count] + [t for pair in zip(avg, sq) for t in pair]
+                params = [params[i] - step_size * avg[i] / ((sq[i].sqrt() / root) + ADAM_EPS)
+                          for i in range(n)]
+                moments = [count]
+                for i in range(n):
+                    moments += [avg[i], sq[i]]
             elif momentum:
-                moments = [mu * v + d for v, d in zip(moments, grads)]
-                params = [p - lr * v for p, v in zip(params, moments)]
+                moments = [mu * moments[i] + grads[i] for i in range(n)]
+                params = [params[i] - lr * moments[i] for i in range(n)]
             else:
-                params = [p - lr * d for p, d in zip(params, grads)]
+                params = [params[i] - lr * grads[i] for i in range(n)]
             ws, bs = params[:hidden + 1], params[hidden + 1:]
-        for target, value in zip([*weights, *biases, *state], params + moments):
-            target.copy_(value)
+        targets, values = [*weights, *biases, *state], params + moments
+        for i in range(len(targets)):
+            targets[i].copy_(values[i])
         return torch.stack(losses), torch.compiler.is_compiling()
 
     return run
