@@ -1,9 +1,12 @@
 """Reducing a profiled window's events (``prof.events()``) to per-epoch categories and counts.
 
 The epoch loop marks each phase with ``record_function("iris::<phase>")``; everything else is
-read from the event names and activity types torch's Kineto profiler emits: ``cpu_op`` and
-``user_annotation`` on the host, ``cuda_runtime``/``cuda_driver`` for the runtime calls the host
-makes, ``kernel``/``gpu_memcpy``/``gpu_memset`` for work on the device.
+read from the events torch's Kineto profiler emits. Only fields every torch of the supported
+range (pyproject.toml) gives are relied on: ``name``, ``device_type``, ``time_range``,
+``is_async``, ``cpu_parent``, ``scope``. Newer ones are used where present and not missed where
+absent: 2.13 has ``activity_type`` (kernel, gpu_memcpy, ...) and ``event_metadata`` (copy
+sizes); 2.11 has neither but has ``is_user_annotation`` and ``metadata_json``; 2.4 has none of
+these, so there kernels are told from copies by name and copy sizes are estimated.
 """
 
 from __future__ import annotations
@@ -28,9 +31,17 @@ CUDA_SYNC_CALLS = frozenset({
 })
 LAUNCH_CALLS = frozenset({
     "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
+    # A CUDA-graph replay: one call launches every kernel of the graph.
+    "cudaGraphLaunch", "cuGraphLaunch",
     "urEnqueueKernelLaunch", "urEnqueueKernelLaunchExp", "piEnqueueKernelLaunch",
 })
-DEVICE_WORK = frozenset({"kernel", "gpu_memcpy", "gpu_memset"})
+KERNEL, MEMCPY, MEMSET = "kernel", "gpu_memcpy", "gpu_memset"
+DEVICE_WORK = frozenset({KERNEL, MEMCPY, MEMSET})
+# at::RecordScope::USER_SCOPE: what record_function ranges (and ProfilerStep#) are recorded as,
+# the host side of the device-side spans Kineto adds for the same ranges.
+USER_SCOPE = 7
+# Kineto's metadata of a copy, as 2.11 passes it on (a JSON fragment): "bytes": 4
+COPY_BYTES = re.compile(r'"bytes"\s*:\s*"?(\d+)')
 # CUPTI names some API calls with a version or per-thread-stream suffix: cudaLaunchKernelExC_v11060.
 API_SUFFIX = re.compile(r"(_v\d+|_ptsz|_ptds)+$")
 
@@ -79,18 +90,42 @@ def reduce_window(events: Sequence, epochs: int, device_type: str, loss_bytes: i
     if device_type == "cpu":
         return figures
     figures.sync_wait_us_per_epoch = _union_us(waits) / epochs
-    device = [e for e in events if e.device_type != DeviceType.CPU
-              and getattr(e, "activity_type", None) in DEVICE_WORK]
+    device = _device_work(events)
     if not device:
         figures.notes.append(f"the profiler saw no work on the {device_type} device, so kernel, "
                              "idle and copy figures are missing")
         return figures
-    figures.kernels_per_epoch = sum(e.activity_type == "kernel" for e in device) / epochs
+    figures.kernels_per_epoch = sum(kind == KERNEL for kind, _ in device) / epochs
     launches = [e for e in host if _api(e.name) in LAUNCH_CALLS]
     figures.launch_us_per_epoch = _union_us(launches) / epochs
-    figures.device_busy_us_per_epoch = _union_us(device) / epochs
-    _add_copies(figures, device, epochs, loss_bytes)
+    figures.device_busy_us_per_epoch = _union_us(e for _, e in device) / epochs
+    _add_copies(figures, [e for kind, e in device if kind == MEMCPY], epochs, loss_bytes)
     return figures
+
+
+def _device_work(events: Sequence) -> list[tuple[str, object]]:
+    """(kind, event) for each kernel, copy and memset on the device. Kineto also puts a span on
+    the device for each record_function range that launched work there (gpu_user_annotation);
+    it covers the range's kernels and the gaps between them, so it is neither work nor busy."""
+    range_names = {e.name for e in events if e.device_type == DeviceType.CPU
+                   and (getattr(e, "scope", None) == USER_SCOPE
+                        or getattr(e, "is_user_annotation", False))}
+    work = []
+    for e in events:
+        if e.device_type == DeviceType.CPU:
+            continue
+        kind = getattr(e, "activity_type", None)
+        if kind is None:
+            # Without Kineto's activity type (torch 2.11 and older) the name tells: a span carries
+            # its range's name, copies and memsets are named by CUPTI ("Memcpy DtoH (Device ->
+            # Pageable)", "Memset (Device)"), and kernels by their functions.
+            if getattr(e, "is_user_annotation", False) or e.name in range_names:
+                continue
+            kind = (MEMCPY if e.name.startswith("Memcpy") else
+                    MEMSET if e.name.startswith("Memset") else KERNEL)
+        if kind in DEVICE_WORK:
+            work.append((kind, e))
+    return work
 
 
 def _categories(ranges: list, wanted: dict[str, str], epochs: int) -> dict[str, float]:
@@ -119,18 +154,26 @@ def _has_ancestor(event, wanted: Callable[[str], bool]) -> bool:
     return False
 
 
-def _add_copies(figures: WindowFigures, device: list, epochs: int, loss_bytes: int) -> None:
+def _add_copies(figures: WindowFigures, memcpys: list, epochs: int, loss_bytes: int) -> None:
     """Host<->device copies only: device-to-device copies stay on the device."""
-    copies = [e for e in device if e.activity_type == "gpu_memcpy"
-              and not any(tag in e.name for tag in ("DtoD", "D2D", "PtoP", "P2P"))]
+    copies = [e for e in memcpys
+              if not any(tag in e.name for tag in ("DtoD", "D2D", "PtoP", "P2P"))]
     figures.copies_per_epoch = len(copies) / epochs
-    sizes = [getattr(getattr(e, "event_metadata", None), "bytes", None) for e in copies]
+    sizes = [_copy_bytes(e) for e in copies]
     if all(size is not None for size in sizes):
         figures.copy_bytes_per_epoch = sum(sizes) / epochs
     else:
         # Inside the window the data already lies on the device; what crosses is the loss.
         figures.copy_bytes_per_epoch = len(copies) * loss_bytes / epochs
         figures.notes.append("copy sizes are computed from the loss tensor (the profiler gave none)")
+
+
+def _copy_bytes(event) -> int | None:
+    if hasattr(event, "event_metadata"):
+        # Where event_metadata exists, metadata_json is deprecated (reading it warns).
+        return getattr(event.event_metadata, "bytes", None)
+    found = COPY_BYTES.search(getattr(event, "metadata_json", None) or "")
+    return int(found.group(1)) if found else None
 
 
 def _api(name: str) -> str:
