@@ -11,9 +11,10 @@ import sys
 
 import numpy as np
 import pytest
+from dialog_forms import form_rows
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QToolButton
+from PySide6.QtWidgets import QToolButton
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.result import RunResult, RunStatus, Timings
@@ -189,28 +190,19 @@ def test_a_one_chunk_steady_state_shows_no_iqr_of_zero(panel):
     assert cell(panel, DIVERGED, "µs/epoch") == "85.1"  # a mean: no ± either
 
 
-def _form_rows(dialog, prefix: str) -> dict[str, str]:
-    box = next(b for b in dialog.findChildren(QGroupBox) if b.title().startswith(prefix))
-    form = box.layout()
-    assert isinstance(form, QFormLayout)
-    return {form.itemAt(r, QFormLayout.ItemRole.LabelRole).widget().text().rstrip(":"):
-            form.itemAt(r, QFormLayout.ItemRole.FieldRole).widget().text()
-            for r in range(form.rowCount())}
-
-
 def test_the_details_say_the_timings_are_partial_and_compare_nothing(qtbot, panel):
     panel.set_baseline(CPU)
     dialog = panel.show_details(PARTIAL)
     qtbot.addWidget(dialog)
-    timings = _form_rows(dialog, "Timings")
+    timings = form_rows(dialog, "Timings")
     assert timings["Partial"].replace("\n", " ") == REASON + "."
     assert timings["Steady state"] == "1,277.6 µs/epoch (no IQR, chunk-median) — partial"
-    against = _form_rows(dialog, "Against the baseline, run 1")
+    against = form_rows(dialog, "Against the baseline, run 1")
     refused = "not compared: this run failed at epoch 60 of 100, so its timings are partial"
     assert against == {"Steady state": refused, "Whole loop": refused}
     whole = panel.show_details(GPU)
     qtbot.addWidget(whole)
-    assert "Partial" not in _form_rows(whole, "Timings")
+    assert "Partial" not in form_rows(whole, "Timings")
 
 
 def test_a_run_failed_by_the_fault_hook_reads_partial(qtbot, tmp_path):

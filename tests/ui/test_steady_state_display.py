@@ -4,8 +4,9 @@ marked with the reason, speedup from the steady state and the whole loop's in th
 from __future__ import annotations
 
 import pytest
+from dialog_forms import form_rows
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFormLayout, QGroupBox
+from PySide6.QtWidgets import QGroupBox
 
 from iris_gui.engine.steady import steady_state
 from iris_gui.store.runs import RunStore
@@ -54,27 +55,18 @@ def test_the_stored_chunks_give_back_the_figure_shown(store):
     assert again.epoch_us == pytest.approx(119.7, rel=0.02)
 
 
-def _group(dialog, prefix: str) -> dict[str, str]:
-    box = next(b for b in dialog.findChildren(QGroupBox) if b.title().startswith(prefix))
-    form = box.layout()
-    assert isinstance(form, QFormLayout)
-    return {form.itemAt(r, QFormLayout.ItemRole.LabelRole).widget().text().rstrip(":"):
-            form.itemAt(r, QFormLayout.ItemRole.FieldRole).widget().text()
-            for r in range(form.rowCount())}
-
-
 def test_details_compare_with_the_baseline_by_steady_state_and_whole_loop(qtbot, panel):
     panel.set_baseline(CPU)
     dialog = panel.show_details(GPU)
     qtbot.addWidget(dialog)
-    against = _group(dialog, "Against the baseline, run 1")
+    against = form_rows(dialog, "Against the baseline, run 1")
     # Steady state 119.7 / 59.9 µs; the whole loop 2.4 s / 1.2 s over 20,000 epochs each.
     assert against["Steady state"].startswith("2.00x  (119.7 ± 3.1 → 59.9 ± 0.8 µs/epoch)")
     assert against["Whole loop"].startswith("2.00x  (loop seconds per epoch")
     stopped = panel.show_details(STOPPED)
     qtbot.addWidget(stopped)
     # 2.4 s / 20,000 epochs against 9.36 s / 6,400 epochs: 0.08x.
-    assert _group(stopped, "Against the baseline")["Whole loop"].startswith("0.08x")
+    assert form_rows(stopped, "Against the baseline")["Whole loop"].startswith("0.08x")
     baseline_itself = panel.show_details(CPU)
     qtbot.addWidget(baseline_itself)
     assert not [b for b in baseline_itself.findChildren(QGroupBox)
