@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iris_gui.cli.session import open_store, require_qt
+from iris_gui.store.files import check_export_target
 from iris_gui.store.paths import StoreError
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ def plot_command(args: argparse.Namespace) -> int:
     # whatever else goes wrong.
     if not out.parent.is_dir():
         raise StoreError(f"cannot write {out}: no directory {out.parent}")
+    check_export_target(out)  # never the store, a device, a FIFO or a directory
     if (args.runs is None) == (args.sweep is None):
         args.command_parser.error("give --runs ID[,ID...] (curves, or --ladder) or --sweep ID")
     if args.sweep is not None:

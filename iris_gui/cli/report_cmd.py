@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from iris_gui.cli.session import open_store, require_qt
+from iris_gui.store.files import check_export_target
 from iris_gui.store.paths import StoreError
 
 
@@ -17,6 +18,7 @@ def report_command(args: argparse.Namespace) -> int:
     # Checked before anything is read or drawn; the write still reports whatever else fails.
     if not out.parent.is_dir():
         raise StoreError(f"cannot write {out}: no directory {out.parent}")
+    check_export_target(out)  # never the store, a device, a FIFO or a directory
     require_qt("a report's figures")
     with open_store(True) as store:
         runs = [store.get(run_id) for run_id in dict.fromkeys(args.runs)]  # full records

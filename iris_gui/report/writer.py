@@ -1,9 +1,10 @@
 """``write_report``: the report of chosen runs as ``.html`` (one self-contained file) or ``.md``
 (images beside it), for ``iris-gui report`` and File -> Export report… alike.
 
-The figures are drawn first, into a temporary folder; then the page is written atomically (and,
-for Markdown, each image beside it), so a failure leaves no half-written report. Needs a
-QApplication for the figures.
+The figures are drawn first, into a temporary folder; then every target (the page and, for
+Markdown, each image beside it) is checked under the export policy (store/files.py: never the
+runs store, a device, a FIFO or a directory) before any is written, and each is written
+atomically, so a refusal leaves no half-written report. Needs a QApplication for the figures.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from iris_gui.report.content import CommandFor, Report, build_report
 from iris_gui.report.figures import WIDTH, render_figures
 from iris_gui.report.html_page import html_page
 from iris_gui.report.markdown_page import markdown_page
-from iris_gui.store.files import write_atomically
+from iris_gui.store.files import check_export_target, write_atomically
 from iris_gui.store.paths import StoreError
 from iris_gui.store.runs import StoredRun
 
@@ -24,13 +25,14 @@ FORMATS = (".html", ".md")
 
 
 def check_target(path: Path) -> None:
-    """Raise StoreError (one line) when ``path`` cannot name a report: checked before anything
-    is drawn."""
+    """Raise StoreError (one line) when ``path`` cannot name a report (its suffix, its
+    directory, the export policy): checked before anything is drawn."""
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
         raise StoreError(f"cannot write {path}: the suffix picks the format: .html or .md")
     if not path.parent.is_dir():
         raise StoreError(f"cannot write {path}: no directory {path.parent}")
+    check_export_target(path)
 
 
 def write_report(path: Path, runs: list[StoredRun], command_for: CommandFor,
@@ -49,8 +51,11 @@ def write_report(path: Path, runs: list[StoredRun], command_for: CommandFor,
             images = [(figure.caption, figure.path.read_bytes()) for figure in figures]
             write_atomically(path, html_page(report, images).encode("utf-8"))
         else:
-            for figure in figures:
-                write_atomically(path.parent / figure.path.name, figure.path.read_bytes())
+            images = [path.parent / figure.path.name for figure in figures]
+            for target in (path, *images):
+                check_export_target(target)
+            for figure, target in zip(figures, images):
+                write_atomically(target, figure.path.read_bytes())
             page = markdown_page(report, [(f.caption, f.path.name) for f in figures])
             write_atomically(path, page.encode("utf-8"))
     return report

@@ -2,7 +2,8 @@
 
 Curves recorded at different strides share one table: a row for every epoch that any curve
 recorded, and an empty cell where a curve has no value at that epoch. A recorded NaN (a diverged
-run) stays ``nan``, so a missing value and a failed one are told apart.
+run) stays ``nan``, so a missing value and a failed one are told apart. The values are numbers;
+a label that a spreadsheet would run as a formula gets a leading ``'`` (store/files.py).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iris_gui.store.files import write_atomically
+from iris_gui.store.files import spreadsheet_safe, write_atomically
 
 
 def export_curves_csv(curves: list[tuple[str, np.ndarray, int]], path: Path) -> None:
@@ -27,7 +28,7 @@ def export_curves_csv(curves: list[tuple[str, np.ndarray, int]], path: Path) -> 
         cells[rows, column] = values.astype(str)
     text = io.StringIO(newline="")
     writer = csv.writer(text)
-    writer.writerow(["epoch", *(label for label, _, _ in curves)])
+    writer.writerow(["epoch", *(spreadsheet_safe(label) for label, _, _ in curves)])
     for epoch, row in zip(epochs.tolist(), cells.tolist()):
         writer.writerow([epoch, *row])
     write_atomically(Path(path), text.getvalue().encode("utf-8"))

@@ -1,7 +1,8 @@
-"""CSV export of stored runs: one flat row per run, written atomically.
+"""CSV export of stored runs: one flat row per run, written under the export policy.
 
 Every value comes from ``StoredRun.to_dict()``, the record the CLI and the GUI also show, so the
-CSV never disagrees with them. A missing value (NaN, no diverged epoch) is an empty cell.
+CSV never disagrees with them. A missing value (NaN, no diverged epoch) is an empty cell; text
+that a spreadsheet would run as a formula gets a leading ``'`` (store/files.py).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import csv
 import io
 from pathlib import Path
 
-from iris_gui.store.files import write_atomically
+from iris_gui.store.files import safe_row, write_atomically
 from iris_gui.store.runs import StoredRun
 
 # (column, where it sits in the record: a top-level key or a key of a nested section)
@@ -62,9 +63,10 @@ def flat_record(run: StoredRun) -> dict[str, object]:
 
 
 def export_runs_csv(runs: list[StoredRun], path: Path) -> None:
-    """Write a header and one row per run to ``path``, atomically (store/files.py)."""
+    """Write a header and one row per run to ``path``, under the export policy
+    (store/files.py: atomically, and never onto the store)."""
     text = io.StringIO(newline="")
     writer = csv.DictWriter(text, fieldnames=CSV_COLUMNS)
     writer.writeheader()
-    writer.writerows(flat_record(run) for run in runs)
+    writer.writerows(safe_row(flat_record(run)) for run in runs)
     write_atomically(Path(path), text.getvalue().encode("utf-8"))

@@ -3,8 +3,8 @@
 ``sweep_rows`` is the one place a point meets its fit (the model's µs at the point's work, the
 relative error the fit reported there, whether that is within ``FIT_TOLERANCE``): the
 Crossover view's table and plot read these rows too, so the screen and the file agree. The
-columns are the point's own field names plus ``fit_*``; a missing value is an empty cell. No
-Qt, no torch.
+columns are the point's own field names plus ``fit_*``; a missing value is an empty cell, and
+formula-like text gets a leading ``'`` (store/files.py). No Qt, no torch.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult
-from iris_gui.store.files import write_atomically
+from iris_gui.store.files import safe_row, write_atomically
 
 SWEEP_COLUMNS: tuple[str, ...] = (
     "series", "device", "engine", "threads", "rows", "hidden", "status", "message",
@@ -62,7 +62,7 @@ def export_sweep_csv(result: SweepResult, path: Path) -> None:
     text = io.StringIO(newline="")
     writer = csv.DictWriter(text, fieldnames=SWEEP_COLUMNS)
     writer.writeheader()
-    writer.writerows(sweep_rows(result))
+    writer.writerows(safe_row(row) for row in sweep_rows(result))
     write_atomically(Path(path), text.getvalue().encode("utf-8"))
 
 

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from iris_gui.engine.errors import EngineError
 from iris_gui.store.curve_csv import export_curves_csv
+from iris_gui.store.files import check_export_target
 from iris_gui.ui import plot_export
 from iris_gui.ui.panels.crossover import CrossoverPanel
 from iris_gui.ui.panels.ladder import LadderPanel
@@ -22,8 +23,11 @@ def _ask_path(parent: QWidget, title: str, name: str, pattern: str) -> Path | No
 
 
 def _write(parent: QWidget, path: Path, write: Callable[[Path], None]) -> str | None:
-    """Run an export; a failure becomes a message box and the app goes on."""
+    """Run an export; a failure becomes a message box and the app goes on. The target is
+    checked first (store/files.py: never the runs store, a device, a FIFO or a directory), so
+    a refused one costs no drawing."""
     try:
+        check_export_target(path)
         write(path)
     except (EngineError, OSError) as error:
         QMessageBox.warning(parent, "Export failed", str(error))

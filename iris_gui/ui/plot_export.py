@@ -13,8 +13,9 @@ ImageMagick). What is particular to the loss plot is done here, for the time of 
 
 A panel that was never shown is laid out first (shown with ``WA_DontShowOnScreen``), since a
 plot that never had a geometry can drop its curves from an export (pyqtgraph #3176). Every
-file goes through ``write_atomically``: an existing file is replaced whole or kept, and an
-unwritable path raises ``StoreError`` naming the path and the reason, in one line.
+file goes through ``write_atomically`` and its export policy (store/files.py): an existing
+file is replaced whole or kept, never the runs store, a device, a FIFO or a directory, and an
+unwritable or refused path raises ``StoreError`` naming the path and the reason, in one line.
 """
 
 from __future__ import annotations
