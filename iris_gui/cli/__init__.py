@@ -1,11 +1,33 @@
-"""The command line: ``iris-gui <command>``; every bad input is one line and exit status 2."""
+"""The command line: ``iris-gui <command>``; every bad input is one line and exit status 2.
+
+Ctrl+C and SIGTERM are handled from the first import on (cli/signals.py): the parser below
+imports the engine's configuration, and an interrupt there must not print a traceback.
+"""
 
 from __future__ import annotations
 
+import sys
+
+from iris_gui.cli.signals import GUARD, is_program_start
+
+if is_program_start():
+    GUARD.install()
+
+# Imported after the handler is in place: the parser imports the engine (numpy and more).
 from iris_gui.cli.parser import build_parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    with GUARD.installed():
+        try:
+            return _main(argv)
+        except KeyboardInterrupt:
+            # A command's own Ctrl+C stop (sweep's) raises on the second Ctrl+C: one line.
+            sys.stderr.write("iris-gui: interrupted\n")
+            return GUARD.status(default=130)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.self_test or args.command is None:
@@ -39,7 +61,12 @@ def main(argv: list[str] | None = None) -> int:
             return explain_command(args)
         if args.command == "sweep":
             from iris_gui.cli.sweep_cmd import sweep_command
-            return sweep_command(args)
+
+            # The sweep stops on Ctrl+C with a handler of its own (SIGTERM is passed to it);
+            # a later signal waits until its result is saved and printed.
+            with GUARD.saving():
+                status = sweep_command(args)
+            return GUARD.status() if status == 130 else status
         if args.command == "sweeps":
             from iris_gui.cli.sweep_cmd import sweeps_command
             return sweeps_command(args)

@@ -46,10 +46,30 @@ def _repeat(text: str) -> int:
     return int(text)
 
 
+# The store's ids are SQLite integers: 1 to 2**63 - 1. A larger one would overflow on its
+# way into SQLite (a traceback), so it is refused here, with the bad values.
+MAX_ID = 2**63 - 1
+
+
+def _is_id(text: str) -> bool:
+    return text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_ID
+
+
+def _id(text: str) -> int:
+    """One stored run's or sweep's id."""
+    if not _is_id(text.strip()):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an id: ids are whole numbers from 1 to {MAX_ID:,} (SQLite's "
+            "integers)")
+    return int(text.strip())
+
+
 def _run_ids(text: str) -> list[int]:
     items = _csv(text)
-    if not all(item.isdigit() and int(item) > 0 for item in items):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a list of run ids such as 1,2")
+    if not all(_is_id(item) for item in items):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a list of run ids such as 1,2 (each a whole number from 1 to "
+            f"{MAX_ID:,})")
     return [int(item) for item in items]
 
 
@@ -94,7 +114,11 @@ def _add_run_options(parser: argparse.ArgumentParser, single: bool) -> None:
 def build_parser() -> OneLineParser:
     parser = OneLineParser(prog="iris-gui", description=(
         "A lab for timing PyTorch training on the CPU and on accelerators. With no command, "
-        "opens the desktop app."))
+        "opens the desktop app."), epilog=(
+        "Ctrl+C or SIGTERM during train, compare or sweep stops the run at its next chunk and "
+        "keeps it as stopped (exit status 130 for Ctrl+C, 143 for SIGTERM); a second signal "
+        "aborts the run in progress, but never a save, which finishes first. At any other "
+        "moment a signal ends the command at once, with one line and the same statuses."))
     parser.add_argument("--version", action="version", version=f"iris-gui {__version__}")
     parser.add_argument("--self-test", action="store_true",
                         help="start the app offscreen, train a short run in the worker process, "
@@ -145,13 +169,13 @@ def build_parser() -> OneLineParser:
     listing = actions.add_parser("list", help="one line per stored run")
     listing.add_argument("--json", action="store_true")
     show = actions.add_parser("show", help="one run in full")
-    show.add_argument("id", type=int)
+    show.add_argument("id", type=_id)
     show.add_argument("--json", action="store_true")
     show.add_argument("--curve", action="store_true", help="include the loss curve (with --json)")
     export = actions.add_parser("export", help="write every run as a CSV row")
     export.add_argument("--csv", required=True, metavar="PATH")
     delete = actions.add_parser("delete", help="delete one run")
-    delete.add_argument("id", type=int)
+    delete.add_argument("id", type=_id)
     for action_parser in (listing, show, export, delete):
         action_parser.set_defaults(command_parser=action_parser)
 
@@ -159,7 +183,7 @@ def build_parser() -> OneLineParser:
         "plot", help="draw stored runs' loss curves (or, with --ladder, their engine ladder) "
                      "to a PNG, SVG or CSV")
     plot.add_argument("--runs", type=_run_ids, metavar="ID[,ID...]")
-    plot.add_argument("--sweep", type=int, metavar="ID",
+    plot.add_argument("--sweep", type=_id, metavar="ID",
                       help="draw a stored sweep's crossover plot instead (see 'sweeps list')")
     plot.add_argument("--out", required=True, metavar="FILE.png|.svg|.csv")
     plot.add_argument("--width", type=_width, default=1600, metavar="PX", help="PNG width (default 1600)")
@@ -180,7 +204,7 @@ def build_parser() -> OneLineParser:
     report.add_argument("--runs", type=_run_ids, required=True, metavar="ID[,ID...]",
                         help="the runs, in the order the table lists them (speedups against "
                              "the first)")
-    report.add_argument("--sweep", type=int, metavar="ID",
+    report.add_argument("--sweep", type=_id, metavar="ID",
                         help="add a stored sweep's crossover figure (see 'sweeps list')")
     report.add_argument("--out", required=True, metavar="FILE.html|.md")
     report.add_argument("--log-y", action="store_true", help="logarithmic loss axis")
@@ -227,10 +251,10 @@ def _add_sweep_commands(commands: argparse._SubParsersAction) -> None:
     listing = actions.add_parser("list", help="one line per stored sweep")
     listing.add_argument("--json", action="store_true")
     show = actions.add_parser("show", help="one sweep: points, fits, crossovers")
-    show.add_argument("id", type=int)
+    show.add_argument("id", type=_id)
     show.add_argument("--json", action="store_true")
     delete = actions.add_parser("delete", help="delete one sweep")
-    delete.add_argument("id", type=int)
+    delete.add_argument("id", type=_id)
     for action_parser in (listing, show, delete):
         action_parser.set_defaults(command_parser=action_parser)
 

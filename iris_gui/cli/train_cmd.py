@@ -6,11 +6,13 @@ import argparse
 import json
 import math
 import sys
+import threading
 from typing import Any
 
 from iris_gui.cli.output import PARTIAL_LEGEND, ProgressBar, number, partial, seconds, table
 from iris_gui.cli.parser import config_from_args
-from iris_gui.cli.session import StopOnInterrupt, open_store
+from iris_gui.cli.session import open_store
+from iris_gui.cli.signals import GUARD
 from iris_gui.engine.config import ConfigError, RunConfig
 
 
@@ -45,22 +47,25 @@ def _checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
 
 
 def _run_all(configs: list[RunConfig], args: argparse.Namespace) -> tuple[list, list[int | None]]:
-    """Train each config in turn, saving as it goes; Ctrl+C stops the current one and the rest."""
+    """Train each config in turn, saving as it goes; Ctrl+C or SIGTERM stops the current one
+    and the rest (cli/signals.py), and a signal never interrupts a save."""
     from iris_gui.engine.trainer import train
 
     results, ids = [], []
-    stop = StopOnInterrupt()
-    with open_store(not args.no_save) as store, stop.installed():
+    stop = threading.Event()
+    # The stop is in place before the store opens: a signal from here on keeps the run.
+    with GUARD.stopping(stop), open_store(not args.no_save) as store:
         for index, config in enumerate(configs):
             label = f"{config.label()} " if len(configs) > 1 else ""
             bar = ProgressBar(config.epochs, f"[{index + 1}/{len(configs)}] {label}") \
                 if not args.json else None
-            result = train(config, observer=bar, stop=stop)
+            result = train(config, observer=bar, stop=stop.is_set)
             if bar:
                 bar.close()
-            results.append(result)
-            ids.append(store.save(result) if store is not None else None)
-            if stop():
+            with GUARD.saving():
+                results.append(result)
+                ids.append(store.save(result) if store is not None else None)
+            if stop.is_set():
                 break
     return results, ids
 
@@ -127,7 +132,8 @@ def train_command(args: argparse.Namespace) -> int:
 
 
 def _exit_status(results: list) -> int:
-    """1 if a run failed (each failure named on stderr, one line), 130 if one was stopped."""
+    """1 if a run failed (each failure named on stderr, one line); if one was stopped, 130
+    (Ctrl+C) or 143 (SIGTERM), as the shell reports a process those signals ended."""
     from iris_gui.store.paths import log_dir
 
     for result in results:
@@ -137,7 +143,7 @@ def _exit_status(results: list) -> int:
     statuses = {r.status.value for r in results}
     if "failed" in statuses:
         return 1
-    return 130 if "stopped" in statuses else 0
+    return GUARD.status() if "stopped" in statuses else 0
 
 
 def compare_command(args: argparse.Namespace) -> int:

@@ -47,9 +47,15 @@ StopCheck = Callable[[], bool]
 
 @dataclass
 class LoopState:
-    """What the loop has done so far; kept outside it so a failure still reports progress."""
+    """What the loop has done so far; kept outside it so a failure still reports progress.
+
+    ``epochs_done`` counts the epochs trained to a finite loss: after a divergence, the epoch
+    whose loss was the first non-finite one recorded, not the end of the chunk that found it.
+    ``epochs_run`` counts every epoch the loop ran, those past a divergence included: the
+    epochs its clocks cover."""
 
     epochs_done: int = 0
+    epochs_run: int = 0
     points: list[np.ndarray] = field(default_factory=list)
     point_count: int = 0
     first_epoch_seconds: float = math.nan
@@ -93,7 +99,7 @@ def run_loop(
         run(0, 1)
         t_first = clock()
         state.first_epoch_seconds = t_first - t_start
-        state.epochs_done = epoch = 1
+        state.epochs_done = state.epochs_run = epoch = 1
         if stepper.adaptive:
             block = max(1, min(block, int(CALL_SECONDS / max(state.first_epoch_seconds, 1e-9))))
         # A synchronous device's calls return when their work is done: its deadline suffices.
@@ -117,7 +123,7 @@ def run_loop(
                 state.chunk_seconds.append(seconds)
                 if paced:
                     quota = chunk_quota(epoch - chunk_start, seconds, block)
-            state.epochs_done = epoch
+            state.epochs_done = state.epochs_run = epoch
             first_point, kept = _accept(losses, recorder.stride, state)
             if observer is not None:
                 observer(Chunk(first_point * recorder.stride, kept, recorder.stride, epoch, time.time()))
@@ -132,7 +138,7 @@ def run_loop(
     except Exception as error:
         # Keep what the failing chunk did: its epochs (from the error when it knows better than
         # the start of the failing call), and its losses if the device answers.
-        state.epochs_done = max(epoch, getattr(error, "epochs_done", 0))
+        state.epochs_done = state.epochs_run = max(epoch, getattr(error, "epochs_done", 0))
         _salvage(recorder, state)
         raise
     state.train_seconds = clock() - t_start
@@ -163,6 +169,7 @@ def _accept(losses: np.ndarray, stride: int, state: LoopState) -> tuple[int, np.
     if not finite.all():
         bad = int(np.argmin(finite))
         state.diverged_epoch = (first_point + bad) * stride
+        state.epochs_done = min(state.epochs_done, state.diverged_epoch)
         losses = losses[:bad]
     state.points.append(losses)
     state.point_count += len(losses)

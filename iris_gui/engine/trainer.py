@@ -139,7 +139,7 @@ def _finish(result: RunResult, state: LoopState) -> None:
     timings.train_seconds = state.train_seconds
     timings.chunk_target_seconds = loop.CHUNK_SECONDS
     steady = steady_state(state.chunk_epochs, state.chunk_seconds, loop.CHUNK_SECONDS,
-                          state.train_seconds, state.first_epoch_seconds, state.epochs_done)
+                          state.train_seconds, state.first_epoch_seconds, state.epochs_run)
     timings.epoch_us, timings.epoch_us_iqr = steady.epoch_us, steady.iqr_us
     timings.epoch_us_method, timings.epoch_us_chunks = steady.method, steady.chunks_used
     if result.status is RunStatus.FAILED:

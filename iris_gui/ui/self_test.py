@@ -5,7 +5,8 @@ through the real worker path, checks the run reached the plot and the results ta
 the plot as a PNG and checks the image, then trains a short run on two more rungs of the engine
 ladder the same way: ``native`` (numba's JIT) and ``manual`` (no autograd). Prints each check;
 exit status 0 only if all passed. Uses a throwaway data directory and settings file, so nothing
-of the user's is touched.
+of the user's is touched, and removes them at the end: a build check run on every install must
+not leave a folder in the temporary directory each time.
 
 An engine the worker reports unavailable is a failure inside the standalone bundle (it ships
 numba, so its native engine must work) and ``[skipped]`` with the reason elsewhere (a source
@@ -15,6 +16,7 @@ install may leave numba out).
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -28,9 +30,31 @@ LADDER_ENGINES = ("native", "manual")
 
 
 def run_self_test() -> int:
+    scratch = Path(tempfile.mkdtemp(prefix="iris-gui-self-test-"))
+    try:
+        return _run_checks(scratch)
+    finally:
+        _remove(scratch)
+
+
+def _remove(scratch: Path) -> None:
+    """Remove the throwaway folder once the window, its store and its settings are gone (Qt
+    writes settings when they are destroyed, which would bring the folder back)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    app = QCoreApplication.instance()
+    if app is not None:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        app.processEvents()
+    import gc
+
+    gc.collect()
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run_checks(scratch: Path) -> int:
     from iris_gui.ui.offscreen import use_offscreen
 
-    scratch = Path(tempfile.mkdtemp(prefix="iris-gui-self-test-"))
     use_offscreen(force=True)
     os.environ["IRIS_GUI_DATA_DIR"] = str(scratch / "data")
 
@@ -128,6 +152,8 @@ def run_self_test() -> int:
                       and result.env.execution == "process", detail)
     finally:
         window.close()
+        window.deleteLater()
+        settings.sync()
     passed = all(ok for _, ok, _ in checks)
     print(f"self-test {'passed' if passed else 'FAILED'}: "
           f"{sum(ok for _, ok, _ in checks)} of {len(checks)} checks"

@@ -126,6 +126,17 @@ def test_a_diverging_run_reports_where_the_loss_blew_up(record):
     assert str(result.diverged_epoch) in result.message
     assert np.isfinite(result.losses).all()
     assert len(result.losses) * result.loss_stride <= result.diverged_epoch + result.loss_stride
+    # The epochs completed end at the divergence, not at the end of the chunk that found it;
+    # the curve holds exactly the finite losses recorded before it.
+    assert result.epochs_completed == result.diverged_epoch
+    assert len(result.losses) == -(-result.diverged_epoch // result.loss_stride)
+    # The clocks cover every epoch the loop ran, those past the divergence too: a per-epoch
+    # figure divides by those, not by the epochs completed.
+    run = int(result.chunk_epochs.sum()) + 1
+    assert result.diverged_epoch < run
+    if result.timings.epoch_us_method == "mean":
+        later = result.timings.train_seconds - result.timings.first_epoch_seconds
+        assert result.timings.epoch_us == pytest.approx(later / (run - 1) * 1e6)
 
 
 def test_a_diverging_run_without_a_curve_says_the_epoch_is_unknown():

@@ -1,0 +1,160 @@
+"""Ctrl+C (SIGINT) and a polite kill (SIGTERM: ``timeout``, job schedulers) for the commands.
+
+One handler for both, installed as the command line starts, before torch is imported, so
+that no interrupt at any moment ends in a traceback. What a signal does depends on the moment:
+
+- while a run trains (``stopping``): the first signal asks it to stop at the next chunk; the
+  run is kept as ``stopped`` and saved, and the command exits 130 (SIGINT) or 143 (SIGTERM);
+- while a result is being saved (``saving``): the signal waits until the save has ended;
+- at any other moment (start-up, a second signal during a run): one line on stderr and the
+  process ends at once with 128 + the signal's number. Nothing is half-written then: every
+  save is one SQLite transaction, and saves are never interrupted.
+
+The exit is ``os._exit``: raising from a handler can land anywhere (an import, a ``finally``,
+interpreter shutdown), and some of those places print the exception instead of passing it on.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+HANDLED = (signal.SIGINT, signal.SIGTERM)
+NAMES = {signal.SIGINT: "Ctrl+C", signal.SIGTERM: "SIGTERM"}
+
+
+def exit_status(signum: int) -> int:
+    """The shell's convention: 128 + the signal's number (130 for SIGINT, 143 for SIGTERM)."""
+    return 128 + int(signum)
+
+
+class SignalGuard:
+    """The process's one handler for SIGINT and SIGTERM (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.first: int | None = None  # the first signal received, which names the exit status
+        self._stop: threading.Event | None = None
+        self._saving = 0
+        self._pending: int | None = None
+        self._installed: dict[int, object] = {}
+
+    # -- what the commands use -------------------------------------------------------------
+
+    def status(self, default: int = 130) -> int:
+        """The exit status of a command that stopped because of a signal."""
+        return exit_status(self.first) if self.first is not None else default
+
+    @contextmanager
+    def stopping(self, event: threading.Event) -> Iterator[threading.Event]:
+        """While inside, the first signal sets ``event`` (a cooperative stop) instead of
+        ending the process."""
+        previous, self._stop = self._stop, event
+        try:
+            yield event
+        finally:
+            self._stop = previous
+
+    @contextmanager
+    def saving(self) -> Iterator[None]:
+        """While inside, a signal that would end the process waits until the block ends."""
+        self._saving += 1
+        try:
+            yield
+        finally:
+            self._saving -= 1
+            pending, self._pending = self._pending, None
+            if pending is not None and not self._saving:
+                self._exit(pending, "once the save had finished")
+
+    # -- installation ----------------------------------------------------------------------
+
+    def install(self) -> bool:
+        """Handle SIGINT and SIGTERM here; False (nothing done) outside the main thread."""
+        if threading.current_thread() is not threading.main_thread():
+            return False
+        for signum in HANDLED:
+            if signum not in self._installed:
+                self._installed[signum] = signal.signal(signum, self._handle)
+        return True
+
+    @contextmanager
+    def installed(self) -> Iterator[SignalGuard]:
+        """Installed for the block, then the previous handlers back: for a caller that is
+        not the program itself (a test calling ``main``)."""
+        mine = [s for s in HANDLED if s not in self._installed]
+        self.install()
+        try:
+            yield self
+        finally:
+            for signum in mine:
+                previous = self._installed.pop(signum, None)
+                if previous is not None and threading.current_thread() is threading.main_thread():
+                    signal.signal(signum, previous)
+
+    # -- the handler -------------------------------------------------------------------------
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.first is None:
+            self.first = signum
+        foreign = signal.getsignal(signal.SIGINT)
+        if signum != signal.SIGINT and callable(foreign) and foreign != self._handle:
+            # A command installed its own Ctrl+C stop (cli/session.py's StopOnInterrupt, for
+            # ``sweep``): SIGTERM asks it the same.
+            foreign(signal.SIGINT, frame)
+            return
+        if self._stop is not None and not self._stop.is_set():
+            self._stop.set()
+            again = "Ctrl+C" if signum == signal.SIGINT else "a signal"
+            _write(f"iris-gui: {NAMES[signum]}: stopping at the next chunk; the run is kept as "
+                   f"stopped ({again} again to abort it)")
+            return
+        if self._saving:
+            self._pending = signum
+            return
+        self._exit(signum, "aborted; a run in progress is not saved" if self._stop is not None
+                   else "")
+
+    def _exit(self, signum: int, what: str) -> None:
+        _flush(sys.stdout)
+        _write(f"iris-gui: {NAMES.get(signum, f'signal {signum}')}: "
+               f"{what or 'interrupted'}")
+        os._exit(exit_status(signum))
+
+
+def _write(line: str) -> None:
+    try:
+        # A progress bar may hold the terminal's line: start on a fresh one.
+        prefix = "\n" if sys.stderr.isatty() else ""
+        sys.stderr.write(f"{prefix}{line}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, RuntimeError):  # closed, or a write this signal interrupted
+        pass
+
+
+def _flush(stream: object) -> None:
+    try:
+        stream.flush()  # type: ignore[attr-defined]
+    except (OSError, ValueError, RuntimeError, AttributeError):
+        pass
+
+
+GUARD = SignalGuard()
+
+
+def is_program_start() -> bool:
+    """True when this process is the command line itself (``iris-gui``, ``python -m
+    iris_gui``), not a worker process nor a program that imports the package."""
+    import multiprocessing
+
+    if multiprocessing.parent_process() is not None:
+        return False
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is not None and spec.name == "iris_gui.__main__":
+        return True
+    script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return script in ("iris-gui", "iris-gui.exe", "iris-gui-script.py")
