@@ -55,16 +55,30 @@ def require_qt(what: str) -> None:
 
 @contextmanager
 def open_store(enabled: bool) -> Iterator[object | None]:
-    """The runs store, or None with ``--no-save``; a notice (a file set aside) goes to stderr."""
+    """The runs store, or None with ``--no-save``.
+
+    Opened for reading: a command that only reads (``runs list``, ``plot``, ``report``, ...)
+    changes nothing, and a store it cannot read is one line and a non-zero exit. The first
+    save or delete opens it for writing (creating it, or setting aside a file that is not a
+    store). Messages (a file set aside, an unreadable row skipped, a wait for a lock, a run
+    kept in a recovery file) go to stderr as they happen; a save waits up to a minute for
+    another process's lock, then keeps the result in a recovery file and carries on.
+    """
     if not enabled:
         yield None
         return
-    from iris_gui.store.runs import RunStore
+    from iris_gui.store.runs import SAVE_WAIT_CLI_S, RunStore
 
-    store = RunStore.open()
-    if store.notice:
-        sys.stderr.write(f"iris-gui: {store.notice}\n")
+    store = RunStore.open_for_reading()
+    store.tell = _tell
+    store.save_wait_s = SAVE_WAIT_CLI_S
+    store.recovered_is_kept = True
     try:
         yield store
     finally:
         store.close()
+
+
+def _tell(message: str) -> None:
+    sys.stderr.write(f"iris-gui: {message}\n")
+    sys.stderr.flush()

@@ -15,3 +15,8 @@ class DeviceUnavailable(ConfigError):
 
 class RunCancelled(EngineError):
     """A job was stopped on request before it had a result (explain checks between blocks)."""
+
+
+class RecordError(EngineError, ValueError):
+    """A stored record does not have the shape its type needs; the message names the field
+    (``timings is null``), so a reader can skip the record and say why."""

@@ -19,6 +19,11 @@ class StoreError(EngineError):
     """
 
 
+class StoreBusy(StoreError):
+    """Another process holds the store's lock (SQLite: "database is locked"); trying again
+    later may succeed."""
+
+
 def data_dir_path() -> Path:
     """The directory for iris-gui's data, not created."""
     override = os.environ.get(DATA_DIR_ENV, "").strip()

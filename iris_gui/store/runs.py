@@ -2,186 +2,216 @@
 
 A run's record is ``RunResult.to_dict()`` kept as JSON, so the store reads back exactly what
 ``train --json`` prints; the curve sits beside it as little-endian float32 bytes.
+
+Nothing is lost: a save that finds the store locked waits (``save_wait_s``), and one that still
+cannot save writes the run to a recovery file (store/recovery.py), which the next store opened
+for writing adds back. Every row read is checked (store/validate.py): a malformed one is
+skipped with a message (``tell``, or ``notice`` when nobody listens), the others stay usable.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from iris_gui.engine.errors import RecordError
 from iris_gui.engine.result import RunResult
 from iris_gui.engine.sweep_model import SweepResult
-from iris_gui.store import schema, sweeps
-from iris_gui.store.paths import StoreError, default_db_path
+from iris_gui.store import reading, recovery, schema, sweeps
+from iris_gui.store.paths import DB_FILE_NAME, StoreError, data_dir_path, default_db_path
+from iris_gui.store.recovery_import import import_pending
+from iris_gui.store.run_rows import StoredRun, decode_curve, encoded, insert_run, stored_run
 from iris_gui.store.sweeps import StoredSweep
+from iris_gui.store.validate import id_in_range
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
 __all__ = ["RunStore", "StoreError", "StoredRun", "StoredSweep"]
 
-# Fixed byte order, so a store file copied to another machine reads the same.
-CURVE_DTYPE = np.dtype("<f4")
-CHUNK_EPOCHS_DTYPE = np.dtype("<i8")
-CHUNK_SECONDS_DTYPE = np.dtype("<f8")
 # Older SQLite builds cap bound parameters at 999 per statement.
 IDS_PER_QUERY = 500
-
-
-@dataclass
-class StoredRun:
-    id: int
-    created_at: str  # ISO 8601 local time with offset, when saved
-    result: RunResult  # losses filled by RunStore.get; list_runs leaves them empty
-    # The saved curve's length, so ``to_dict`` tells the truth when the losses were not loaded.
-    curve_points: int | None = None
-    # The latest explain breakdown of this run's config (Breakdown.to_dict()), if any.
-    breakdown: dict[str, Any] | None = None
-    # As curve_points, for the raw chunks (list_runs leaves them unloaded).
-    chunk_count: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        record = self.result.to_dict()
-        if self.curve_points is not None:
-            record["curve_points"] = self.curve_points
-        if self.chunk_count is not None:
-            record["chunk_count"] = self.chunk_count
-        record = {"id": self.id, "created_at": self.created_at, **record}
-        if self.breakdown is not None:
-            record["breakdown"] = self.breakdown
-        return record
+# How long a save waits for another process's write lock: the window's thread cannot wait
+# long (the CLI sets SAVE_WAIT_CLI_S on its store); after it, the run goes to a recovery file.
+SAVE_WAIT_S = schema.BUSY_TIMEOUT_S
+SAVE_WAIT_CLI_S = 60.0
+T = TypeVar("T")
 
 
 class RunStore:
     """One connection to the runs database; use ``RunStore.open``, and one store per thread."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, notice: str | None = None) -> None:
-        self._conn = conn
+    def __init__(self, conn: sqlite3.Connection | None, path: Path, notice: str | None = None,
+                 *, problem: str | None = None, writing: bool = True) -> None:
+        self._conn = conn  # None: a reading store with no file to read yet
         self.path = path
-        self.notice = notice  # set when an invalid file was set aside; shown to the user
+        self.notice = notice  # what the user should hear (a file set aside, rows skipped)
+        self._problem = problem  # why a reading store cannot read (the file is not a store)
+        self._writing = writing
+        # Where messages go as they happen (the CLI: stderr); None collects them in ``notice``.
+        self.tell: Callable[[str], None] | None = None
+        self.save_wait_s = SAVE_WAIT_S
+        # True: a run that went to a recovery file is reported with ``tell`` and ``save``
+        # returns None (the CLI still prints it); False: ``save`` raises StoreError saying where.
+        self.recovered_is_kept = False
+        self._said: set[str] = set()
 
     @classmethod
     def open(cls, path: Path | None = None) -> RunStore:
+        """Open for reading and writing: create, set aside or upgrade the file as needed, and
+        add the runs waiting in recovery files."""
         path = default_db_path() if path is None else Path(path)
         conn, notice = schema.connect(path)
-        return cls(conn, path, notice)
+        store = cls(conn, path, notice)
+        store._import_recovered()
+        return store
 
-    def save(self, result: RunResult) -> int:
-        """Save a run and its curve; return its id."""
-        record = result.to_dict()
-        try:
-            text = json.dumps(record, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise StoreError(f"the run cannot be saved: its record is not JSON ({exc})") from None
-        losses = np.asarray(result.losses, dtype=CURVE_DTYPE)
-        created_at = datetime.now().astimezone().isoformat(timespec="seconds")
-        timings = record["timings"]
-        with self._errors("save the run"), schema.transaction(self._conn):
-            cursor = self._conn.execute(
-                "INSERT INTO runs (created_at, status, dataset, device, record, call_style,"
-                " epochs_completed, train_seconds, epoch_us, final_loss, test_accuracy,"
-                " record_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (created_at, record["status"], record["dataset"], record["device"],
-                 record["record"], record["call"], record["epochs_completed"],
-                 timings["train_seconds"], timings["epoch_us"], record["final_loss"],
-                 record["test_accuracy"], text),
-            )
-            run_id = int(cursor.lastrowid)
-            self._conn.execute(
-                "INSERT INTO curves (run_id, stride, losses) VALUES (?, ?, ?)",
-                (run_id, int(result.loss_stride), losses.tobytes()),
-            )
-            self._conn.execute(
-                "INSERT INTO chunks (run_id, epochs, seconds) VALUES (?, ?, ?)",
-                (run_id, np.asarray(result.chunk_epochs, CHUNK_EPOCHS_DTYPE).tobytes(),
-                 np.asarray(result.chunk_seconds, CHUNK_SECONDS_DTYPE).tobytes()),
-            )
-        return run_id
+    @classmethod
+    def open_for_reading(cls, path: Path | None = None) -> RunStore:
+        """Open without changing anything: a missing store reads as empty, a file that is not
+        a store is reported by each read. The first write opens it as ``open`` does."""
+        path = data_dir_path() / DB_FILE_NAME if path is None else Path(path)
+        conn, problem = reading.open_for_reading(path)
+        return cls(conn, path, problem=problem, writing=False)
+
+    def save(self, result: RunResult) -> int | None:
+        """Save a run and its curve; return its id (None: kept in a recovery file instead,
+        with ``recovered_is_kept``)."""
+        encoded(result)  # a record that is not JSON is refused at once, not waited for
+        created_at = _now()
+        return self._save_or_recover(
+            "save the run", lambda conn: insert_run(conn, result, created_at),
+            lambda: recovery.run_payload(result, created_at))
 
     def get(self, run_id: int) -> StoredRun:
         """The run with its full curve and raw chunks."""
-        with self._errors(f"read run {run_id}"):
-            row = self._conn.execute(
-                "SELECT r.id, r.created_at, r.record_json, c.losses, b.breakdown_json,"
-                " k.epochs, k.seconds"
-                " FROM runs AS r LEFT JOIN curves AS c ON c.run_id = r.id"
-                " LEFT JOIN breakdowns AS b ON b.run_id = r.id"
-                " LEFT JOIN chunks AS k ON k.run_id = r.id WHERE r.id = ?",
-                (run_id,),
-            ).fetchone()
+        conn = self._reader()
+        row = None
+        if conn is not None and id_in_range(run_id):
+            with self._errors(f"read run {run_id}"):
+                row = conn.execute(
+                    "SELECT r.id, r.created_at, r.record_json, c.losses, b.breakdown_json,"
+                    " k.epochs, k.seconds"
+                    " FROM runs AS r LEFT JOIN curves AS c ON c.run_id = r.id"
+                    " LEFT JOIN breakdowns AS b ON b.run_id = r.id"
+                    " LEFT JOIN chunks AS k ON k.run_id = r.id WHERE r.id = ?",
+                    (run_id,),
+                ).fetchone()
         if row is None:
             raise StoreError(_absent(run_id))
-        return _stored_run(*row)
+        try:
+            return stored_run(*row)
+        except RecordError as exc:
+            raise StoreError(f"run {run_id} is unreadable: {exc}; delete it with "
+                             f"iris-gui runs delete {run_id}") from None
 
     def list_runs(self) -> list[StoredRun]:
-        """Every run, oldest first, without its curve."""
+        """Every readable run, oldest first, without its curve; each unreadable one is said
+        and skipped."""
+        conn = self._reader()
+        if conn is None:
+            return []
         with self._errors("list the runs"):
-            rows = self._conn.execute(
+            rows = conn.execute(
                 "SELECT r.id, r.created_at, r.record_json, NULL, b.breakdown_json FROM runs AS r"
                 " LEFT JOIN breakdowns AS b ON b.run_id = r.id ORDER BY r.id"
             ).fetchall()
-        return [_stored_run(*row) for row in rows]
+        runs = []
+        for row in rows:
+            try:
+                runs.append(stored_run(*row))
+            except RecordError as exc:
+                self._say(f"run {row[0]} is unreadable: {exc}; skipped")
+        return runs
 
     def curves(self, run_ids: list[int]) -> dict[int, tuple[np.ndarray, int]]:
-        """``id -> (losses, stride)`` in the order asked; ids not in the store are left out."""
-        ids = list(dict.fromkeys(int(i) for i in run_ids))
+        """``id -> (losses, stride)`` in the order asked; ids not in the store (or whose curve
+        is unreadable, which is said) are left out."""
+        ids = [i for i in dict.fromkeys(int(i) for i in run_ids) if id_in_range(i)]
+        conn = self._reader()
         found: dict[int, tuple[np.ndarray, int]] = {}
+        if conn is None:
+            return found
         with self._errors("read the loss curves"):
             for start in range(0, len(ids), IDS_PER_QUERY):
                 part = ids[start:start + IDS_PER_QUERY]
                 marks = ", ".join("?" * len(part))
-                rows = self._conn.execute(
+                rows = conn.execute(
                     f"SELECT run_id, stride, losses FROM curves WHERE run_id IN ({marks})", part
-                )
+                ).fetchall()
                 for run_id, stride, blob in rows:
-                    found[run_id] = (_decode_curve(blob), stride)
+                    try:
+                        if not isinstance(stride, int) or stride < 1:
+                            raise RecordError(f"its stride is {stride!r}, not a whole number >= 1")
+                        found[run_id] = (decode_curve(blob), stride)
+                    except RecordError as exc:
+                        self._say(f"the curve of run {run_id} is unreadable: {exc}; skipped")
         return {i: found[i] for i in ids if i in found}
 
     def save_breakdown(self, run_id: int, breakdown: dict[str, Any]) -> None:
         """Keep an explain breakdown with a run, replacing an earlier one."""
         text = json.dumps(breakdown, allow_nan=False)
-        created_at = datetime.now().astimezone().isoformat(timespec="seconds")
-        with self._errors(f"save the breakdown of run {run_id}"), schema.transaction(self._conn):
-            if self._conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
-                raise StoreError(_absent(run_id))
-            self._conn.execute(
-                "INSERT OR REPLACE INTO breakdowns (run_id, created_at, breakdown_json)"
-                " VALUES (?, ?, ?)", (run_id, created_at, text))
+        if not id_in_range(run_id):
+            raise StoreError(_absent(run_id))
+        with self._errors(f"save the breakdown of run {run_id}"):
+            conn = self._writer()
+            with schema.transaction(conn):
+                if conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+                    raise StoreError(_absent(run_id))
+                conn.execute(
+                    "INSERT OR REPLACE INTO breakdowns (run_id, created_at, breakdown_json)"
+                    " VALUES (?, ?, ?)", (run_id, _now(), text))
 
-    def save_sweep(self, result: SweepResult) -> int:
-        """Save a sweep whole; return its id."""
-        with self._errors("save the sweep"):
-            return sweeps.save_sweep(self._conn, result)
+    def save_sweep(self, result: SweepResult) -> int | None:
+        """Save a sweep whole; return its id (None: kept in a recovery file, as ``save``)."""
+        text = sweeps.encoded(result)
+        created_at = _now()
+        return self._save_or_recover(
+            "save the sweep", lambda conn: sweeps.insert_sweep(conn, result, text, created_at),
+            lambda: recovery.sweep_payload(result, created_at))
 
     def list_sweeps(self) -> list[StoredSweep]:
+        conn = self._reader()
+        if conn is None:
+            return []
         with self._errors("list the sweeps"):
-            return sweeps.list_sweeps(self._conn)
+            return sweeps.list_sweeps(conn, self._say)
 
     def get_sweep(self, sweep_id: int) -> StoredSweep:
+        conn = self._reader()
+        if conn is None or not id_in_range(sweep_id):
+            raise StoreError(sweeps.absent(sweep_id))
         with self._errors(f"read sweep {sweep_id}"):
-            return sweeps.get_sweep(self._conn, sweep_id)
+            return sweeps.get_sweep(conn, sweep_id)
 
     def delete_sweep(self, sweep_id: int) -> None:
+        if not id_in_range(sweep_id):
+            raise StoreError(sweeps.absent(sweep_id))
         with self._errors(f"delete sweep {sweep_id}"):
-            sweeps.delete_sweep(self._conn, sweep_id)
+            sweeps.delete_sweep(self._writer(), sweep_id)
 
     def delete(self, run_id: int) -> None:
         """Delete a run; its curve goes with it (ON DELETE CASCADE)."""
-        with self._errors(f"delete run {run_id}"), schema.transaction(self._conn):
-            if self._conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount == 0:
-                raise StoreError(_absent(run_id))
+        if not id_in_range(run_id):
+            raise StoreError(_absent(run_id))
+        with self._errors(f"delete run {run_id}"):
+            conn = self._writer()
+            with schema.transaction(conn):
+                if conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount == 0:
+                    raise StoreError(_absent(run_id))
 
     def close(self) -> None:
-        self._conn.close()
+        if self._conn is not None:
+            self._conn.close()
 
     def __enter__(self) -> Self:
         return self
@@ -190,6 +220,84 @@ class RunStore:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+    def _say(self, message: str) -> None:
+        if message in self._said:
+            return
+        self._said.add(message)
+        if self.tell is not None:
+            self.tell(message)
+        else:
+            self.notice = message if not self.notice else f"{self.notice}\n{message}"
+
+    def _reader(self) -> sqlite3.Connection | None:
+        if self._problem is not None:
+            raise StoreError(self._problem)
+        return self._conn
+
+    def _writer(self) -> sqlite3.Connection:
+        """The connection, first opened for writing (as ``open``) if this store was opened
+        for reading."""
+        if not self._writing:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+            conn, notice = schema.connect(self.path)
+            self._conn, self._writing, self._problem = conn, True, None
+            if notice:
+                self._say(notice)
+            self._import_recovered()
+        assert self._conn is not None
+        return self._conn
+
+    def _save_or_recover(self, action: str, insert: Callable[[sqlite3.Connection], T],
+                         payload: Callable[[], dict[str, Any]]) -> T | None:
+        """``insert`` in one transaction, again (with backoff) while another process holds the
+        lock, up to ``save_wait_s``; then, or on any other store failure, a recovery file."""
+        deadline, delay, told = time.monotonic() + self.save_wait_s, 0.05, False
+        while True:
+            try:
+                conn = self._writer()
+                with schema.transaction(conn):
+                    return insert(conn)
+            except sqlite3.ProgrammingError:
+                raise
+            except (sqlite3.Error, StoreError) as exc:
+                self._roll_back()
+                busy = schema.is_busy(exc)
+                if not busy or time.monotonic() + delay > deadline:
+                    return self._recover(action, payload(), exc)
+                if not told:
+                    told = True
+                    self._say(f"the runs store {self.path} is locked by another process; "
+                              f"waiting up to {self.save_wait_s:.0f} s to {action}")
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+
+    def _recover(self, action: str, payload: dict[str, Any], failure: Exception) -> None:
+        problem = (str(failure) if isinstance(failure, StoreError)
+                   else f"cannot {action} in the runs store {self.path}: {failure}")
+        try:
+            written = recovery.write(self.path, payload)
+        except OSError as exc:
+            raise StoreError(f"{problem}; nor can it be written to "
+                             f"{recovery.recovery_dir(self.path)}: {exc.strerror or exc}") from None
+        message = (f"{problem}; the {payload['kind']} was written to {written} and is added to "
+                   "the store the next time iris-gui opens it to save")
+        if not self.recovered_is_kept:
+            raise StoreError(message)
+        self._say(message)
+
+    def _roll_back(self) -> None:
+        try:
+            if self._conn is not None and self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # the connection is closed or broken; the next try opens it again
+
+    def _import_recovered(self) -> None:
+        for message in import_pending(self._conn, self.path):
+            self._say(message)
 
     @contextmanager
     def _errors(self, action: str) -> Iterator[None]:
@@ -201,36 +309,9 @@ class RunStore:
             raise StoreError(f"cannot {action} in the runs store {self.path}: {exc}") from None
 
 
+def _now() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
 def _absent(run_id: int) -> str:
     return f"no run {run_id} in the store (see iris-gui runs list)"
-
-
-def _decode_curve(blob: bytes | None) -> np.ndarray:
-    # astype copies, so the caller gets a writable array in native byte order.
-    return np.frombuffer(blob or b"", dtype=CURVE_DTYPE).astype(np.float32)
-
-
-def _decode_chunks(epochs: bytes | None, seconds: bytes | None
-                   ) -> tuple[np.ndarray, np.ndarray] | None:
-    if epochs is None or seconds is None:
-        return None
-    return (np.frombuffer(epochs, CHUNK_EPOCHS_DTYPE).astype(np.int64),
-            np.frombuffer(seconds, CHUNK_SECONDS_DTYPE).astype(np.float64))
-
-
-def _stored_run(run_id: int, created_at: str, text: str, blob: bytes | None,
-                breakdown_text: str | None = None, chunk_epochs: bytes | None = None,
-                chunk_seconds: bytes | None = None) -> StoredRun:
-    try:
-        record = json.loads(text)
-        result = RunResult.from_dict(record, None if blob is None else _decode_curve(blob),
-                                     _decode_chunks(chunk_epochs, chunk_seconds))
-        breakdown = None if breakdown_text is None else json.loads(breakdown_text)
-    except (ValueError, KeyError, TypeError) as exc:
-        # ConfigError is a ValueError: a config this version no longer accepts lands here too.
-        raise StoreError(
-            f"run {run_id} in the store cannot be read ({exc}); delete it with "
-            f"iris-gui runs delete {run_id}"
-        ) from None
-    return StoredRun(run_id, created_at, result, record.get("curve_points"), breakdown,
-                     record.get("chunk_count"))

@@ -6,21 +6,17 @@ The schema version lives in ``PRAGMA user_version``. ``MIGRATIONS[i]`` takes a f
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 
-from iris_gui.store.paths import DATA_DIR_ENV, StoreError
+from iris_gui.store import aside
+from iris_gui.store.paths import DATA_DIR_ENV, StoreBusy, StoreError
 
 BUSY_TIMEOUT_S = 5.0
 OPEN_WAIT_S = 30.0
-# Files SQLite keeps beside the database. A stale journal or WAL left next to a fresh database
-# would be replayed into it, so they travel with a file that is set aside.
-SIBLING_SUFFIXES = ("-wal", "-shm", "-journal")
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
@@ -116,24 +112,32 @@ def connect(path: Path) -> tuple[sqlite3.Connection, str | None]:
     """Open the store at ``path``, creating or upgrading it.
 
     Returns the connection and a notice for the user when an invalid file was set aside.
+    Judging the file, setting it aside and creating the new one happen under the data
+    directory's lock, so that a process creating the store and one checking it cannot
+    interleave (a checker once judged a store being created "a database holding other
+    tables" and set it aside while its creator kept writing into it).
     """
-    reason = _header_reason(path)
-    if reason is None:
-        conn = _open_file(path)
-        try:
-            reason = _invalid_reason(conn, path)
-        except BaseException:
-            conn.close()
-            raise
-        if reason is None:
-            return _prepare(conn, path), None
-        conn.close()
-    aside = set_aside(path)
-    notice = (
-        f"{path} was not a runs store ({reason}); it was set aside as {aside} "
-        "and a new, empty store was created"
-    )
-    return _prepare(_open_file(path), path), notice
+    _make_parent(path)
+    with aside.directory_lock(path.parent, OPEN_WAIT_S):
+        for _ in range(3):
+            judged = aside.identity(path)
+            reason = header_reason(path)
+            if reason is None:
+                conn = _open_file(path)
+                try:
+                    reason = _invalid_reason(conn, path)
+                except BaseException:
+                    conn.close()
+                    raise
+                if reason is None:
+                    return _prepare(conn, path), None
+                conn.close()
+            moved = aside.set_aside(path, judged)
+            if moved is not None:
+                notice = (f"{path} was not a runs store ({reason}); it was set aside as {moved} "
+                          "and a new, empty store was created")
+                return _prepare(_open_file(path), path), notice
+    raise StoreError(f"cannot open the runs store {path}: it keeps being replaced; try again")
 
 
 def _prepare(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:
@@ -142,7 +146,8 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:
     except BaseException as exc:
         conn.close()
         if isinstance(exc, sqlite3.Error):
-            raise StoreError(f"cannot open the runs store {path}: {exc}") from None
+            kind = StoreBusy if is_busy(exc) else StoreError
+            raise kind(f"cannot open the runs store {path}: {exc}") from None
         raise
     return conn
 
@@ -170,9 +175,15 @@ def _while_locked(step: Callable[[], None]) -> None:
             time.sleep(0.05)
 
 
-def _open_file(path: Path) -> sqlite3.Connection:
+def _make_parent(path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot open the runs store {path}: {exc.strerror or exc}") from None
+
+
+def _open_file(path: Path) -> sqlite3.Connection:
+    try:
         return _connect(path)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open the runs store {path}: {exc}") from None
@@ -190,7 +201,7 @@ def user_version(conn: sqlite3.Connection) -> int:
     return conn.execute("PRAGMA user_version").fetchone()[0]
 
 
-def _header_reason(path: Path) -> str | None:
+def header_reason(path: Path) -> str | None:
     """Why the file's first bytes rule it out, read before SQLite opens it: closing SQLite's
     connection to a file that is not a database deletes the -wal and -shm beside it."""
     try:
@@ -208,15 +219,32 @@ def _header_reason(path: Path) -> str | None:
 def _invalid_reason(conn: sqlite3.Connection, path: Path) -> str | None:
     """Why the file is not a runs store, or None when it is one (or is new and empty)."""
     try:
-        version = user_version(conn)
-        rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        version, tables = read_layout(conn)
     except sqlite3.OperationalError as exc:
         # Locked, unreadable, ...: the file may well be a runs store, so it is not set aside.
-        raise StoreError(f"cannot open the runs store {path}: {exc}") from None
+        kind = StoreBusy if is_busy(exc) else StoreError
+        raise kind(f"cannot open the runs store {path}: {exc}") from None
     except sqlite3.DatabaseError as exc:
         return f"not a SQLite database: {exc}"
-    tables = {name for (name,) in rows if not name.startswith("sqlite_")}
-    _check_not_newer(version, path)
+    check_not_newer(version, path)
+    return layout_problem(version, tables)
+
+
+def read_layout(conn: sqlite3.Connection) -> tuple[int, set[str]]:
+    """The schema version and the tables, read in one transaction: one consistent view, even
+    while another process creates the store (two separate reads once saw version 0 from
+    before its creation and the tables from after it)."""
+    conn.execute("BEGIN")
+    try:
+        version = user_version(conn)
+        rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+    return version, {name for (name,) in rows if not name.startswith("sqlite_")}
+
+
+def layout_problem(version: int, tables: set[str]) -> str | None:
     if version == 0 and tables:
         return f"a SQLite database holding other tables: {', '.join(sorted(tables))}"
     if version > 0 and not REQUIRED_TABLES <= tables:
@@ -225,7 +253,15 @@ def _invalid_reason(conn: sqlite3.Connection, path: Path) -> str | None:
     return None
 
 
-def _check_not_newer(version: int, path: Path) -> None:
+def is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` says another process holds the lock (trying later may succeed)."""
+    if isinstance(exc, StoreBusy):
+        return True
+    return isinstance(exc, sqlite3.OperationalError) and (
+        "locked" in str(exc) or "busy" in str(exc))
+
+
+def check_not_newer(version: int, path: Path) -> None:
     if version > len(MIGRATIONS):
         raise StoreError(
             f"{path} was written by a newer iris-gui (store schema version {version}; this "
@@ -241,31 +277,7 @@ def _migrate(conn: sqlite3.Connection, path: Path) -> None:
     with transaction(conn):
         # Read again under the lock: another process may have migrated while we waited.
         version = user_version(conn)
-        _check_not_newer(version, path)
+        check_not_newer(version, path)
         for step in MIGRATIONS[version:]:
             step(conn)
         conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
-
-
-def set_aside(path: Path) -> Path:
-    """Rename ``path`` (and its SQLite siblings) to ``<name>.invalid-<stamp>``; return the new path."""
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    aside = path.with_name(f"{path.name}.invalid-{stamp}")
-    count = 1
-    while any(_sibling(aside, s).exists() for s in ("", *SIBLING_SUFFIXES)):
-        aside = path.with_name(f"{path.name}.invalid-{stamp}-{count}")
-        count += 1
-    try:
-        os.rename(path, aside)
-        for suffix in SIBLING_SUFFIXES:
-            if _sibling(path, suffix).exists():
-                os.rename(_sibling(path, suffix), _sibling(aside, suffix))
-    except OSError as exc:
-        raise StoreError(
-            f"{path} is not a runs store and cannot be set aside: {exc.strerror or exc}"
-        ) from None
-    return aside
-
-
-def _sibling(path: Path, suffix: str) -> Path:
-    return path.with_name(path.name + suffix)

@@ -1,4 +1,4 @@
-"""Sweeps in the runs store (schema v4): saved whole, listed, read back, deleted.
+"""Sweeps in the runs store (schema v4): saved whole, listed, read back (checked), deleted.
 
 Functions over the store's connection; ``RunStore`` exposes them as methods, so a caller
 holds one store for runs and sweeps alike.
@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
+from iris_gui.engine.errors import RecordError
 from iris_gui.engine.sweep_model import SweepResult
-from iris_gui.store import schema
+from iris_gui.store import schema, validate
 from iris_gui.store.paths import StoreError
 
 
@@ -30,45 +31,66 @@ class StoredSweep:
                 f"{min(spec.rows):,}-{max(spec.rows):,} · {self.result.status}")
 
 
-def save_sweep(conn: sqlite3.Connection, result: SweepResult) -> int:
+def encoded(result: SweepResult) -> str:
     try:
-        text = json.dumps(result.to_dict(), allow_nan=False)
+        return json.dumps(result.to_dict(), allow_nan=False)
     except (TypeError, ValueError) as error:
         raise StoreError(f"the sweep cannot be saved: its record is not JSON ({error})") from None
-    created_at = datetime.now().astimezone().isoformat(timespec="seconds")
-    with schema.transaction(conn):
-        cursor = conn.execute(
-            "INSERT INTO sweeps (created_at, status, points, record_json) VALUES (?, ?, ?, ?)",
-            (created_at, result.status, len(result.points), text))
+
+
+def insert_sweep(conn: sqlite3.Connection, result: SweepResult, text: str,
+                 created_at: str) -> int:
+    """Insert the sweep (inside the caller's transaction); its id."""
+    cursor = conn.execute(
+        "INSERT INTO sweeps (created_at, status, points, record_json) VALUES (?, ?, ?, ?)",
+        (created_at, result.status, len(result.points), text))
     return int(cursor.lastrowid)
 
 
-def list_sweeps(conn: sqlite3.Connection) -> list[StoredSweep]:
+def list_sweeps(conn: sqlite3.Connection, skipped: Callable[[str], None]) -> list[StoredSweep]:
+    """Every readable sweep, oldest first; each unreadable one is passed to ``skipped``."""
     rows = conn.execute("SELECT id, created_at, record_json FROM sweeps ORDER BY id").fetchall()
-    return [_stored(*row) for row in rows]
+    found = []
+    for row in rows:
+        try:
+            found.append(stored(*row))
+        except RecordError as error:
+            skipped(f"sweep {row[0]} is unreadable: {error}; skipped")
+    return found
 
 
 def get_sweep(conn: sqlite3.Connection, sweep_id: int) -> StoredSweep:
     row = conn.execute("SELECT id, created_at, record_json FROM sweeps WHERE id = ?",
                        (sweep_id,)).fetchone()
     if row is None:
-        raise StoreError(_absent(sweep_id))
-    return _stored(*row)
+        raise StoreError(absent(sweep_id))
+    try:
+        return stored(*row)
+    except RecordError as error:
+        raise StoreError(f"sweep {sweep_id} is unreadable: {error}; delete it with "
+                         f"iris-gui sweeps delete {sweep_id}") from None
 
 
 def delete_sweep(conn: sqlite3.Connection, sweep_id: int) -> None:
     with schema.transaction(conn):
         if conn.execute("DELETE FROM sweeps WHERE id = ?", (sweep_id,)).rowcount == 0:
-            raise StoreError(_absent(sweep_id))
+            raise StoreError(absent(sweep_id))
 
 
-def _absent(sweep_id: int) -> str:
+def absent(sweep_id: int) -> str:
     return f"no sweep {sweep_id} in the store (see iris-gui sweeps list)"
 
 
-def _stored(sweep_id: int, created_at: str, text: str) -> StoredSweep:
+def stored(sweep_id: int, created_at: object, text: object) -> StoredSweep:
+    """A stored row as a sweep; RecordError (naming the field) when it is malformed."""
     try:
-        return StoredSweep(sweep_id, created_at, SweepResult.from_dict(json.loads(text)))
+        if not isinstance(created_at, str):
+            raise RecordError("created_at is not text")
+        if not isinstance(text, (str, bytes)):
+            raise RecordError("the record is not JSON text")
+        record = validate.check_sweep_record(json.loads(text))
+        return StoredSweep(sweep_id, created_at, SweepResult.from_dict(record))
+    except RecordError:
+        raise
     except (ValueError, KeyError, TypeError) as error:
-        raise StoreError(f"sweep {sweep_id} in the store cannot be read ({error}); delete it "
-                         f"with iris-gui sweeps delete {sweep_id}") from None
+        raise RecordError(str(error)) from None

@@ -104,20 +104,24 @@ def test_runs_delete(repeated: tuple[Path, dict], tmp_path: Path) -> None:
     assert [run["id"] for run in left] == [i for i in record["repeat"]["ids"] if i != victim]
 
 
-def test_corrupt_store_is_set_aside(data_dir: Path) -> None:
+def test_a_corrupt_store_is_left_alone_by_reading_and_set_aside_by_saving(data_dir: Path) -> None:
     data_dir.mkdir()
     garbage = b"this is not a database\x00\xff\xfe" + bytes(range(256)) * 8
     (data_dir / DB_NAME).write_bytes(garbage)
+    # A command that only reads says so in one line and changes nothing.
     proc = run_cli(["runs", "list"], data_dir)
-    assert proc.returncode == 0, describe(proc)
-    assert "Traceback" not in proc.stderr
-    assert proc.stderr.count("\n") == 1 and "set aside" in proc.stderr, proc.stderr
-    assert "no runs stored yet" in proc.stdout
+    message = one_line_error(proc)
+    assert "is not a runs store" in message and "left as it is" in message, message
+    assert (data_dir / DB_NAME).read_bytes() == garbage
+    assert not [p for p in data_dir.iterdir() if p.name.startswith(DB_NAME + ".invalid-")]
+    # A command that saves sets it aside, byte for byte, and says where.
+    train = run_cli(["train", "--epochs", "20", "--json"], data_dir)
+    assert train.returncode == 0, describe(train)
+    assert "Traceback" not in train.stderr and "set aside" in train.stderr, train.stderr
     aside = [p for p in data_dir.iterdir() if p.name.startswith(DB_NAME + ".invalid-")]
     assert len(aside) == 1, list(data_dir.iterdir())
     assert aside[0].read_bytes() == garbage
-    assert aside[0].name in proc.stderr
-    assert (data_dir / DB_NAME).read_bytes().startswith(b"SQLite format 3\x00")
+    assert aside[0].name in train.stderr
     # The fresh store works, and the notice is not repeated.
     again = run_cli(["runs", "list", "--json"], data_dir)
-    assert ok_json(again) == [] and again.stderr == ""
+    assert len(ok_json(again)) == 1 and again.stderr == ""

@@ -1,0 +1,163 @@
+"""Issue 17, finding 7: valid JSON of the wrong shape in the store. Each malformed run or sweep
+is skipped with a one-line message naming it and the field; the others stay listed, shown and
+exported; showing a bad one is one line and exit 2, never a traceback; the window still opens."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.result import RunResult, RunStatus, Timings
+from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.store.paths import StoreError
+from iris_gui.store.runs import RunStore
+
+
+def _set(table: str, field: str, value: str) -> str:
+    """SQL that sets ``field`` of the JSON record of row ? in ``table`` to ``value`` (SQL)."""
+    return (f"UPDATE {table} SET record_json = json_set(record_json, '$.{field}', {value})"
+            " WHERE id = ?")
+
+
+# name: (SQL applied to run ?, the words its message must hold)
+RUN_DAMAGE = {
+    "timings null": (_set("runs", "timings", "json('null')"), "timings is null"),
+    "env a list": (_set("runs", "env", "json('[]')"), "env is [], not an object"),
+    "number as text": (_set("runs", "final_loss", "'0.1'"), "final_loss is '0.1'"),
+    "stride 0": (_set("runs", "loss_stride", "0"), "loss_stride is 0"),
+    "13-byte curve": ("UPDATE curves SET losses = zeroblob(13) WHERE run_id = ?",
+                      "the curve holds 13 bytes"),
+    "not JSON": ("UPDATE runs SET record_json = '{oops' WHERE id = ?", "the record is not JSON"),
+    "config null": (_set("runs", "config", "json('null')"), "config is null"),
+    "bad chunks": ("UPDATE chunks SET epochs = zeroblob(5) WHERE run_id = ?",
+                   "the chunk epochs hold"),
+}
+SWEEP_DAMAGE = {
+    "spec null": (_set("sweeps", "spec", "json('null')"), "spec is null"),
+    "no rows": (_set("sweeps", "spec.rows", "json('[]')"), "spec.rows is []"),
+    "point rows text": (_set("sweeps", "points[0].rows", "'many'"), "point 1's rows is 'many'"),
+}
+
+
+def _run(tag: str) -> RunResult:
+    return RunResult(config=RunConfig(epochs=20), status=RunStatus.COMPLETED, message=tag,
+                     epochs_completed=20, losses=np.linspace(1, 0.1, 20, dtype=np.float32),
+                     final_loss=0.1, test_accuracy=0.9,
+                     timings=Timings(train_seconds=0.2, epoch_us=10.0),
+                     chunk_epochs=np.array([5, 15], np.int64),
+                     chunk_seconds=np.array([0.05, 0.15], np.float64))
+
+
+def _sweep() -> SweepResult:
+    points = [SweepPoint("cpu", "eager", 1, rows, 10, "completed", epoch_us=10.0 + rows / 100,
+                         epochs=20, flops_per_epoch=rows * 1e3) for rows in (120, 1000)]
+    return SweepResult(spec=SweepSpec(rows=(120, 1000), devices=("cpu",), engines=("eager",),
+                                      threads=("1",)), points=points).analyse()
+
+
+@pytest.fixture
+def tampered(tmp_path: Path) -> tuple[Path, dict[str, int], dict[str, int], list[int]]:
+    """A store with two good runs and a good sweep, and one damaged row per RUN_DAMAGE and
+    SWEEP_DAMAGE case: the data directory, the ids of the damaged runs and sweeps, the good."""
+    data = tmp_path / "data"
+    path = data / "runs.sqlite3"
+    with RunStore.open(path) as store:
+        good = [store.save(_run("good-1"))]
+        bad_runs = {name: store.save(_run(name)) for name in RUN_DAMAGE}
+        good.append(store.save(_run("good-2")))
+        store.save_sweep(_sweep())
+        bad_sweeps = {name: store.save_sweep(_sweep()) for name in SWEEP_DAMAGE}
+    with sqlite3.connect(path) as conn:
+        for name, (sql, _) in RUN_DAMAGE.items():
+            conn.execute(sql, (bad_runs[name],))
+        for name, (sql, _) in SWEEP_DAMAGE.items():
+            conn.execute(sql, (bad_sweeps[name],))
+    conn.close()
+    return data, bad_runs, bad_sweeps, good
+
+
+def test_the_store_skips_each_bad_row_and_says_why(tampered):
+    data, bad_runs, bad_sweeps, good = tampered
+    with RunStore.open(data / "runs.sqlite3") as store:
+        said: list[str] = []
+        store.tell = said.append
+        runs = store.list_runs()
+        curves = store.curves([*good, *bad_runs.values()])
+        sweeps = store.list_sweeps()
+        for name, run_id in bad_runs.items():
+            with pytest.raises(StoreError, match=f"^run {run_id} is unreadable: "):
+                store.get(run_id)
+        for name, sweep_id in bad_sweeps.items():
+            with pytest.raises(StoreError, match=f"^sweep {sweep_id} is unreadable: "):
+                store.get_sweep(sweep_id)
+        assert [store.get(i).result.message for i in good] == ["good-1", "good-2"]
+    blob_cases = {"13-byte curve", "bad chunks"}  # the record itself is fine: listed
+    assert [run.id for run in runs] == sorted(
+        [*good, *(bad_runs[n] for n in blob_cases)])
+    # The curves table is read on its own: only the damaged curve is left out.
+    assert set(curves) == (set(good) | set(bad_runs.values())) - {bad_runs["13-byte curve"]}
+    assert [s.id for s in sweeps] == [1]
+    for name, (_, words) in RUN_DAMAGE.items():
+        if name not in blob_cases:
+            assert any(f"run {bad_runs[name]} is unreadable: {words}" in m for m in said), \
+                (name, said)
+    assert any(f"curve of run {bad_runs['13-byte curve']} is unreadable: the curve holds 13"
+               in m for m in said), said
+    for name, (_, words) in SWEEP_DAMAGE.items():
+        assert any(f"sweep {bad_sweeps[name]} is unreadable: {words}" in m for m in said), \
+            (name, said)
+    assert all("\n" not in m and m.endswith("; skipped") for m in said), said
+
+
+def _cli(args: list[str], data: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "IRIS_GUI_DATA_DIR": str(data)}
+    return subprocess.run([sys.executable, "-m", "iris_gui", *args], env=env,
+                          capture_output=True, text=True, timeout=180, check=False)
+
+
+def test_the_commands_use_the_good_rows_and_name_the_bad(tampered, tmp_path):
+    data, bad_runs, bad_sweeps, good = tampered
+    listed = _cli(["runs", "list", "--json"], data)
+    assert listed.returncode == 0 and "Traceback" not in listed.stderr, listed.stderr
+    ids = [run["id"] for run in json.loads(listed.stdout)]
+    assert set(good) <= set(ids) and bad_runs["timings null"] not in ids
+    assert f"run {bad_runs['timings null']} is unreadable: timings is null; skipped" \
+        in listed.stderr
+    text = _cli(["runs", "list"], data)
+    assert text.returncode == 0 and "good" not in text.stderr and "Traceback" not in text.stderr
+    export = _cli(["runs", "export", "--csv", str(tmp_path / "runs.csv")], data)
+    assert export.returncode == 0 and "Traceback" not in export.stderr, export.stderr
+    assert len((tmp_path / "runs.csv").read_text().splitlines()) == len(ids) + 1
+    for run_id in bad_runs.values():
+        if run_id in ids:
+            continue
+        shown = _cli(["runs", "show", str(run_id)], data)
+        assert shown.returncode == 2 and shown.stderr.count("\n") == 1, shown.stderr
+        assert f"run {run_id} is unreadable" in shown.stderr and shown.stdout == ""
+    sweeps = _cli(["sweeps", "list"], data)
+    assert sweeps.returncode == 0 and "sweep 1 " in sweeps.stdout, sweeps.stderr
+    assert sweeps.stderr.count("is unreadable") == len(bad_sweeps), sweeps.stderr
+    shown = _cli(["sweeps", "show", str(bad_sweeps["spec null"])], data)
+    assert shown.returncode == 2 and "spec is null" in shown.stderr, shown.stderr
+    assert shown.stderr.count("\n") == 1 and "Traceback" not in shown.stderr
+
+
+def test_the_window_opens_and_lists_the_good_runs(tampered, qtbot, monkeypatch):
+    data, bad_runs, _, good = tampered
+    monkeypatch.setenv("IRIS_GUI_DATA_DIR", str(data))
+    from iris_gui.ui.panels.results import ResultsPanel
+
+    with RunStore.open() as store:
+        panel = ResultsPanel(store)
+        qtbot.addWidget(panel)
+        shown = {panel.model.run_at(row).id for row in range(panel.model.rowCount())}
+        assert set(good) <= shown and bad_runs["timings null"] not in shown
+        assert f"run {bad_runs['timings null']} is unreadable: timings is null" in store.notice
