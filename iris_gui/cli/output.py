@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 import sys
-import time
 from collections.abc import Sequence
 from typing import TextIO
 
 from iris_gui.engine.result import Chunk, RunResult
+from iris_gui.engine.time_left import TimeLeft, left_text
 
 PARTIAL_MARK = " (partial)"
 PARTIAL_LEGEND = ("(partial): the run failed part-way; its timings cover only the epochs before "
@@ -18,7 +18,9 @@ PARTIAL_LEGEND = ("(partial): the run failed part-way; its timings cover only th
 def number(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
-    return f"{value:.{digits}g}" if abs(value) < 1e5 else f"{value:,.0f}"
+    # From 1,000 on, whole digits with separators: ".4g" would write 79,934 as 7.993e+04, and
+    # timings are never in scientific notation (engine/numbers.py, as the window shows them).
+    return f"{value:.{digits}g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
 def seconds(value: float | None) -> str:
@@ -31,6 +33,13 @@ def partial(result: RunResult, text: str) -> str:
     if result.nothing_timed:
         return "-"
     return text + PARTIAL_MARK if result.timing_is_partial and text != "-" else text
+
+
+def contention_line(result: RunResult) -> str | None:
+    """The train summary's line for a run that waited for a core a meaningful share of its
+    time (``RunResult.contention``); None for any other run, which says nothing about it."""
+    note = result.contention
+    return f"  busy CPU      {note}" if note else None
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int] | None = None) -> str:
@@ -54,7 +63,8 @@ class ProgressBar:
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty()
         self.total, self.label = total, label
-        self.started = time.perf_counter()
+        # The pace of the recent chunks, not since the start: that would count the warm-up.
+        self.pace = TimeLeft(total)
         self.last_loss: float | None = None
 
     def __call__(self, chunk: Chunk) -> None:
@@ -62,14 +72,15 @@ class ProgressBar:
             return
         if len(chunk.losses):
             self.last_loss = float(chunk.losses[-1])
-        elapsed = time.perf_counter() - self.started
-        rate = chunk.epochs_done / elapsed if elapsed > 0 else 0.0
-        left = (self.total - chunk.epochs_done) / rate if rate else math.inf
+        self.pace.add(chunk.epochs_done, chunk.stamp)
+        rate = self.pace.rate
+        pace = f"{rate:,.0f}/s  " if rate is not None else ""
         filled = int(self.WIDTH * chunk.epochs_done / self.total)
         loss = f"  loss {self.last_loss:.4f}" if self.last_loss is not None else ""
         self.stream.write(
             f"\r{self.label}[{'#' * filled}{'.' * (self.WIDTH - filled)}] "
-            f"{chunk.epochs_done:,}/{self.total:,} epochs  {rate:,.0f}/s  {left:.1f}s left{loss}  "
+            f"{chunk.epochs_done:,}/{self.total:,} epochs  {pace}"
+            f"{left_text(self.pace.seconds_left)}{loss}  "
         )
         self.stream.flush()
 

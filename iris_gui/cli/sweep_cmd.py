@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from iris_gui.cli.output import number, table
 from iris_gui.cli.session import StopOnInterrupt, open_store
-from iris_gui.engine.sweep_model import SweepResult, SweepSpec
+from iris_gui.engine.contention import BUSY_SHARE
+from iris_gui.engine.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
+from iris_gui.store.sweep_csv import point_fit_errors
 
 
 def spec_from_args(args: argparse.Namespace) -> SweepSpec:
@@ -60,32 +63,44 @@ def describe(result: SweepResult, sweep_id: int | None) -> str:
     """The points, the fits and the crossovers, as tables and sentences."""
     saved = f"sweep {sweep_id}" if sweep_id is not None else "sweep (not saved)"
     lines = [f"{saved}: {result.status}{f' - {result.message}' if result.message else ''}"]
-    fits = {f.series: f for f in result.fits}
-    index: dict[str, int] = {}
     rows = []
-    for point in result.points:
-        fit = fits.get(point.series)
-        position = index.get(point.series, 0)
-        error = "-"
-        if fit is not None and point.measured:
-            error = f"{fit.errors[position]:+.0%}"
-            index[point.series] = position + 1
+    for point, fit_error in zip(result.points, point_fit_errors(result)):
+        error = "-" if math.isnan(fit_error) else f"{fit_error:+.0%}"
         rows.append([point.series, f"{point.rows:,}", f"{point.hidden:,}",
                      number(point.epoch_us), number(point.epoch_us_iqr, 2),
                      number(point.flops_per_epoch, 3), number(point.gflops, 3), error,
+                     _wait(point),
                      point.status if not point.message else f"{point.status}: {point.message}"])
     lines.append(table(["series", "rows", "hidden", "us/epoch", "IQR", "FLOPs", "GFLOP/s",
-                        "fit err", "status"], rows, right={1, 2, 3, 4, 5, 6, 7}))
+                        "fit err", "CPU wait", "status"], rows, right={1, 2, 3, 4, 5, 6, 7, 8}))
+    if any(p.cpu_busy for p in result.points):
+        lines.append(f"CPU wait: the share of a point's time spent waiting for a core; at "
+                     f"{BUSY_SHARE:.0%} or more (busy) its timing is not comparable, fits leave "
+                     "it out (or say they include it) and its crossings are not findings")
     lines.append("fits: us/epoch = floor + FLOPs / throughput (least squares on relative error)")
     lines.append(table(["series", "floor us", "GFLOP/s", "max error", "points"], [
         [f.series, number(f.floor_us), number(f.gflops, 3), f"{f.max_rel_error:.0%}"
          + ("  (the model does not fit every point)" if f.max_rel_error > 0.15 else ""),
-         str(f.points)] for f in result.fits], right={1, 2, 4}))
+         str(f.points) + _busy_fit(f)]
+        for f in result.fits], right={1, 2, 4}))
     lines.append("crossovers:")
     lines += [f"  {c.sentence()}" for c in result.crossovers] or [("  none (fewer than two "
                                                                   "series or sizes measured)")]
     lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)
+
+
+def _busy_fit(fit: SeriesFit) -> str:
+    if fit.busy_included:
+        return f" ({fit.busy_included} busy included: not a finding)"
+    return f" ({fit.busy_left_out} busy left out)" if fit.busy_left_out else ""
+
+
+def _wait(point: SweepPoint) -> str:
+    share = point.cpu_wait_share
+    if not point.measured or not math.isfinite(share):
+        return "-"
+    return f"{share:.0%}{' busy' if point.cpu_busy else ''}"
 
 
 def sweeps_command(args: argparse.Namespace) -> int:

@@ -50,6 +50,12 @@ class LadderRow:
     message: str = ""  # why a run failed or stopped, as the run says it
     # It failed part-way (``RunResult.timing_is_partial``): no speedup for it or against it.
     partial: bool = False
+    # The share of its loop spent waiting for a core (NaN: not measured), whether that makes
+    # it busy (``Timings.cpu_busy``) and the sentence to show on its bar
+    # (``RunResult.contention``; "" when not busy).
+    cpu_wait_share: float = math.nan
+    cpu_busy: bool = False
+    contention: str = ""
 
     def to_dict(self) -> dict[str, object]:
         def clean(value: object) -> object:
@@ -107,6 +113,8 @@ def ladder_rows(results: list[RunResult], run_ids: list[int | None] | None = Non
             final_loss=result.final_loss, run_id=ids[index],
             note_loop=is_note_loop(result) and comparable(result),
             message=result.message, partial=result.timing_is_partial,
+            cpu_wait_share=t.cpu_wait_share, cpu_busy=t.cpu_busy,
+            contention=result.contention,
         ))
     return rows
 

@@ -11,6 +11,9 @@ its deadline passed (one chunk, no steady state, a stop that waits for all of it
 the number of epochs that fit in a chunk at the pace the device itself showed, synchronised, in
 the chunk before (the first epoch, for the first chunk); the boundary's sync then waits for
 about a chunk of work.
+
+Each boundary also reads how long the run's threads waited for a core (contention.py), after
+the chunk's clock stopped, so the read is in no chunk's time.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from iris_gui.engine.contention import WaitMeter
 from iris_gui.engine.devices import synchronize
 from iris_gui.engine.recording import LossRecorder
 from iris_gui.engine.result import Chunk
@@ -65,6 +69,9 @@ class LoopState:
     chunk_seconds: list[float] = field(default_factory=list)
     stopped: bool = False
     diverged_epoch: int | None = None
+    # The share of the loop's CPU work spent waiting for a core so far (contention.py); NaN
+    # where it cannot be measured.
+    cpu_wait_share: float = math.nan
 
 
 def run_loop(
@@ -93,7 +100,9 @@ def run_loop(
             stepper.sync()
         return synced_clock(device)
 
+    meter = WaitMeter(fallback=device.type == "cpu", chunk_seconds=CHUNK_SECONDS)
     t_start = clock()
+    meter.mark()
     epoch = 0
     try:
         run(0, 1)
@@ -123,6 +132,8 @@ def run_loop(
                 state.chunk_seconds.append(seconds)
                 if paced:
                     quota = chunk_quota(epoch - chunk_start, seconds, block)
+            meter.close()
+            state.cpu_wait_share = meter.share
             state.epochs_done = state.epochs_run = epoch
             first_point, kept = _accept(losses, recorder.stride, state)
             if observer is not None:
@@ -142,6 +153,8 @@ def run_loop(
         _salvage(recorder, state)
         raise
     state.train_seconds = clock() - t_start
+    meter.close(last=True)  # the boundaries it skipped since its last read (contention.py)
+    state.cpu_wait_share = meter.share
 
 
 def chunk_quota(epochs: int, seconds: float, block: int) -> int:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from iris_gui.engine.config import RunConfig
+from iris_gui.engine.contention import busy_sentence, is_busy
 from iris_gui.engine.jsonable import json_ready, nan_if_none
 from iris_gui.engine.stats import NOISY_IQR_FRACTION
 
@@ -63,6 +64,17 @@ class Timings:
     eval_seconds: float = 0.0
     # A rung's preparation (torch.compile, a graph capture, numba's JIT), before the loop.
     compile_seconds: float = 0.0
+    # The share of the loop's CPU work spent waiting for a core, other work holding it
+    # (contention.py); NaN when not measured (older runs, no way to read it here).
+    cpu_wait_share: float = math.nan
+    # The cores this process could use less the load average at the start: a hint only.
+    cpu_cores_free: float = math.nan
+
+    @property
+    def cpu_busy(self) -> bool:
+        """The loop waited for a core a meaningful share of its time (contention.BUSY_SHARE):
+        its figures are the machine's load as much as the work."""
+        return is_busy(self.cpu_wait_share)
 
     @property
     def noisy(self) -> bool:
@@ -154,6 +166,14 @@ class RunResult:
         return f"failed at epoch {done:,} of {asked:,}"
 
     @property
+    def contention(self) -> str:
+        """"the CPU was busy with other work for 38% of this run: timings are not comparable",
+        or "" when the run did not wait for a core a meaningful share of its time."""
+        t = self.timings
+        threads = self.config.threads if self.config.device == "cpu" else None
+        return busy_sentence(t.cpu_wait_share, "this run", threads, t.cpu_cores_free)
+
+    @property
     def partial_reason(self) -> str:
         """Why the timings are partial, one sentence without its full stop, as every display
         says it; "" when they are not (``timing_is_partial``)."""
@@ -190,6 +210,8 @@ class RunResult:
             "loss_stride": self.loss_stride,
             "started_at": self.started_at,
             "timings": asdict(self.timings),
+            "cpu_busy": self.timings.cpu_busy,
+            "contention": self.contention,
             "config": self.config.to_dict(),
             "env": asdict(self.env),
         })

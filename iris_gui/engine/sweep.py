@@ -13,6 +13,11 @@ goes on; a stop ends the sweep within a chunk and keeps the points measured. A f
 leave an accelerator unusable for the rest of the process (a sticky CUDA error): after a failed
 point the device is probed, and if it no longer answers, its later points are skipped saying
 so while the other devices go on (the runner then replaces its worker process).
+
+Each point carries the share of its window spent waiting for a core (contention.py). A point
+measured while the CPU was busy with other work is measured once more and the one that waited
+less is kept, its message saying so; if both were busy, the fits leave it out and its
+crossings are not stated as findings (sweep_model.py).
 """
 
 from __future__ import annotations
@@ -203,6 +208,33 @@ def _measure(spec: SweepSpec, config: RunConfig, device: torch.device, point: Sw
                           state.train_seconds, state.first_epoch_seconds, state.epochs_done)
     point.epoch_us, point.epoch_us_iqr, point.epochs = (steady.epoch_us, steady.iqr_us,
                                                         state.epochs_done)
+    point.cpu_wait_share = state.cpu_wait_share
+
+
+def measure_calmly(spec: SweepSpec, device_id: str, engine: str, threads: int | None,
+                   rows: int, hidden: int, stop: StopCheck | None = None) -> SweepPoint:
+    """``measure_point``, and once more if the CPU was busy with other work during it: the
+    measurement that waited less for a core is kept, and its message says so."""
+    first = measure_point(spec, device_id, engine, threads, rows, hidden, stop)
+    if not first.cpu_busy:
+        return first
+    second = measure_point(spec, device_id, engine, threads, rows, hidden, stop)
+    if second.status == "stopped":
+        return second
+    kept = second if second.measured and not (
+        second.cpu_wait_share > first.cpu_wait_share) else first
+    kept.remeasured = True
+    which = "second" if kept is second else "first"
+    kept.message = (f"re-measured once: the CPU was busy with other work for "
+                    f"{first.cpu_wait_share:.0%} of the first measurement and "
+                    f"{_share(second)} of the second; kept the {which}")
+    return kept
+
+
+def _share(point: SweepPoint) -> str:
+    if not point.measured:
+        return f"none ({point.status})"
+    return f"{point.cpu_wait_share:.0%}"
 
 
 def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
@@ -230,7 +262,7 @@ def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
                                    flops_per_epoch=flops_per_epoch(rows, spec.features,
                                                                    (hidden,), spec.classes))
             else:
-                point = measure_point(spec, device, engine, threads, rows, hidden, stop)
+                point = measure_calmly(spec, device, engine, threads, rows, hidden, stop)
             if point.status == "failed" and device not in broken:
                 fault = device_fault(device)
                 if fault is not None:

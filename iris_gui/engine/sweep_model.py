@@ -7,6 +7,11 @@ A series is one (device, engine, threads); a point is one problem size (rows x h
 measured on one series. The model of a series is ``µs/epoch = floor + work / throughput``
 (``work`` in FLOPs per epoch), fitted by least squares weighted by 1/µs, so that a 40 µs point
 counts as much as a 40 ms one (the fit's relative error is what the view reports).
+
+A point measured while the CPU was busy with other work (``cpu_busy``, contention.py) is the
+machine's load as much as the work: fits leave it out and say how many they left out (when
+fewer than two points would remain, the fit keeps them and says how many it includes), and a
+crossing drawn from such points is worded as "not a finding".
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from iris_gui.engine.contention import is_busy
 from iris_gui.engine.jsonable import json_ready, nan_if_none
 
 DEFAULT_ROWS = (120, 1_000, 10_000, 100_000, 1_000_000)
@@ -26,6 +32,7 @@ DEFAULT_ENGINES = ("eager", "manual")
 DEFAULT_THREADS = ("1", "all")
 # The fit's relative error beyond which the view says the model does not fit a point.
 FIT_TOLERANCE = 0.15
+NOT_A_FINDING = "not a finding: measured while the CPU was busy"
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,11 @@ class SweepPoint:
     epoch_us_iqr: float = math.nan
     epochs: int = 0
     flops_per_epoch: float = math.nan
-    message: str = ""  # why a point was skipped or failed
+    message: str = ""  # why a point was skipped or failed, or that it was re-measured
+    # The share of its window's CPU work spent waiting for a core (contention.py); NaN when
+    # not measured. A busy point is measured a second time and the better one kept.
+    cpu_wait_share: float = math.nan
+    remeasured: bool = False
 
     @property
     def series(self) -> str:
@@ -83,6 +94,15 @@ class SweepPoint:
     @property
     def measured(self) -> bool:
         return self.status == "completed" and math.isfinite(self.epoch_us) and self.epoch_us > 0
+
+    @property
+    def cpu_busy(self) -> bool:
+        return self.measured and is_busy(self.cpu_wait_share)
+
+    @property
+    def fittable(self) -> bool:
+        """Measured, with its work known (busy or not: see ``fitted_points``)."""
+        return self.measured and math.isfinite(self.flops_per_epoch)
 
     @property
     def gflops(self) -> float:
@@ -100,8 +120,12 @@ class SeriesFit:
     threads: int | None
     floor_us: float
     gflops: float  # the fitted throughput (work / time beyond the floor), GFLOP/s
-    errors: tuple[float, ...]  # relative error of the fit at each measured point, in order
+    errors: tuple[float, ...]  # relative error of the fit at each fitted point, in order
     points: int
+    # Measured points left out because the CPU was busy with other work while they ran, or
+    # (when leaving them out would leave fewer than two points) kept in: see fitted_points.
+    busy_left_out: int = 0
+    busy_included: int = 0
 
     @property
     def max_rel_error(self) -> float:
@@ -124,16 +148,21 @@ class Crossover:
     faster_above: str  # the series that is faster past ``at`` (or throughout)
     low: float  # the measured range along the axis
     high: float
+    # Drawn from a point measured while the CPU was busy: never stated as a finding.
+    cpu_busy: bool = False
 
     def sentence(self) -> str:
+        """The finding in words; one drawn from busy points leads with ``NOT_A_FINDING``."""
         other = self.b if self.faster_above == self.a else self.a
         unit = "rows" if self.axis == "rows" else "hidden units"
         where = (f"hidden {self.fixed:,}" if self.axis == "rows" else f"{self.fixed:,} rows")
         if self.at is None:
-            return (f"{self.faster_above} was faster than {other} throughout "
+            text = (f"{self.faster_above} was faster than {other} throughout "
                     f"{self.low:,.0f}-{self.high:,.0f} {unit} ({where})")
-        return (f"{self.faster_above} is faster than {other} above ~{self.at:,.0f} {unit} "
-                f"({where})")
+        else:
+            text = (f"{self.faster_above} is faster than {other} above ~{self.at:,.0f} {unit} "
+                    f"({where})")
+        return f"{NOT_A_FINDING}: {text}" if self.cpu_busy else text
 
 
 @dataclass
@@ -158,8 +187,8 @@ class SweepResult:
         return json_ready({
             "spec": self.spec.to_dict(), "status": self.status, "message": self.message,
             "started_at": self.started_at, "env": self.env, "notes": list(self.notes),
-            "points": [{**asdict(p), "series": p.series, "gflops": p.gflops}
-                       for p in self.points],
+            "points": [{**asdict(p), "series": p.series, "gflops": p.gflops,
+                        "cpu_busy": p.cpu_busy} for p in self.points],
             "fits": [{**asdict(f), "errors": list(f.errors), "max_rel_error": f.max_rel_error}
                      for f in self.fits],
             "crossovers": [{**asdict(c), "sentence": c.sentence()} for c in self.crossovers],
@@ -168,7 +197,7 @@ class SweepResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SweepResult:
         point_fields = set(SweepPoint.__dataclass_fields__)
-        floats = {"epoch_us", "epoch_us_iqr", "flops_per_epoch"}  # JSON's null was NaN
+        floats = {"epoch_us", "epoch_us_iqr", "flops_per_epoch", "cpu_wait_share"}  # null: NaN
         points = [SweepPoint(**{k: nan_if_none(v) if k in floats else v for k, v in p.items()
                                 if k in point_fields})
                   for p in data.get("points", [])]
@@ -189,10 +218,21 @@ def flops_per_epoch(rows: int, features: int, hidden: tuple[int, ...], classes: 
     return 3 * forward - 2.0 * rows * widths[0] * widths[1]
 
 
+def fitted_points(points: list[SweepPoint]) -> list[SweepPoint]:
+    """The points of one series a fit uses, in order: the measured ones on a CPU that was not
+    busy, or, when fewer than two of those exist, every measured one (the fit then says it
+    includes busy points)."""
+    measured = [p for p in points if p.fittable]
+    calm = [p for p in measured if not p.cpu_busy]
+    return calm if len(calm) >= 2 else measured
+
+
 def fit_series(points: list[SweepPoint]) -> SeriesFit | None:
     """``µs = floor + work / throughput`` by least squares weighted by 1/µs (relative
     residuals); floor and throughput are kept non-negative. None with fewer than 2 points."""
-    used = [p for p in points if p.measured and math.isfinite(p.flops_per_epoch)]
+    used = fitted_points(points)
+    busy = sum(1 for p in points if p.cpu_busy)
+    included = sum(1 for p in used if p.cpu_busy)
     if len(used) < 2:
         return None
     work = np.array([p.flops_per_epoch for p in used])
@@ -208,7 +248,8 @@ def fit_series(points: list[SweepPoint]) -> SeriesFit | None:
     return SeriesFit(series=first.series, device=first.device, engine=first.engine,
                      threads=first.threads, floor_us=float(floor),
                      gflops=float(1.0 / slope / 1e3) if slope > 0 else math.inf,
-                     points=len(used),
+                     points=len(used), busy_left_out=busy - included,
+                     busy_included=included,
                      errors=tuple(float(e) for e in (predicted - us) / us))
 
 
@@ -242,6 +283,7 @@ def find_crossovers(points: list[SweepPoint]) -> list[Crossover]:
 def _cross(line: list[SweepPoint], a: str, b: str, axis: str, fixed: int) -> list[Crossover]:
     times_a = {getattr(p, axis): p.epoch_us for p in line if p.series == a}
     times_b = {getattr(p, axis): p.epoch_us for p in line if p.series == b}
+    busy = {getattr(p, axis) for p in line if p.series in (a, b) and p.cpu_busy}
     common = sorted(set(times_a) & set(times_b))
     if len(common) < 2:
         return []
@@ -254,8 +296,10 @@ def _cross(line: list[SweepPoint], a: str, b: str, axis: str, fixed: int) -> lis
             continue
         share = g0 / (g0 - g1)  # where the log-ratio, linear in log(x), reaches zero
         at = math.exp(math.log(x0) + share * (math.log(x1) - math.log(x0)))
-        crossings.append(Crossover(a, b, axis, fixed, at, b if g1 > 0 else a, low, high))
+        crossings.append(Crossover(a, b, axis, fixed, at, b if g1 > 0 else a, low, high,
+                                   cpu_busy=bool(busy & {x0, x1})))
     if crossings:
         return crossings
     faster = b if gap[0] > 0 else a
-    return [Crossover(a, b, axis, fixed, None, faster, low, high)]
+    return [Crossover(a, b, axis, fixed, None, faster, low, high,
+                      cpu_busy=bool(busy & set(common)))]

@@ -21,6 +21,7 @@ from torch import nn
 
 from iris_gui.engine import loop
 from iris_gui.engine.config import RunConfig
+from iris_gui.engine.contention import cores_free
 from iris_gui.engine.data import load_dataset
 from iris_gui.engine.devices import resolve_device
 from iris_gui.engine.environment import environment_record
@@ -60,6 +61,7 @@ def train(
             started_at=datetime.now().astimezone().isoformat(timespec="seconds"),
             env=environment_record(info.id, info.name, torch.get_num_threads(), execution),
         )
+        result.timings.cpu_cores_free = cores_free()
         state = LoopState()
         try:
             _run_phases(config, rung, device, result, state, observer, stop, fault,
@@ -138,6 +140,7 @@ def _finish(result: RunResult, state: LoopState) -> None:
     timings.first_epoch_seconds = state.first_epoch_seconds
     timings.train_seconds = state.train_seconds
     timings.chunk_target_seconds = loop.CHUNK_SECONDS
+    timings.cpu_wait_share = state.cpu_wait_share
     steady = steady_state(state.chunk_epochs, state.chunk_seconds, loop.CHUNK_SECONDS,
                           state.train_seconds, state.first_epoch_seconds, state.epochs_run)
     timings.epoch_us, timings.epoch_us_iqr = steady.epoch_us, steady.iqr_us

@@ -25,6 +25,7 @@ _SOURCES: tuple[tuple[str, str | None], ...] = (
     ("first_epoch_seconds", "timings"), ("train_seconds", "timings"), ("epoch_us", "timings"),
     ("epoch_us_iqr", "timings"), ("epoch_us_method", "timings"), ("epoch_us_chunks", "timings"),
     ("compile_seconds", "timings"), ("eval_seconds", "timings"),
+    ("cpu_wait_share", "timings"), ("cpu_busy", None), ("cpu_cores_free", "timings"),
     ("optimizer", "config"), ("lr", "config"), ("momentum", "config"), ("hidden", "config"),
     ("seed", "config"), ("scaler", "config"),
     ("execution", "env"), ("torch_version", "env"), ("cpu_model", "env"), ("os", "env"),

@@ -15,23 +15,26 @@ import math
 from pathlib import Path
 from typing import Any
 
-from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult
+from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult, fitted_points
 from iris_gui.store.files import safe_row, write_atomically
 
 SWEEP_COLUMNS: tuple[str, ...] = (
     "series", "device", "engine", "threads", "rows", "hidden", "status", "message",
     "epoch_us", "epoch_us_iqr", "epochs", "flops_per_epoch", "gflops",
+    "cpu_wait_share", "cpu_busy", "remeasured",
     "fit_floor_us", "fit_gflops", "fit_us", "fit_error", "fit_ok",
 )
 
 
 def point_fit_errors(result: SweepResult) -> list[float]:
     """The fit's relative error at each of ``result.points`` (NaN where the point was not
-    fitted): ``SeriesFit.errors`` lists them for the measured points of a series, in order."""
+    fitted): ``SeriesFit.errors`` lists them for the fitted points of a series, in order
+    (``sweep_model.fitted_points``: a point measured while the CPU was busy may be left out)."""
     errors = [math.nan] * len(result.points)
     for fit in result.fits:
-        used = [i for i, p in enumerate(result.points)
-                if p.series == fit.series and p.measured and math.isfinite(p.flops_per_epoch)]
+        indexed = [(i, p) for i, p in enumerate(result.points) if p.series == fit.series]
+        chosen = {id(p) for p in fitted_points([p for _, p in indexed])}
+        used = [i for i, p in indexed if id(p) in chosen]
         if len(used) == len(fit.errors):
             for index, error in zip(used, fit.errors):
                 errors[index] = error
@@ -74,6 +77,8 @@ def _point_values(point: SweepPoint) -> dict[str, Any]:
         "epoch_us": _value(point.epoch_us), "epoch_us_iqr": _value(point.epoch_us_iqr),
         "epochs": point.epochs, "flops_per_epoch": _value(point.flops_per_epoch),
         "gflops": _value(point.gflops),
+        "cpu_wait_share": _value(point.cpu_wait_share), "cpu_busy": point.cpu_busy,
+        "remeasured": point.remeasured,
     }
 
 

@@ -97,9 +97,11 @@ def check_run_record(record: Any) -> dict[str, Any]:
         _known_fields("timings", _object("timings", record["timings"]), Timings)
     if "env" in record:
         _known_fields("env", _object("env", record["env"]), EnvRecord)
-    for name in ("message", "started_at"):
+    for name in ("message", "started_at", "contention"):
         if name in record:
             _text(name, record[name])
+    if not isinstance(record.get("cpu_busy", False), bool):
+        raise _fail("cpu_busy", record["cpu_busy"], "true or false")
     for name in ("epochs_completed", "curve_points", "chunk_count"):
         if name in record:
             _int(name, record[name], 0)
@@ -185,7 +187,9 @@ def _check_point(name: str, point: Any) -> None:
         _int(f"{name}'s threads", point["threads"], 1)
     if "epochs" in point:
         _int(f"{name}'s epochs", point["epochs"], 0)
-    for key in ("epoch_us", "epoch_us_iqr", "flops_per_epoch"):
+    for key in ("epoch_us", "epoch_us_iqr", "flops_per_epoch", "cpu_wait_share"):
         _number_or_null(f"{name}'s {key}", point.get(key))
+    if not isinstance(point.get("remeasured", False), bool):
+        raise _fail(f"{name}'s remeasured", point["remeasured"], "true or false")
     if "message" in point:
         _text(f"{name}'s message", point["message"])

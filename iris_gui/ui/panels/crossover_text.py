@@ -11,8 +11,10 @@ import math
 from collections.abc import Iterable
 from html import escape
 
+from iris_gui.engine.numbers import measured
 from iris_gui.engine.sweep_model import (
     FIT_TOLERANCE,
+    NOT_A_FINDING,
     Crossover,
     SeriesFit,
     SweepPoint,
@@ -66,7 +68,8 @@ def throughout_sentences(crossovers: Iterable[Crossover]) -> list[str]:
     groups: dict[tuple, list[Crossover]] = {}
     for c in crossovers:
         if c.at is None:
-            groups.setdefault((c.faster_above, c.axis, c.fixed, c.low, c.high), []).append(c)
+            groups.setdefault((c.faster_above, c.axis, c.fixed, c.low, c.high, c.cpu_busy),
+                              []).append(c)
     sentences = []
     for group in groups.values():
         if len(group) == 1:
@@ -75,8 +78,9 @@ def throughout_sentences(crossovers: Iterable[Crossover]) -> list[str]:
         first = group[0]
         losers = [c.b if c.faster_above == c.a else c.a for c in group]
         where = (f"hidden {first.fixed:,}" if first.axis == "rows" else f"{first.fixed:,} rows")
-        sentences.append(f"{first.faster_above} was faster than {_and(losers)} throughout "
-                         f"{first.low:,.0f}-{first.high:,.0f} {_UNITS[first.axis]} ({where})")
+        text = (f"{first.faster_above} was faster than {_and(losers)} throughout "
+                f"{first.low:,.0f}-{first.high:,.0f} {_UNITS[first.axis]} ({where})")
+        sentences.append(f"{NOT_A_FINDING}: {text}" if first.cpu_busy else text)
     return sentences
 
 
@@ -84,8 +88,13 @@ def fit_sentence(fit: SeriesFit) -> str:
     """``cpu/eager/1 thread: 98 µs + work at 4.5 GFLOP/s (within 3% at 5 points)``."""
     error = fit.max_rel_error
     within = f"within {error:.0%}" if error <= FIT_TOLERANCE else f"off by up to {error:.0%}"
-    return (f"{fit.series}: {fit.floor_us:,.0f} µs + work at {fit.gflops:,.3g} GFLOP/s "
-            f"({within} at {fit.points} points)")
+    busy = (f"; {fit.busy_left_out} measured while the CPU was busy left out"
+            if fit.busy_left_out else "")
+    if fit.busy_included:
+        busy = (f"; includes {fit.busy_included} measured while the CPU was busy: "
+                "not a finding")
+    return (f"{fit.series}: {fit.floor_us:,.0f} µs + work at {gflops_text(fit.gflops)} GFLOP/s "
+            f"({within} at {fit.points} points{busy})")
 
 
 def misfit_sentence(series: str, rows: int, hidden: int, error: float) -> str:
@@ -100,21 +109,28 @@ def status_notes(result: SweepResult) -> list[str]:
         notes.append(NO_ACCELERATOR)
     if result.status != "completed":
         notes.append(f"{result.status}: {result.message}" if result.message else result.status)
+    busy = sum(1 for p in result.points if p.cpu_busy)
+    if busy:
+        notes.append(f"{busy} point{'s were' if busy > 1 else ' was'} measured while the CPU was "
+                     "busy with other work (even when measured again): their timings are not "
+                     "comparable, the fits leave them out (or say they include them) and their "
+                     "crossings are not findings")
     notes.extend(result.notes)
     return list(dict.fromkeys(notes))
 
 
 def us_cell(epoch_us: float, iqr_us: float) -> str:
-    if not math.isfinite(epoch_us):
-        return ""
-    text = f"{epoch_us:,.1f}" if epoch_us < 10 else f"{epoch_us:,.0f}"
-    if math.isfinite(iqr_us):
-        text += f" ± {iqr_us:,.2g}"
-    return text
+    # The one number style (engine/numbers.py): ".2g" wrote 85,965 ± 5.6e+02.
+    return measured(epoch_us, iqr_us) if math.isfinite(epoch_us) else ""
 
 
-def number_cell(value: float, digits: str = ".3g") -> str:
-    return "" if value is None or not math.isfinite(value) else format(value, digits)
+def gflops_text(value: float) -> str:
+    """Three significant figures, whole numbers from 100 on: ".3g" wrote 2,000 as 2e+03."""
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def number_cell(value: float) -> str:
+    return "" if value is None or not math.isfinite(value) else gflops_text(value)
 
 
 def error_cell(error: float | None) -> str:
@@ -177,10 +193,18 @@ def findings_html(notes: list[str], crossings: list[tuple[int, Crossover, str]],
     """What the sweep found, under the plot: notes, the numbered crossings (the numbers are the
     plot's tags), who was faster throughout, each series' fit and the points it misses."""
     parts = [_notes_html(notes)]
-    if crossings:
-        parts.append(_section("Crossings (numbered on the plot)", _crossing_items(crossings)))
-    if throughout:
-        parts.append(_section("Faster throughout", [escape(s) for s in throughout]))
+    found = [c for c in crossings if not c[1].cpu_busy]
+    busy = [c for c in crossings if c[1].cpu_busy]
+    plain = [s for s in throughout if not s.startswith(NOT_A_FINDING)]
+    if found:
+        parts.append(_section("Crossings (numbered on the plot)", _crossing_items(found)))
+    if plain:
+        parts.append(_section("Faster throughout", [escape(s) for s in plain]))
+    # Under this heading each sentence goes without the heading's words in front of it.
+    busy_items = [item.replace(f"{NOT_A_FINDING}: ", "", 1) for item in
+                  _crossing_items(busy) + [escape(s) for s in throughout if s not in plain]]
+    if busy_items:
+        parts.append(_section("Not findings: measured while the CPU was busy", busy_items))
     if fits:
         parts.append(_section("Fits: µs/epoch = floor + work / throughput",
                               [escape(s) for s in fits]))

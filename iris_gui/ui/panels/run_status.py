@@ -2,16 +2,17 @@
 
 Chunks arrive up to ~33 times a second; the text is refreshed at most 4 times a second, from
 the latest chunk, because text that changes faster cannot be read and costs layout work.
+The pace and the time left come from the recent chunks (engine/time_left.py), never from the
+moment Train was pressed: that would charge the run with the worker's start and warm-up.
 """
 
 from __future__ import annotations
-
-import time
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
 from iris_gui.engine.result import Chunk
+from iris_gui.engine.time_left import TimeLeft, left_text
 
 TEXT_REFRESH_MS = 250
 
@@ -33,11 +34,11 @@ class RunStatusBar(QStatusBar):
         self._total = 1
         self._label = ""
         self._latest: Chunk | None = None
-        self._started = 0.0
+        self._pace = TimeLeft(1)
 
     def begin(self, token: int, label: str, total_epochs: int) -> None:
         self._token, self._label, self._total = token, label, max(1, total_epochs)
-        self._latest, self._started = None, time.time()
+        self._latest, self._pace = None, TimeLeft(self._total)
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
         self.progress.show()
@@ -47,6 +48,7 @@ class RunStatusBar(QStatusBar):
     def update_chunk(self, token: int, chunk: Chunk) -> None:
         if token == self._token:
             self._latest = chunk
+            self._pace.add(chunk.epochs_done, chunk.stamp)
 
     def end(self, token: int, summary: str) -> None:
         if token != self._token:
@@ -59,10 +61,9 @@ class RunStatusBar(QStatusBar):
         chunk = self._latest
         if chunk is None:
             return
-        elapsed = max(chunk.stamp - self._started, 1e-9)
-        rate = chunk.epochs_done / elapsed
-        left = (self._total - chunk.epochs_done) / rate if rate > 0 else float("inf")
+        rate = self._pace.rate
+        pace = f"{rate:,.0f} epochs/s · " if rate is not None else ""
         self.progress.setValue(int(1000 * chunk.epochs_done / self._total))
         self.progress_label.setText(
             f"{self._label}: epoch {chunk.epochs_done:,} / {self._total:,} · "
-            f"{rate:,.0f} epochs/s · {left:,.1f} s left")
+            f"{pace}{left_text(self._pace.seconds_left)}")
