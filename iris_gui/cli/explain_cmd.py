@@ -9,6 +9,8 @@ import os
 from iris_gui.cli.output import number, table
 from iris_gui.cli.train_cmd import _checked_config
 from iris_gui.engine.breakdown import Breakdown
+from iris_gui.engine.counted import counted
+from iris_gui.engine.engines import ENGINE_INFO
 
 
 def explain_command(args: argparse.Namespace) -> int:
@@ -36,10 +38,13 @@ def explain_command(args: argparse.Namespace) -> int:
 
 def _report(b: Breakdown) -> list[str]:
     c = b.config
+    info = ENGINE_INFO.get(b.engine)
+    # The call style is named only where the engine calls the module: the others have none.
+    call = f", call {c['call']}" if info is None or info.module_call else ""
     lines = [
-        (f"{c['dataset']} on {b.device} ({b.device_name}), record {c['record']}, call {c['call']}, "
-         f"{c['threads']} thread(s): {b.epochs_profiled:,} profiled epochs after "
-         f"{b.warmup_epochs:,} warm-up"),
+        (f"{c['dataset']} on {b.device} ({b.device_name}), engine {b.engine}, record "
+         f"{c['record']}{call}, {counted(c['threads'], 'thread')}: {b.epochs_profiled:,} profiled "
+         f"epochs after {b.warmup_epochs:,} warm-up"),
         "",
         _category_table(b),
         "",
@@ -66,7 +71,8 @@ def _device_line(b: Breakdown) -> str:
 
 
 def _category_table(b: Breakdown) -> str:
-    rows = [[name, number(us), _share(us / b.epoch_us_profiled * 100)]
+    epoch = b.epoch_us_profiled
+    rows = [[name, number(us), _share(us / epoch * 100 if epoch > 0 else None)]
             for name, us in b.categories.items()]
     total = sum(b.categories.values())
     rows.append(["total", number(total), _share(b.accounted_pct)])

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iris_gui.cli.session import open_store, require_qt
+from iris_gui.engine.counted import counted
 from iris_gui.store.files import check_export_target
 from iris_gui.store.paths import StoreError
 
@@ -46,7 +47,7 @@ def plot_command(args: argparse.Namespace) -> int:
         export_curves_csv([(c.label, c.losses, c.stride) for c in curves], out)
     else:
         _render(curves, out, args.width, args.log_y)
-    print(f"wrote {len(curves)} curve(s) to {out}")
+    print(f"wrote {counted(len(curves), 'curve')} to {out}")
     return 0
 
 
@@ -92,7 +93,7 @@ def _ladder(run_ids: list[int], out: Path, width: int) -> int:
         use_offscreen()
         _app = QApplication.instance() or QApplication([])  # held until the file is written
         render_ladder(rows, out, width)
-    print(f"wrote the ladder of {len(rows)} run(s) to {out}")
+    print(f"wrote the ladder of {counted(len(rows), 'run')} to {out}")
     return 0
 
 

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from iris_gui.cli.session import open_store, require_qt
+from iris_gui.engine.counted import counted
 from iris_gui.store.files import check_export_target
 from iris_gui.store.paths import StoreError
 
@@ -31,9 +32,16 @@ def report_command(args: argparse.Namespace) -> int:
 
     use_offscreen()  # no display is needed to draw a file
     _app = QApplication.instance() or QApplication([])  # held until the report is written
-    report = write_report(out, runs, command_for, sweep=None if stored is None else stored.result,
-                          sweep_label="" if stored is None else f"sweep {stored.id}",
-                          log_y=args.log_y)
+    try:
+        report = write_report(out, runs, command_for,
+                              sweep=None if stored is None else stored.result,
+                              sweep_label="" if stored is None else f"sweep {stored.id}",
+                              log_y=args.log_y)
+    except StoreError:
+        raise
+    except Exception as error:  # a report bug is one line, never a traceback
+        raise StoreError(f"the report of runs {', '.join(map(str, args.runs))} could not be "
+                         f"written to {out}: {type(error).__name__}: {error}") from error
     figures = sum((bool(report.curves), bool(report.ladder), report.sweep is not None))
-    print(f"wrote the report of {len(runs)} run(s) ({figures} figure(s)) to {out}")
+    print(f"wrote the report of {counted(len(runs), 'run')} ({counted(figures, 'figure')}) to {out}")
     return 0

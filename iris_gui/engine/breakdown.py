@@ -9,8 +9,10 @@ read as "measured and found nothing".
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
+
+from iris_gui.engine.engines import ENGINE_INFO
 
 # The order of the table: the seed's step (or a rung's whole step), then the loop around it.
 CATEGORIES = ("forward", "loss", "backward", "optimizer", "step", "recording", "python")
@@ -66,11 +68,27 @@ class Breakdown:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Breakdown:
-        """Rebuild; keys this version does not know are ignored (older/newer stores)."""
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
-        values["categories"] = {k: v for k, v in values.get("categories", {}).items()}
-        values["notes"] = list(values.get("notes", []))
+        """Rebuild any stored shape: keys this version does not know are ignored, and a figure
+        that is missing (an older record) or null (to_dict's NaN) reads as not measured: NaN
+        where the field is a number, None where None already means "not here"."""
+        values: dict[str, Any] = {}
+        for spec in fields(cls):
+            value = data.get(spec.name)
+            if spec.name in _FIGURES:
+                values[spec.name] = _figure(value, optional="None" in str(spec.type))
+            elif spec.name in _COUNTS:
+                values[spec.name] = int(value) if _is_number(value) else 0
+            elif value is not None or spec.default is MISSING and spec.default_factory is MISSING:
+                values[spec.name] = value
+        config = values.get("config")
+        values["config"] = dict(config) if isinstance(config, dict) else {}
+        values["device"] = str(values.get("device") or values["config"].get("device") or "cpu")
+        values["device_name"] = str(values.get("device_name") or values["device"])
+        # A category the profiler did not report is left out of the stack, not drawn as NaN.
+        categories = values.get("categories")
+        values["categories"] = {str(k): float(v) for k, v in (categories or {}).items()
+                                if _is_number(v) and math.isfinite(v)}
+        values["notes"] = [str(note) for note in (values.get("notes") or [])]
         return cls(**values)
 
     def sentences(self) -> list[str]:
@@ -81,21 +99,26 @@ class Breakdown:
 
     @property
     def engine(self) -> str:
-        return self.config.get("engine", "eager")
+        # Records from before the ladder have no engine: they were all the note's loop.
+        return str(self.config.get("engine") or "eager")
 
     def _sync_sentence(self) -> str:
-        if not math.isfinite(self.sync_cost_us) and self.engine != "eager":
+        if not math.isfinite(self.sync_cost_us) and not _pairs_sync(self.engine):
             return (f"Syncing the loss every epoch does not apply to the {self.engine} engine: "
-                    f"it keeps every loss in a buffer; with record {self.config.get('record')} "
-                    f"this run makes {_count(self.syncs_per_epoch)} syncs per epoch.")
+                    f"it keeps every loss in a buffer; {self._syncs_made()}.")
         cost = _cost("Syncing the loss every epoch", self.sync_cost_us, self.sync_cost_pct)
-        if not self.on_accelerator:
+        if not self.on_accelerator and math.isfinite(self.sync_cost_us):
             cost += " on the CPU, where .item() waits for no device"
-        syncs = f"{_count(self.syncs_per_epoch)} sync{'' if self.syncs_per_epoch == 1 else 's'}"
-        text = f"{cost}; with record {self.config.get('record')} this run makes {syncs} per epoch"
+        text = f"{cost}; {self._syncs_made()}"
         if self.sync_wait_us_per_epoch is not None:
             text += f" and waits {_us(self.sync_wait_us_per_epoch)} µs per epoch for the device"
         return text + "."
+
+    def _syncs_made(self) -> str:
+        syncs = f"{_count(self.syncs_per_epoch)} sync{'' if self.syncs_per_epoch == 1 else 's'}"
+        record = self.config.get("record")
+        return (f"with record {record} this run makes {syncs} per epoch" if record
+                else f"this run makes {syncs} per epoch")
 
     def _launch_sentence(self) -> str:
         if self.kernels_per_epoch is None or self.launch_us_per_epoch is None:
@@ -112,7 +135,7 @@ class Breakdown:
                 f"{_us(self.epoch_us_unprofiled)} µs epoch).")
 
     def _call_sentence(self) -> str:
-        if not math.isfinite(self.call_cost_us) and self.engine != "eager":
+        if not math.isfinite(self.call_cost_us) and not _calls_module(self.engine):
             return (f"Calling model(x) through nn.Module.__call__ does not apply to the "
                     f"{self.engine} engine: it does not call the module.")
         return _cost("Calling model(x) through nn.Module.__call__ instead of model.forward(x)",
@@ -124,6 +147,34 @@ class Breakdown:
         return f"cannot be measured here: the profiler saw no activity on {self.device}"
 
 
+# Per-epoch figures (NaN or None when not measured) and the whole-number sizes of the window.
+_FIGURES = frozenset(f.name for f in fields(Breakdown)) - {
+    "config", "device", "device_name", "categories", "notes",
+    "epochs_profiled", "warmup_epochs", "replicates"}
+_COUNTS = frozenset({"epochs_profiled", "warmup_epochs", "replicates"})
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _figure(value: Any, optional: bool) -> float | None:
+    if _is_number(value) and math.isfinite(value):
+        return float(value)
+    return None if optional else math.nan
+
+
+def _pairs_sync(engine: str) -> bool:
+    """Whether explain times this engine's every-epoch sync against none (explain.paired_keys)."""
+    info = ENGINE_INFO.get(engine)
+    return info is None or {"every-epoch", "none"} <= set(info.recordings)
+
+
+def _calls_module(engine: str) -> bool:
+    info = ENGINE_INFO.get(engine)
+    return info is None or info.module_call
+
+
 def _clean(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -133,8 +184,10 @@ def _clean(value: Any) -> Any:
 
 
 def _cost(subject: str, us: float, pct: float) -> str:
+    if not math.isfinite(us):
+        return f"{subject} has no measured cost in this record (the pair was not timed)"
     # A paired difference at or below zero is noise around "no cost", not a saving.
-    if not math.isfinite(us) or us <= 0:
+    if us <= 0:
         return f"{subject} costs nothing measurable ({_us(us)} µs per epoch, within the noise)"
     return f"{subject} costs {_us(us)} µs per epoch ({_pct(pct)}% of the epoch)"
 
@@ -146,8 +199,12 @@ def _us(value: float) -> str:
 
 
 def _pct(value: float) -> str:
+    if not math.isfinite(value):
+        return "-"
     return f"{value:.0f}" if abs(value) >= 10 or value == 0 else f"{value:.1f}"
 
 
 def _count(value: float) -> str:
+    if not math.isfinite(value):
+        return "an unmeasured number of"
     return f"{value:g}" if value == int(value) else f"{value:.3g}"

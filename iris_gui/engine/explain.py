@@ -153,7 +153,8 @@ def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
                      f"its syncs per epoch differ from the run's 1/{recording.interval}")
     if config.device == "cpu":
         notes.append("no accelerator here: kernel launches, device idleness, copies and sync "
-                     "waits cannot be measured; the CPU side is")
+                     "waits cannot be measured; the time of each phase on the CPU is, and on "
+                     "the CPU that is the whole epoch")
     if not phased(config.engine):
         notes.append(f"the {config.engine} engine has no forward, loss, backward and optimizer "
                      "phases to time apart: its epochs are profiled whole ('step', one range "

@@ -16,6 +16,7 @@ import numpy as np
 from iris_gui import __version__
 from iris_gui.engine.breakdown import Breakdown
 from iris_gui.engine.config import RunConfig
+from iris_gui.engine.engines import ENGINE_INFO
 from iris_gui.engine.ladder import LadderRow, ladder_rows
 from iris_gui.engine.sweep_model import SweepResult
 from iris_gui.report.table import HEADERS, results_table
@@ -80,9 +81,11 @@ def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepRes
 
 def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
     result, config, env = run.result, run.result.config, run.result.env
+    # The call style only where the engine calls the module: the others have none to name.
+    call = f", {config.call}" if ENGINE_INFO[config.engine].module_call else ""
     heading = (f"Run {run.id}: {config.dataset} on {config.device}, {config.engine}, "
-               f"record {config.record}, {config.call}")
-    sentences = Breakdown.from_dict(run.breakdown).sentences() if run.breakdown else []
+               f"record {config.record}{call}")
+    sentences = _sentences(run) if run.breakdown else []
     environment = [
         ("device", env.device_name or env.device or config.device),
         ("torch", env.torch_version), ("CPU", env.cpu_model), ("OS", env.os),
@@ -92,3 +95,13 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
     return RunSection(run.id, heading, result.message, sentences,
                       [(name, value) for name, value in environment if value],
                       command_for(config))
+
+
+def _sentences(run: StoredRun) -> list[str]:
+    # A record no version of explain wrote (a tampered or damaged store) costs its own
+    # sentences, said in one, never the whole report.
+    try:
+        return Breakdown.from_dict(run.breakdown).sentences()
+    except (TypeError, ValueError, KeyError, AttributeError) as error:
+        return [(f"The stored explain breakdown of run {run.id} cannot be read ({error}); "
+                 "explain the run again to replace it.")]

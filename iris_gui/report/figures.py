@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from iris_gui.engine.sweep_model import SweepResult
 from iris_gui.report.content import Report
 from iris_gui.ui.panels.crossover import render_crossover
 from iris_gui.ui.panels.ladder import render_ladder
@@ -14,6 +15,8 @@ from iris_gui.ui.panels.loss_plot_buffer import PlotCurve
 from iris_gui.ui.plot_export import render_curves
 
 WIDTH = 1200  # px: sharp on a page, small enough to embed
+GPU_KINDS = frozenset({"cuda", "xpu", "mps"})  # devices a caption may call the GPU
+MAX_NAMED = 4  # series named in a caption; more are counted
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,22 @@ def render_figures(report: Report, folder: Path, stem: str, width: int = WIDTH,
     if report.sweep is not None:
         path = folder / f"{stem}-crossover.png"
         render_crossover(report.sweep, path, width)
-        figures.append(Figure("crossover", f"Where the GPU starts to win: "
-                                           f"{report.sweep_label or 'the sweep'}", path))
+        figures.append(Figure("crossover", sweep_caption(report.sweep, report.sweep_label),
+                              path))
     return figures
+
+
+def sweep_caption(sweep: SweepResult, label: str = "") -> str:
+    """What the crossover figure compares, by its series' names; the GPU is named only when a
+    series ran on one, since a CPU-only sweep compares thread counts or engines."""
+    series = list(dict.fromkeys(point.series for point in sweep.points))
+    devices = {point.device.split(":")[0] for point in sweep.points}
+    if "cpu" in devices and devices & GPU_KINDS:
+        lead = "Where the GPU overtakes the CPU"
+    elif len(series) > 1:
+        lead = "Where one series overtakes another"
+    else:
+        lead = "How the time per epoch grows with the problem"
+    named = (", ".join(series) if len(series) <= MAX_NAMED
+             else f"{', '.join(series[:MAX_NAMED])} and {len(series) - MAX_NAMED} more")
+    return f"{lead}: {named} ({label or 'the sweep'})"

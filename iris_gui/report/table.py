@@ -11,18 +11,21 @@ from __future__ import annotations
 import math
 
 from iris_gui.engine.compare import baseline_index, steady_speedup
+from iris_gui.engine.numbers import measured
 from iris_gui.engine.result import RunResult, Timings
 from iris_gui.store.runs import StoredRun
 
+# The results table's word for it: the report's baseline is its first run.
+SPEEDUP = "× vs baseline"
 HEADERS = ("ID", "Device", "Engine", "Recording", "Call", "Status", "Epochs", "Total s",
-           "µs/epoch ± IQR", "Speedup", "Final loss", "Test acc.")
-NUMERIC = frozenset({"ID", "Epochs", "Total s", "µs/epoch ± IQR", "Speedup", "Final loss",
+           "µs/epoch ± IQR", SPEEDUP, "Final loss", "Test acc.")
+NUMERIC = frozenset({"ID", "Epochs", "Total s", "µs/epoch ± IQR", SPEEDUP, "Final loss",
                      "Test acc."})
 MISSING = "-"
 BASELINE = "baseline"
 NOISY_MARK = " ⚠"  # as the results table marks a steady state whose IQR is over 10%
 PARTIAL_MARK = " (partial)"  # as the results table marks a run that failed part-way
-LEGEND = ("Speedup: the first run's steady-state µs per epoch over each run's (the first run "
+LEGEND = ("× vs baseline: the first run's steady-state µs per epoch over each run's (the first run "
           "that did not fail part-way, when the first did). ⚠: a noisy steady state (IQR over "
           "10% of the median). (partial): the run failed part-way; its timings cover only the "
           "epochs before the failure, with no speedup for it or against it.")
@@ -45,7 +48,8 @@ def _row(run: StoredRun, baseline: RunResult | None, is_baseline: bool) -> list[
     else:
         faster = _formatted(steady_speedup(baseline, result), ".2f", "x")
     return [
-        str(run.id), config.device, config.engine, config.record, config.call,
+        str(run.id), config.device, config.engine, config.record,
+        config.call if config.calls_module else MISSING,
         result.status.value, f"{result.epochs_completed:,} / {config.epochs:,}",
         _partial(result, _formatted(result.timings.train_seconds, ".3f")),
         _partial(result, steady_text(result.timings)), faster,
@@ -57,9 +61,8 @@ def steady_text(timings: Timings) -> str:
     """``119.7 ± 3.2``: the median µs/epoch and its IQR when it has one, marked when noisy."""
     if not _finite(timings.epoch_us):
         return MISSING
-    text = f"{timings.epoch_us:,.1f}"
-    if timings.has_spread:
-        text += f" ± {timings.epoch_us_iqr:,.1f}"
+    iqr = timings.epoch_us_iqr if timings.has_spread else None
+    text = measured(timings.epoch_us, iqr)
     return text + (NOISY_MARK if timings.noisy else "")
 
 

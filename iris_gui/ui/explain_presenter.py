@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject
 
 from iris_gui.engine.breakdown import Breakdown
 from iris_gui.engine.config import RunConfig
+from iris_gui.engine.engines import ENGINE_INFO
 from iris_gui.engine.errors import EngineError
 from iris_gui.ui.run_state import RunState
 
@@ -20,8 +21,13 @@ if TYPE_CHECKING:
 
 
 def explain_label(run_id: int | None, config: RunConfig) -> str:
+    """``run 7 · cpu · eager · every-epoch · forward``: the engine always, the call style only
+    where the engine calls the module (on the others it is forward by rule, and says nothing)."""
     owner = f"run {run_id}" if run_id is not None else "current config"
-    return f"{owner} · {config.device} · {config.record} · {config.call}"
+    parts = [owner, config.device, config.engine, config.record]
+    if ENGINE_INFO[config.engine].module_call:
+        parts.append(config.call)
+    return " · ".join(parts)
 
 
 class ExplainPresenter(QObject):

@@ -1,4 +1,8 @@
-"""The File menu's exports: a file dialog around the programmatic exporters, errors as boxes."""
+"""The File menu's exports: a file dialog around the programmatic exporters, errors as boxes.
+
+Every dialog opens in the folder the last export wrote into (kept in the app's settings, by the
+window's ``settings``), or the home folder when none was chosen or it has gone.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +21,28 @@ from iris_gui.ui.panels.loss_plot import LossPlotPanel
 from iris_gui.ui.panels.results import ResultsPanel
 
 
+def start_folder(owner) -> Path:
+    """Where a file dialog opens: the last export's folder while it exists, else home."""
+    settings = getattr(owner, "settings", None)
+    folder = getattr(settings, "export_folder", None)
+    if folder and Path(folder).is_dir():
+        return Path(folder)
+    return Path.home()
+
+
+def remember_folder(owner, path: Path) -> None:
+    settings = getattr(owner, "settings", None)
+    if settings is not None:
+        settings.export_folder = str(Path(path).parent)
+
+
 def _ask_path(parent: QWidget, title: str, name: str, pattern: str) -> Path | None:
-    path, _ = QFileDialog.getSaveFileName(parent, title, str(Path.home() / name), pattern)
-    return Path(path) if path else None
+    path, _ = QFileDialog.getSaveFileName(parent, title, str(start_folder(parent) / name),
+                                          pattern)
+    if not path:
+        return None
+    remember_folder(parent, Path(path))
+    return Path(path)
 
 
 def _write(parent: QWidget, path: Path, write: Callable[[Path], None]) -> str | None:
@@ -31,6 +54,12 @@ def _write(parent: QWidget, path: Path, write: Callable[[Path], None]) -> str | 
         write(path)
     except (EngineError, OSError) as error:
         QMessageBox.warning(parent, "Export failed", str(error))
+        return None
+    except Exception as error:  # noqa: BLE001 - a bug in an export is said, never silent
+        # Raised out of a menu action's slot it would only reach stderr: the dialog would
+        # close with no file and no word.
+        QMessageBox.warning(parent, "Export failed",
+                            f"{path.name} was not written: {type(error).__name__}: {error}")
         return None
     return f"Saved {path}"
 
@@ -114,11 +143,12 @@ def export_report(parent: QWidget, window) -> str | None:
         QMessageBox.information(parent, "Nothing to report", REPORT_EMPTY)
         return None
     chosen, kind = QFileDialog.getSaveFileName(
-        parent, "Export report", str(Path.home() / "report.html"),
+        parent, "Export report", str(start_folder(window) / "report.html"),
         ";;".join(REPORT_FILTERS.values()))
     if not chosen:
         return None
     path = Path(chosen)
+    remember_folder(window, path)
     if path.suffix.lower() not in (".html", ".md"):
         path = path.with_name(path.name + (".md" if kind == REPORT_FILTERS["md"] else ".html"))
     # Imported here: the report sits above ui (it draws through ui's exports), and a

@@ -27,6 +27,7 @@ _STATE_KEY = "window/state"
 _LOG_Y_KEY = "plot/log_y"
 _THEME_KEY = "view/theme"
 _HIDDEN_COLUMNS_KEY = "results/hidden_columns"
+_BASELINE_KEY = "results/baseline"
 _ADVANCED_KEY = "run/advanced_open"
 # What a stored value can get wrong: a bad choice or range (ConfigError), a wrong type (a string
 # where a list belongs), or an integer too large for a float comparison.
@@ -89,12 +90,40 @@ class AppSettings:
         self._settings.setValue(_HIDDEN_COLUMNS_KEY, json.dumps(list(titles)))
 
     @property
+    def baseline_id(self) -> int | None:
+        """The results' baseline run id, or None (none chosen, or a value edited into nonsense;
+        whether that run still exists is the results panel's to check)."""
+        value = self._settings.value(_BASELINE_KEY)
+        try:
+            run_id = int(str(value))
+        except (TypeError, ValueError):
+            return None
+        return run_id if run_id > 0 else None
+
+    @baseline_id.setter
+    def baseline_id(self, run_id: int | None) -> None:
+        if run_id is None:
+            self._settings.remove(_BASELINE_KEY)
+        else:
+            self._settings.setValue(_BASELINE_KEY, int(run_id))
+
+    @property
     def advanced_open(self) -> bool:
         return str(self._settings.value(_ADVANCED_KEY, "false")).lower() == "true"
 
     @advanced_open.setter
     def advanced_open(self, value: bool) -> None:
         self._settings.setValue(_ADVANCED_KEY, bool(value))
+
+    @property
+    def export_folder(self) -> str | None:
+        """The folder the last export or save dialog wrote into, or None when never chosen."""
+        value = self._settings.value("files/export_folder")
+        return value if isinstance(value, str) and value else None
+
+    @export_folder.setter
+    def export_folder(self, folder: str) -> None:
+        self._settings.setValue("files/export_folder", str(folder))
 
     def sync(self) -> None:
         """Write pending changes now (QSettings otherwise writes on its own schedule)."""

@@ -89,7 +89,7 @@ def plots(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def test_png_is_drawn_at_the_width_asked_with_both_kinds_of_bar(plots: dict) -> None:
     proc = plots["png"]
     assert proc.returncode == 0 and proc.stderr == "", describe(proc)
-    assert proc.stdout.strip().endswith("wrote the ladder of 4 run(s) to " + str(
+    assert proc.stdout.strip().endswith("wrote the ladder of 4 runs to " + str(
         plots["out"] / "ladder.png"))
     image = QImage(str(plots["out"] / "ladder.png"))
     assert image.width() == 900
@@ -107,7 +107,7 @@ def test_svg_has_a_rect_per_timed_run_and_the_speedups(plots: dict) -> None:
     assert fills.count(PYTORCH_COLOUR) == 2  # eager and compiled; graph failed: no bar
     assert fills.count(REFERENCE_FILL) == 1  # native
     words = " ".join(text.text or "" for text in root.iter(f"{SVG}text"))
-    for fragment in ("the note's loop", "4.0x", "20.0x", "no framework", "cpu — Test CPU",
+    for fragment in ("the note's loop", "4.0×", "20.0×", "no framework", "cpu — Test CPU",
                      "failed: the graph engine needs a CUDA device"):
         assert fragment in words
 

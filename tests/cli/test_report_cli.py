@@ -101,6 +101,12 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict:
         store.save(hand_made("manual", "device", 25.0, 0.25))  # id 2
         store.save_breakdown(first, cpu_breakdown().to_dict())
         sweep = store.save_sweep(sample_sweep())
+        # Issue 18: a manual run's breakdown as explain stores it, its call cost null.
+        nulls = store.save(hand_made("manual", "device", 25.0, 0.25))  # id 3
+        manual = cpu_breakdown()
+        manual.config = {**manual.config, "engine": "manual", "record": "device"}
+        manual.call_cost_us = manual.call_cost_pct = float("nan")
+        store.save_breakdown(nulls, manual.to_dict())
     jobs = {
         "html": ["report", "--runs", "1,2", "--out", str(out / "r.html")],
         "md": ["report", "--runs", "2,1", "--sweep", str(sweep), "--out",
@@ -110,6 +116,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict:
         "no-dir": ["report", "--runs", "1", "--out", str(out / "missing" / "x.html")],
         "no-sweep": ["report", "--runs", "1", "--sweep", "42", "--out", str(out / "y.html")],
         "no-runs": ["report", "--out", str(out / "z.html")],
+        "nulls": ["report", "--runs", "3,1", "--out", str(out / "nulls.md")],
     }
     (out / "notes").mkdir()
     done = run_many([(args, data) for args in jobs.values()])
@@ -122,7 +129,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def test_html_is_one_file_with_the_table_and_embedded_images(reports: dict) -> None:
     proc = reports["html"]
     assert proc.returncode == 0, describe(proc)
-    assert "wrote the report of 2 run(s)" in proc.stdout
+    assert "wrote the report of 2 runs" in proc.stdout
     text = (reports["out"] / "r.html").read_text(encoding="utf-8")
     assert "http://" not in text and "https://" not in text
     page = Page()
@@ -166,6 +173,15 @@ def test_markdown_writes_its_images_beside_it_and_refers_to_them_relatively(repo
     assert [line.split(" | ")[0] for line in table[2:]] == ["| 2", "| 1"]
     assert "baseline" in table[2] and "0.25x" in table[3]
     assert "```sh\niris-gui train --engine manual" in text
+
+
+def test_a_stored_breakdown_with_nulls_is_reported(reports: dict) -> None:
+    proc = reports["nulls"]
+    assert proc.returncode == 0, describe(proc)
+    assert "Traceback" not in proc.stderr + proc.stdout
+    text = (reports["out"] / "nulls.md").read_text(encoding="utf-8")
+    assert "### Run 3: iris on cpu, manual" in text and "### Run 1: iris on cpu, eager" in text
+    assert "does not apply to the manual engine: it does not call the module." in text
 
 
 @pytest.mark.parametrize(("job", "words"), [

@@ -3,6 +3,7 @@ current run's counts and sentences, the Explain button, the busy state and the w
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 
@@ -144,3 +145,102 @@ def test_the_panel_modules_do_not_import_torch() -> None:
     code = ("import sys; import iris_gui.ui.panels.explain, iris_gui.ui.panels.sample_breakdowns; "
             "sys.exit('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0
+
+
+# -- every rung's run, and up to eight of them (issue 18) ----------------------------------------
+
+def rung(engine: str, label: str):
+    """A stored breakdown of a rung that calls no module: its call cost read back from null."""
+    from iris_gui.engine.breakdown import Breakdown
+
+    b = cpu_breakdown()
+    b.config = {**b.config, "engine": engine, "record": "device"}
+    data = b.to_dict()
+    data["call_cost_us"] = data["call_cost_pct"] = None
+    return label, Breakdown.from_dict(data)
+
+
+def click_row(panel: ExplainPanel, qtbot, row: int, on_label: bool = False) -> None:
+    """Click run ``row``'s bar (near its start) or its label on the left axis, as a user would."""
+    from PySide6.QtCore import QPointF
+
+    vb = panel.plot_item.vb
+    point = vb.mapViewToScene(QPointF(1.0, float(row)))
+    if on_label:
+        point.setX(panel.plot_item.getAxis("left").sceneBoundingRect().center().x())
+    view = panel._plot_widget
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(point))
+
+
+def shown_head(panel: ExplainPanel) -> str:
+    return text(panel).splitlines()[0]
+
+
+def test_clicking_each_runs_bar_or_label_shows_that_runs_text(panel, qtbot) -> None:
+    items = [(CPU_LABEL, cpu_breakdown()), rung("manual", "run 7 · cpu · manual · device"),
+             rung("compiled", "run 8 · cpu · compiled · device"),
+             rung("native", "run 9 · cpu · native · device")]
+    panel.set_breakdowns(items)
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert shown_head(panel).startswith("run 9 · cpu · native · device")
+    for row, (label, breakdown) in enumerate(items):
+        click_row(panel, qtbot, row, on_label=row % 2 == 1)
+        qtbot.waitUntil(lambda label=label: shown_head(panel).startswith(label), timeout=2000)
+        assert panel.current_label() == label
+        flat = " ".join(text(panel).split())
+        for sentence in breakdown.sentences():
+            assert " ".join(sentence.split()) in flat
+    assert "does not apply to the native engine" in " ".join(items[3][1].sentences())
+
+
+def tick_texts(panel: ExplainPanel) -> list[tuple[object, str]]:
+    """The left axis' labels as pyqtgraph lays them out to paint: (rect, text) each."""
+    from PySide6.QtGui import QImage, QPainter
+
+    axis = panel.plot_item.getAxis("left")
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        specs = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [(rect, label) for rect, _, label in specs[2]]
+
+
+@pytest.mark.parametrize("runs, height", [*((n, 380) for n in range(1, 9)), (6, 300)])
+def test_one_to_eight_runs_get_readable_labels(panel, qtbot, runs, height) -> None:
+    # 380: about what the Explain tab gets in a 1280x800 window; 300: a tab made shorter.
+    panel.resize(900, height)
+    engines = ("manual", "compiled", "native", "eager", "lean", "manual", "compiled", "native")
+    items = [rung(engine, f"run {10 + i} · cpu · {engine} · device")
+             for i, engine in enumerate(engines[:runs])]
+    panel.set_breakdowns(items)
+    panel.show()
+    qtbot.waitExposed(panel)
+    qtbot.waitUntil(lambda: len(tick_texts(panel)) == runs, timeout=2000)
+    drawn = tick_texts(panel)
+    assert sorted(label for _, label in drawn) == sorted(label for label, _ in items)
+    axis = panel.plot_item.getAxis("left")
+    for rect, _ in drawn:
+        assert rect.left() >= axis.boundingRect().left() - 0.5  # not clipped at the left edge
+    tops = sorted((rect.top(), rect.bottom()) for rect, _ in drawn)
+    for (top, bottom), (next_top, _) in itertools.pairwise(tops):
+        # Apart by a fifth of a line at least: labels that touch read as one block.
+        assert next_top - bottom >= 0.2 * (bottom - top)
+    height = panel._plot_widget.height()
+    assert height >= 120  # an axis, a legend and bars, never a sliver
+    assert panel.text_view.height() >= 60  # the sentences keep a few lines
+
+
+def test_sample_breakdowns_say_so_on_the_chart_and_real_ones_do_not(panel) -> None:
+    """The preview's made-up breakdowns carry the sample mark on the chart (issue 18: a view
+    showing sample data says so on the picture); the window never sets it."""
+    from iris_gui.ui.panels.sample_mark import SAMPLE_MARK
+
+    panel.set_breakdowns(sample_breakdowns())
+    assert panel.sample_text() == ""
+    panel.set_sample(True)
+    assert panel.sample_text() == SAMPLE_MARK
+    panel.set_sample(False)
+    assert panel.sample_text() == ""

@@ -84,3 +84,92 @@ def test_the_sweep_the_crossover_view_shows_is_added(window, monkeypatch, tmp_pa
     text = (tmp_path / "share.html").read_text(encoding="utf-8")
     assert text.count('<img src="data:image/png;base64,') == 3
     assert f"the sweep of {sweep.started_at[:10]}" in text
+
+
+# -- issue 18: a run of every rung, failures said, the last folder kept ---------------------------
+
+def stored_manual_breakdown() -> dict:
+    """A manual run's breakdown as the store keeps it: its call cost null (JSON has no NaN)."""
+    from iris_gui.ui.panels.sample_breakdowns import cpu_breakdown
+
+    b = cpu_breakdown()
+    b.config = {**b.config, "engine": "manual", "record": "device"}
+    b.call_cost_us = b.call_cost_pct = float("nan")
+    return b.to_dict()
+
+
+def test_a_run_whose_breakdown_holds_a_null_is_reported(window, monkeypatch, tmp_path) -> None:
+    window.store.save_breakdown(2, stored_manual_breakdown())  # run 2: the manual rung
+    window.selected[:] = [1, 2]
+    choose(monkeypatch, tmp_path / "share.html", export_dialogs.REPORT_FILTERS["html"])
+    assert export_dialogs.export_report(window.parent, window) == f"Saved {tmp_path / 'share.html'}"
+    text = (tmp_path / "share.html").read_text(encoding="utf-8")
+    assert 'id="run-1"' in text and 'id="run-2"' in text
+    assert "does not apply to the manual engine" in text
+
+
+def test_a_report_that_fails_says_so_in_one_line(window, monkeypatch, tmp_path) -> None:
+    from iris_gui.report import writer
+
+    def broken(*args, **kwargs):
+        raise TypeError("must be real number, not NoneType")
+
+    monkeypatch.setattr(writer, "write_report", broken)
+    told = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *args: told.append(args[2]))
+    choose(monkeypatch, tmp_path / "share.html", export_dialogs.REPORT_FILTERS["html"])
+    assert export_dialogs.export_report(window.parent, window) is None
+    assert len(told) == 1 and "\n" not in told[0]
+    assert told[0] == "share.html was not written: TypeError: must be real number, not NoneType"
+
+
+def test_file_dialogs_open_in_the_last_folder_used(window, monkeypatch, tmp_path) -> None:
+    from PySide6.QtCore import QSettings
+
+    from iris_gui.ui.settings import AppSettings
+
+    window.settings = AppSettings(QSettings(str(tmp_path / "settings.ini"),
+                                            QSettings.Format.IniFormat))
+    window.parent.settings = window.settings
+    offered: list[Path] = []
+    target = tmp_path / "reports"
+    target.mkdir()
+
+    def dialog(parent, title, start, pattern):
+        offered.append(Path(start).parent)
+        return str(target / Path(start).name), pattern.split(";;")[0]
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", dialog)
+    export_dialogs.export_report(window.parent, window)  # home: nothing chosen yet
+    export_dialogs.export_report(window.parent, window)  # where the first one went
+    results = SimpleNamespace(export_csv=lambda path: path.write_text("id\n"))
+    export_dialogs.export_results_csv(window.parent, results)  # any export's dialog
+    assert offered == [Path.home(), target, target]
+    assert (target / "report.html").is_file() and (target / "runs.csv").is_file()
+    target.joinpath("report.html").unlink()
+    target.joinpath("runs.csv").unlink()
+    for png in target.iterdir():
+        png.unlink()
+    target.rmdir()  # a folder that has gone: back to home
+
+    def cancelled(parent, title, start, pattern):
+        offered.append(Path(start).parent)
+        return "", ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", cancelled)
+    export_dialogs.export_report(window.parent, window)
+    assert offered[-1] == Path.home()
+
+
+def test_the_crossover_caption_names_what_was_compared() -> None:
+    from iris_gui.report.figures import sweep_caption
+    from iris_gui.ui.panels.sample_sweep import sample_sweep
+
+    sweep = sample_sweep()
+    assert sweep_caption(sweep, "sweep 3").startswith("Where the GPU overtakes the CPU: ")
+    sweep.points = [point for point in sweep.points if point.device == "cpu"]
+    caption = sweep_caption(sweep, "sweep 3")
+    assert "GPU" not in caption
+    assert caption == ("Where one series overtakes another: cpu/eager/1 thread, "
+                       "cpu/eager/16 threads, cpu/manual/1 thread, cpu/manual/16 threads "
+                       "(sweep 3)")

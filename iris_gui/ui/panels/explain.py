@@ -30,7 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui.engine.breakdown import CATEGORIES, Breakdown
+from iris_gui.ui.panels.explain_text import breakdown_html
 from iris_gui.ui.panels.loss_plot_buffer import OVERLAY_COLOURS
+from iris_gui.ui.panels.sample_mark import SampleMark
 from iris_gui.ui.theme import PlotTheme, plot_theme_for, theme_changed_by
 
 __all__ = ["ExplainPanel"]
@@ -41,10 +43,15 @@ BAR_HEIGHT = 0.6  # in run slots: the gap between bars keeps neighbouring runs a
 WINDOW_DEFAULT, WINDOW_MIN, WINDOW_MAX = 200, 10, 100_000
 SPLIT_PLOT, SPLIT_TEXT = 38, 62  # the text of one run fills more height than a few bars
 LABEL_PAD = 6  # px between the longest run label and the plot's edge
-COUNT_COLUMNS = 3  # name/value pairs per table row
-NOTE_COLOUR = "#707070"
 ERROR_COLOUR = "#d32f2f"  # the results table's colour for failed runs
 IDLE_TEXT = "Press Explain to profile the selected runs (or the current settings)."
+CLICK_HINT = "Click a run's bar or label to show its figures."
+# A run's row is this many label heights when the panel has room, never fewer than the
+# least (closer, neighbouring labels touch and read as one block); beyond that least the plot
+# takes at most PLOT_SHARE of the height, so the text pane keeps a few lines.
+ROW_LINES, LEAST_ROW_LINES = 1.6, 1.25
+PLOT_SHARE = 0.6
+LEGEND_PX = 34  # the plot's top margin: the legend row above the bars
 
 
 class ExplainPanel(QWidget):
@@ -57,6 +64,8 @@ class ExplainPanel(QWidget):
         self._items: list[tuple[str, Breakdown]] = []
         self._current: str | None = None  # the label whose counts and sentences are shown
         self._bars: list[pg.BarGraphItem] = []
+        self._highlight: pg.BarGraphItem | None = None
+        self._sample_mark: SampleMark | None = None
         self._build()
         self._show_text()
 
@@ -109,6 +118,7 @@ class ExplainPanel(QWidget):
         splitter.addWidget(self._text)
         splitter.setSizes([SPLIT_PLOT, SPLIT_TEXT])  # shares, scaled to the height
         splitter.setChildrenCollapsible(False)
+        self._splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
@@ -118,7 +128,7 @@ class ExplainPanel(QWidget):
         item = self.plot_item
         item.setLabel("bottom", "µs per epoch (profiled)")
         # Room at the top for the legend, which sits above the bars rather than over them.
-        item.setContentsMargins(4, 34, 14, 4)
+        item.setContentsMargins(4, LEGEND_PX, 14, 4)
         item.vb.invertY(True)  # the first run on top, as the list reads
         item.vb.setMouseEnabled(y=False)
         item.hideButtons()
@@ -131,7 +141,13 @@ class ExplainPanel(QWidget):
             item.addItem(bar)
             self._legend.addItem(bar, category)
             self._bars.append(bar)
+        # Behind the bars and a little taller: a frame around the run whose text is shown.
+        self._highlight = pg.BarGraphItem(x0=[], width=[], y=[], height=BAR_HEIGHT + 0.2,
+                                          brush=None)
+        self._highlight.setZValue(-1)
+        item.addItem(self._highlight)
         self._plot_widget.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self._plot_widget.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self.apply_plot_theme(self.plot_theme)
 
     def apply_plot_theme(self, theme: PlotTheme) -> None:
@@ -148,6 +164,8 @@ class ExplainPanel(QWidget):
             label.setText(label.text, color=theme.foreground)
         for bar in self._bars:
             bar.setOpts(pen=pg.mkPen(theme.background))
+        if self._highlight is not None:
+            self._highlight.setOpts(pen=pg.mkPen(theme.foreground, width=2))
 
     def changeEvent(self, event: QEvent) -> None:  # a Qt override
         theme = theme_changed_by(self, event)
@@ -159,6 +177,15 @@ class ExplainPanel(QWidget):
 
     def window_epochs(self) -> int:
         return self._window.value()
+
+    def set_sample(self, sample: bool) -> None:
+        """Say on the chart that its breakdowns are made up (the preview's sample data)."""
+        if self._sample_mark is None:
+            self._sample_mark = SampleMark(self.plot_item)
+        self._sample_mark.set_shown(sample)
+
+    def sample_text(self) -> str:
+        return self._sample_mark.text() if self._sample_mark is not None else ""
 
     def set_breakdowns(self, items: list[tuple[str, Breakdown]]) -> None:
         """Show these runs' bars (replacing any shown); the last one's figures become current."""
@@ -178,6 +205,16 @@ class ExplainPanel(QWidget):
         self._redraw()
         self.message.emit(f"Explained {label}: {breakdown.epoch_us_profiled:.0f} µs "
                           "per profiled epoch")
+
+    def show_run(self, label: str) -> None:
+        """Show this run's counts and sentences (as a click on its bar or label does)."""
+        if label in dict(self._items) and label != self._current:
+            self._current = label
+            self._mark_current()
+            self._show_text()
+
+    def current_label(self) -> str | None:
+        return self._current
 
     def clear(self) -> None:
         self.set_breakdowns([])
@@ -215,8 +252,9 @@ class ExplainPanel(QWidget):
         for category in CATEGORIES:
             us = breakdown.categories.get(category, 0.0)
             if start <= x < start + us:
-                share = 100.0 * us / breakdown.epoch_us_profiled
-                return f"{category}: {us:.1f} µs ({share:.0f}%)"
+                epoch = breakdown.epoch_us_profiled
+                share = f" ({100.0 * us / epoch:.0f}%)" if epoch > 0 else ""
+                return f"{category}: {us:.1f} µs{share}"
             start += us
         return None
 
@@ -231,14 +269,42 @@ class ExplainPanel(QWidget):
             bar.setOpts(x0=starts[:, column], width=widths[:, column], y=rows,
                         height=BAR_HEIGHT)
         self._label_runs()
+        self._fit_height()
         longest = float(widths.sum(axis=1).max()) if len(self._items) else 1.0
         self.plot_item.vb.setRange(xRange=(0.0, longest * 1.04 or 1.0),
                                    yRange=(-0.5, max(len(self._items), 1) - 0.5), padding=0)
+        self._mark_current()
         self._show_text()
+
+    def _mark_current(self) -> None:
+        labels = [label for label, _ in self._items]
+        if self._highlight is None or self._current not in labels:
+            if self._highlight is not None:
+                self._highlight.setOpts(x0=[], width=[], y=[])
+            return
+        row = labels.index(self._current)
+        total = sum(self._items[row][1].categories.values())
+        self._highlight.setOpts(x0=[0.0], width=[total], y=[float(row)])
+
+    def _fit_height(self) -> None:
+        """Room for every run's label: the plot never shrinks below its rows, and the
+        splitter gives it that much when the runs are more than its share holds."""
+        fixed = LEGEND_PX + int(self.plot_item.getAxis("bottom").height()) + 8
+        line = QFontMetrics(self.plot_item.getAxis("left").font()).height()
+        rows = max(len(self._items), 1)
+        least = fixed + int(rows * line * LEAST_ROW_LINES)
+        self._plot_widget.setMinimumHeight(least)
+        plot, text = self._splitter.sizes()
+        total = plot + text
+        wanted = max(least, min(fixed + int(rows * line * ROW_LINES), int(total * PLOT_SHARE)))
+        if 0 < plot < wanted < total:
+            self._splitter.setSizes([wanted, total - wanted])
 
     def _label_runs(self) -> None:
         axis = self.plot_item.getAxis("left")
-        axis.setTicks([[(float(row), label) for row, (label, _) in enumerate(self._items)], []])
+        # No runs: one blank tick, since an empty list would bring back pyqtgraph's own 0..1.
+        ticks = [(float(row), label) for row, (label, _) in enumerate(self._items)]
+        axis.setTicks([ticks or [(0.0, "")], []])
         # Sized from the labels now: pyqtgraph widens the axis only after a paint that found
         # a label too wide, and skips that label until then.
         metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
@@ -251,7 +317,20 @@ class ExplainPanel(QWidget):
         if current is None:
             self._text.setHtml(f"<p>{html.escape(IDLE_TEXT)}</p>")
             return
-        self._text.setHtml(breakdown_html(self._current or "", current))
+        hint = CLICK_HINT if len(self._items) > 1 else ""
+        self._text.setHtml(breakdown_html(self._current or "", current, hint))
+
+    def row_at(self, scene_pos) -> int | None:
+        """The run whose row (its bar, the space beside it or its label) is at ``scene_pos``."""
+        if not self.plot_item.sceneBoundingRect().contains(scene_pos):
+            return None
+        row = round(self.plot_item.vb.mapSceneToView(scene_pos).y())
+        return row if 0 <= row < len(self._items) else None
+
+    def _on_mouse_clicked(self, event) -> None:
+        row = self.row_at(event.scenePos())
+        if row is not None:
+            self.show_run(self._items[row][0])
 
     def _on_mouse_moved(self, scene_pos: object) -> None:
         if not self.plot_item.vb.sceneBoundingRect().contains(scene_pos):
@@ -265,54 +344,13 @@ class ExplainPanel(QWidget):
             QToolTip.showText(QCursor.pos(), text, self._plot_widget)
 
 
-def breakdown_html(label: str, breakdown: Breakdown) -> str:
-    """The counts as a table, the sentences as a list, the notes small and grey."""
-    cells = [f'<td style="color:{NOTE_COLOUR}">{html.escape(name)}</td>'
-             f'<td style="padding-right:18px">{html.escape(value)}</td>'
-             for name, value in count_rows(breakdown)]
-    rows = "".join("<tr>" + "".join(cells[i:i + COUNT_COLUMNS]) + "</tr>"
-                   for i in range(0, len(cells), COUNT_COLUMNS))
-    sentences = "".join(f"<li>{html.escape(s)}</li>" for s in breakdown.sentences())
-    notes = "<br>".join(html.escape(note) for note in breakdown.notes)
-    head = (f"<b>{html.escape(label)}</b><br>{html.escape(breakdown.device_name)} "
-            f"({html.escape(breakdown.device)}): {breakdown.epochs_profiled} epochs profiled "
-            f"after {breakdown.warmup_epochs} warm-up, {breakdown.replicates} replicates")
-    text = f'<p>{head}</p><table cellspacing="2">{rows}</table><ul style="margin-top:6px; margin-bottom:0px">{sentences}</ul>'
-    if notes:
-        text += f'<p style="color:{NOTE_COLOUR}; font-size:small">{notes}</p>'
-    return text
-
-
-def count_rows(breakdown: Breakdown) -> list[tuple[str, str]]:
-    """(name, value) for each count; accelerator-only ones say why they are missing."""
-    missing = ("n/a on the CPU" if not breakdown.on_accelerator
-               else f"n/a: the profiler saw no activity on {breakdown.device}")
-
-    def shown(value: float | None, unit: str = "") -> str:
-        return missing if value is None else f"{value:g}{unit}"
-
-    copies = shown(breakdown.copies_per_epoch)
-    if breakdown.copies_per_epoch is not None and breakdown.copy_bytes_per_epoch is not None:
-        copies += f" ({breakdown.copy_bytes_per_epoch:g} bytes)"
-    return [
-        ("syncs per epoch", f"{breakdown.syncs_per_epoch:g}"),
-        ("kernels per epoch", shown(breakdown.kernels_per_epoch)),
-        ("kernel launches", shown(breakdown.launch_us_per_epoch, " µs per epoch")),
-        ("device busy", shown(breakdown.device_busy_pct, "% of the epoch")),
-        ("copies per epoch", copies),
-        ("epoch, profiled", f"{breakdown.epoch_us_profiled:.0f} µs"),
-        ("epoch, unprofiled", f"{breakdown.epoch_us_unprofiled:.0f} µs"),
-        ("profiler overhead", f"{breakdown.profiler_overhead_pct:.0f}%"),
-        ("accounted for", f"{breakdown.accounted_pct:.0f}% of the profiled epoch"),
-    ]
-
-
 def main() -> None:
     from iris_gui.ui.panels.sample_breakdowns import sample_breakdowns
 
     app = QApplication.instance() or QApplication([])
     panel = ExplainPanel()
     panel.set_breakdowns(sample_breakdowns())
+    panel.set_sample(True)
     panel.setWindowTitle("iris-gui: explain (sample data)")
     panel.resize(900, 500)
     panel.show()

@@ -11,8 +11,8 @@ from typing import Any
 
 from iris_gui.engine.breakdown import Breakdown
 
-CPU_LABEL = "run 3 · cpu · every-epoch"
-GPU_LABEL = "run 4 · cuda:0 · every-epoch"
+CPU_LABEL = "run 3 · cpu · eager · every-epoch · forward"
+GPU_LABEL = "run 4 · cuda:0 · eager · every-epoch · forward"
 
 
 def _config(device: str) -> dict[str, Any]:

@@ -1,0 +1,108 @@
+"""Explain in the window over runs of several rungs (issue 18): every run's breakdown arrives,
+is labelled with its engine, is kept with its run and read back from the store, and clicking a
+run's bar (or its label) puts that run's figures and sentences in the text pane.
+
+The runs are trained by the command line into the test's data directory first (the window's
+own process never imports torch); the window explains them in its worker, as a user would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtCore import QPointF, Qt
+
+from iris_gui.engine.breakdown import Breakdown
+from iris_gui.engine.config import RunConfig
+from iris_gui.ui.explain_presenter import explain_label
+
+# (engine, recording): a rung that calls the module, and three that call none.
+RUNGS = [("eager", "every-epoch"), ("manual", "device"), ("compiled", "device"),
+         ("native", "device")]
+EXPLAIN_MS = 240_000  # four explanations, one of them compiling, on a busy machine
+
+
+def train_by_cli(data_dir) -> None:
+    """The runs, two at a time: each process spends most of its time importing torch."""
+    env = {**os.environ, "IRIS_GUI_DATA_DIR": str(data_dir)}
+    for pair in (RUNGS[:2], RUNGS[2:]):
+        started = [subprocess.Popen([sys.executable, "-m", "iris_gui", "train", "--engine", engine,
+                                     "--record", record, "--epochs", "200"], env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                   for engine, record in pair]
+        for process in started:
+            _, stderr = process.communicate(timeout=180)
+            assert process.returncode == 0, stderr
+
+
+def text(window) -> str:
+    return " ".join(window.explain.text_view.toPlainText().split())
+
+
+def click_row(window, qtbot, row: int, on_label: bool) -> None:
+    panel = window.explain
+    point = panel.plot_item.vb.mapViewToScene(QPointF(1.0, float(row)))
+    if on_label:
+        point.setX(panel.plot_item.getAxis("left").sceneBoundingRect().center().x())
+    view = panel._plot_widget
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(point))
+
+
+def click_each_run(window, qtbot) -> None:
+    shown = window.explain.breakdowns()
+    assert len(shown) == len(RUNGS)
+    for row, (label, breakdown) in enumerate(shown):
+        click_row(window, qtbot, row, on_label=row % 2 == 0)
+        qtbot.waitUntil(lambda label=label: text(window).startswith(label), timeout=5000)
+        for sentence in breakdown.sentences():
+            assert " ".join(sentence.split()) in text(window)
+
+
+def test_the_window_explains_runs_of_several_rungs_and_shows_each(
+        open_window, data_dir, qtbot) -> None:
+    train_by_cli(data_dir)
+    window = open_window()
+    window.resize(1280, 800)
+    window.explain_dock.raise_()
+    ids = [run.id for run in window.results.model.runs]
+    assert len(ids) == len(RUNGS)
+    window.results.select_ids(ids)
+    window.explain.window_spin.setValue(20)
+    qtbot.mouseClick(window.explain.explain_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(window.explain.breakdowns()) == len(RUNGS)
+                    and window.explain.explain_button.isEnabled(), timeout=EXPLAIN_MS)
+    assert window.explain.status_label.text() == ""  # no failure on show
+    labels = [label for label, _ in window.explain.breakdowns()]
+    by_engine = {run.result.config.engine: run for run in window.results.model.runs}
+    for engine, record in RUNGS:
+        run = by_engine[engine]
+        assert explain_label(run.id, run.result.config) in labels
+    assert f"run {by_engine['manual'].id} · cpu · manual · device" in labels
+    assert f"run {by_engine['eager'].id} · cpu · eager · every-epoch · forward" in labels
+    click_each_run(window, qtbot)
+
+    # Kept with the runs: selecting them again shows the stored breakdowns, nulls and all.
+    qtbot.waitUntil(lambda: all(run.breakdown for run in window.results.model.runs),
+                    timeout=10_000)
+    window.results.select_ids(ids[:1])
+    window.results.select_ids(ids)
+    qtbot.waitUntil(lambda: len(window.explain.breakdowns()) == len(RUNGS), timeout=5000)
+    for run in window.results.model.runs:
+        stored = window.store.get(run.id).breakdown
+        assert Breakdown.from_dict(stored).sentences()
+    click_each_run(window, qtbot)
+
+
+@pytest.mark.parametrize("engine, call, label", [
+    ("eager", "call", "run 3 · cpu · eager · none · call"),
+    ("lean", "forward", "run 3 · cpu · lean · none · forward"),
+    ("manual", "forward", "run 3 · cpu · manual · none"),
+    ("compiled", "forward", "run 3 · cpu · compiled · none"),
+    ("native", "forward", "run 3 · cpu · native · none"),
+    ("persistent", "forward", "run 3 · cpu · persistent · none"),
+])
+def test_explains_labels_name_the_engine_and_a_call_style_only_where_it_applies(
+        engine, call, label) -> None:
+    assert explain_label(3, RunConfig(engine=engine, record="none", call=call)) == label
