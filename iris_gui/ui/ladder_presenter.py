@@ -12,13 +12,16 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 
+from iris_gui.engine.counted import counted
 from iris_gui.engine.errors import EngineError
-from iris_gui.engine.ladder import ladder_rows
+from iris_gui.engine.ladder import Skipped, ladder_rows
+from iris_gui.ui.panels.ladder_text import run_facts
 
 if TYPE_CHECKING:
     from iris_gui.ui.main_window import MainWindow
 
 MAX_RUNS = 60  # ten rungs on six devices
+QUEUED_MS = 15_000
 
 
 class LadderPresenter(QObject):
@@ -52,6 +55,15 @@ class LadderPresenter(QObject):
         ids, self._pending = self._pending, None
         self.show_runs(ids)
 
+    def queued(self, count: int, skipped: list[Skipped]) -> None:
+        """A ladder was queued: the rungs left out are listed in the Ladder view, and the status
+        bar says only how many. The whole list there ran under the run's progress, which
+        the status bar keeps at its right: the two messages overlapped."""
+        self.window.ladder.set_left_out([f"{s.device}/{s.engine}: {s.reason}" for s in skipped])
+        left_out = f"; {len(skipped)} left out (listed in the Ladder view)" if skipped else ""
+        self.window.status.showMessage(f"The ladder: {counted(count, 'run')} queued{left_out}",
+                                       QUEUED_MS)
+
     def show_runs(self, ids: list[int]) -> None:
         """The ladder of these stored runs (the first ``MAX_RUNS``); a store error is said in
         the status bar and leaves the ladder as it was."""
@@ -62,7 +74,8 @@ class LadderPresenter(QObject):
         except EngineError as error:
             w.status.showMessage(f"The ladder cannot be shown: {error}", 8000)
             return
-        w.ladder.set_rows(ladder_rows([run.result for run in runs], [run.id for run in runs]))
+        w.ladder.set_rows(ladder_rows([run.result for run in runs], [run.id for run in runs]),
+                          {run.id: run_facts(run.result) for run in runs})
         if len(ids) > MAX_RUNS:
             w.status.showMessage(f"The ladder shows the first {MAX_RUNS} of the "
                                  f"{len(ids)} selected runs", 8000)

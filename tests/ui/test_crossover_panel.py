@@ -173,7 +173,7 @@ def test_a_point_the_model_misses_is_hollow_and_said(shown) -> None:
 def test_hovering_a_point_tells_its_figures(shown) -> None:
     point = shown.result().points[0]  # cpu/eager/1 thread at 120 rows
     text = shown.plot.point_at(math.log10(120), math.log10(point.epoch_us))
-    assert text.splitlines()[:2] == ["cpu/eager/1 thread", "120 rows, hidden 10"]
+    assert text.splitlines()[:2] == ["cpu/eager/1 thread", "120 rows × hidden width 10"]
     assert "µs per epoch (median ± IQR)" in text and "fit error -2.0%" in text
     assert shown.plot.point_at(math.log10(3_000), 0.0) is None
 
@@ -359,7 +359,8 @@ def test_the_table_lists_every_point_and_why_one_was_skipped(panel) -> None:
     assert table.rowCount() == 30
     assert [table.cell_text(0, h) for h in ("Series", "Rows", "Hidden", "FLOPs/epoch")] == [
         "cpu/eager/1 thread", "120", "10", "40.8k"]
-    assert table.cell_text(0, "µs/epoch ± IQR") == "115 ± 3.5"  # 115.3 µs, IQR 3% of it
+    # 115.3 µs, IQR 3.5: the figure to the spread's decimal place (engine/numbers.py)
+    assert table.cell_text(0, "µs/epoch ± IQR") == "115.3 ± 3.5"
     assert table.cell_text(0, "Fit error") == "-2.0%"
     assert table.cell_text(29, "Status") == ("skipped: needs about 3.20 GiB; 1.10 GiB of "
                                              "cuda:0 memory free")
@@ -456,7 +457,7 @@ def check():
     if shown:
         panel = shown[0]
         print("shown:", panel.windowTitle(), len(panel.result().points),
-              len(panel.plot.crossings()), flush=True)
+              len(panel.plot.crossings()), panel.sample_mark.text(), flush=True)
         app.quit()
 
 timer = QTimer()
@@ -472,7 +473,9 @@ def test_the_panel_runs_alone_with_sample_data() -> None:
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-    assert "shown: iris-gui: crossover (sample data) 30 8" in done.stdout.splitlines(), done.stdout
+    # The made-up sweep says so on the plot itself, not only in the title a screenshot drops.
+    assert ("shown: iris-gui: crossover (sample data) 30 8 SAMPLE DATA — not a measurement"
+            in done.stdout.splitlines()), done.stdout
 
 
 def test_the_view_modules_do_not_import_torch() -> None:

@@ -30,10 +30,12 @@ from iris_gui.ui.panels.ladder import (
     LadderPanel,
     render_ladder,
 )
+from iris_gui.ui.panels.ladder_text import VS_NOTE
 from iris_gui.ui.panels.sample_ladder import (
     CPU_NAME,
     GPU_NAME,
     UNAVAILABLE,
+    sample_facts,
     sample_results,
     sample_rows,
 )
@@ -56,7 +58,7 @@ def panel(qtbot) -> LadderPanel:
 
 @pytest.fixture
 def shown(panel, qtbot) -> LadderPanel:
-    panel.set_rows(sample_rows())
+    panel.set_rows(sample_rows(), sample_facts(), sample=True)
     panel.show()
     qtbot.waitExposed(panel)
     return panel
@@ -106,14 +108,14 @@ def test_each_bar_is_labelled_with_its_speedup_against_the_notes_loop(shown) -> 
     labels = shown.texts("bar")
     assert labels[CPU_EAGER] == "the note's loop · 104 µs"
     assert labels[GPU_EAGER] == "the note's loop · 320 µs"
-    assert labels[CPU_LEAN] == "1.3x · 80 µs"
-    assert labels[GPU_GRAPH] == "22.9x · 14 µs"
-    assert labels[CPU_COMPILED] == "5.2x · 20 µs ⚠ noisy"  # IQR 13% of its median
+    assert labels[CPU_LEAN] == "1.3× vs the note's loop · 80 µs"
+    assert labels[GPU_GRAPH] == "22.9× vs the note's loop · 14 µs"
+    assert labels[CPU_COMPILED] == "5.2× vs the note's loop · 20 µs ⚠ noisy"  # IQR 13% of its median
     assert sum("noisy" in text for text in labels.values()) == 1
 
 
 def test_native_is_drawn_and_labelled_as_a_reference(shown) -> None:
-    assert shown.texts("bar")[CPU_NATIVE] == "14.9x · 7.0 µs · no framework"
+    assert shown.texts("bar")[CPU_NATIVE] == "14.9× vs the note's loop · 7.0 µs · no framework"
     brush = shown.reference_bars.opts["brush"]
     assert brush.style() == Qt.BrushStyle.BDiagPattern  # hatched, unlike the PyTorch bars
     assert shown.pytorch_bars.opts["brush"] == PYTORCH_COLOUR
@@ -147,10 +149,13 @@ def test_every_label_fits_inside_the_plot(shown) -> None:
 def test_hovering_a_bar_tells_everything_about_its_row(shown) -> None:
     text = shown.bar_at(math.log10(50.0), CPU_EAGER + 0.2)
     assert text.splitlines()[0] == "eager (the note's loop) on cpu, run 1"
-    assert "104 µs per epoch, steady state (median), IQR 2.9 µs (3% of the median)" in text
-    assert "the note's loop: the others' speedups are against this" in text
+    assert ("104 µs ± 1.4 µs per epoch, steady state (median ± half the IQR, 3% spread)"
+            in text)
+    assert "20,000 epochs; 1 CPU thread" in text
+    assert f"the note's loop: every other rung's {VS_NOTE} on cpu is against this" in text
     compiled = shown.bar_at(math.log10(10.0), CPU_COMPILED)
-    assert "5.20x faster than the note's loop on cpu" in compiled
+    assert f"5.20{VS_NOTE}: 5.20 times faster than the note's loop on cpu" in compiled
+    assert "the results table's “× vs baseline” is against the run chosen there" in compiled
     assert "noisy" in compiled and "prepared in 14.2 s" in compiled
     assert "within 1.2e-05 of eager's" in compiled
     native = shown.bar_at(math.log10(3.0), CPU_NATIVE)
@@ -184,7 +189,7 @@ def test_a_rung_shown_twice_on_a_device_names_its_recording(panel) -> None:
     panel.set_rows([eager, quiet])
     assert panel.rung_names() == {1.0: "eager (the note's loop) · every-epoch",
                                   2.0: "eager (the note's loop) · none"}
-    assert panel.texts("bar")[2.0] == "1.5x · 69 µs"
+    assert panel.texts("bar")[2.0] == "1.5× vs the note's loop · 69 µs"
 
 
 def test_without_the_notes_loop_a_bar_shows_its_time_alone(panel) -> None:
@@ -229,7 +234,7 @@ def test_svg_export_holds_one_rect_per_bar_and_the_labels(shown, tmp_path) -> No
     assert len(hatch) > 50
     assert all(x <= float(r.get("x")) < x + w and y <= float(r.get("y")) < y + h for r in hatch)
     words = " ".join(text.text or "" for text in root.iter(f"{SVG}text"))
-    for fragment in ("22.9x", "the note's loop", "no framework", f"cuda:0 — {GPU_NAME}",
+    for fragment in ("22.9×", "the note's loop", "no framework", f"cuda:0 — {GPU_NAME}",
                      f"failed: {UNAVAILABLE}"):
         assert fragment in words
 
@@ -276,7 +281,8 @@ def check():
     shown = [w for w in app.topLevelWidgets() if type(w).__name__ == "LadderPanel"
              and w.isVisible() and len(w.rows()) == 11]
     if shown:
-        print("shown:", shown[0].windowTitle(), len(shown[0].rows()), flush=True)
+        print("shown:", shown[0].windowTitle(), len(shown[0].rows()),
+              shown[0].sample_mark.text(), flush=True)
         app.quit()
 
 timer = QTimer()
@@ -292,7 +298,9 @@ def test_the_panel_runs_alone_with_sample_data() -> None:
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-    assert "shown: iris-gui: ladder (sample data) 11" in done.stdout.splitlines(), done.stdout
+    # The made-up rows say so on the plot itself, not only in the title a screenshot drops.
+    assert ("shown: iris-gui: ladder (sample data) 11 SAMPLE DATA — not a measurement"
+            in done.stdout.splitlines()), done.stdout
 
 
 def test_the_panel_modules_do_not_import_torch() -> None:

@@ -19,8 +19,8 @@ def test_run_the_ladder_queues_every_rung_and_shows_them_side_by_side(qtbot, ope
     window.controller.run_finished.connect(lambda token, result: finished.append(result))
     qtbot.mouseClick(window.controls.ladder_button, Qt.MouseButton.LeftButton)
     assert not window.controls.train_button.isEnabled()
-    assert "left out: cpu/graph: the graph engine runs on CUDA GPUs only" in \
-        window.status.currentMessage()
+    assert "cpu/graph: the graph engine runs on CUDA GPUs only" in window.ladder.left_out_label.text()
+    assert "left out (listed in the Ladder view)" in window.status.currentMessage()
     qtbot.waitUntil(lambda: len(finished) == len(expected)
                     and window.controls.train_button.isEnabled(), timeout=240_000)
     assert [(r.config.engine, r.config.record) for r in finished] == expected

@@ -2,10 +2,12 @@
 
 A sweep times the same training over a grid of problem sizes on several series (device x
 engine x CPU threads); the engine fits ``µs/epoch = floor + work / throughput`` per series and
-finds where two series cross (engine/sweep_model.py). This panel sets up a new sweep (Start,
-Stop, progress with an ETA), draws a sweep as it grows point by point or as it was stored, says
-what it found under the plot and lists every point in a table; earlier sweeps are reopened from
-a list. The figures are the ``SweepResult``'s; its CSV is ``store/sweep_csv.py``'s rows.
+finds where two series cross (engine/sweep_model.py). A sentence on top says what is compared;
+the left column holds Start, Stop, progress with an ETA, the earlier sweeps to reopen, and
+three tabs: the new sweep's settings, what the shown sweep found, and every point. The plot
+beside them draws a sweep as it grows point by point or as it was stored. A made-up sweep is
+marked as such on the plot. The figures are the ``SweepResult``'s; its CSV is
+``store/sweep_csv.py``'s rows.
 
 Run ``python -m iris_gui.ui.panels.crossover`` to see the panel alone with sample data.
 """
@@ -17,7 +19,7 @@ from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -39,21 +41,34 @@ from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.store.sweep_csv import export_sweep_csv
 from iris_gui.ui.panels import crossover_figure as figure
 from iris_gui.ui.panels import crossover_text as words
+from iris_gui.ui.panels.about_line import fit_wrapped, wrapped_label
 from iris_gui.ui.panels.crossover_plot import CrossoverPlot
 from iris_gui.ui.panels.crossover_settings import SweepSettings
 from iris_gui.ui.panels.crossover_table import PointsTable
 from iris_gui.ui.panels.loss_plot import BACKGROUND
+from iris_gui.ui.panels.no_wheel import guard_fields, guard_wheel
+from iris_gui.ui.panels.sample_mark import SampleMark
+from iris_gui.ui.panels.sample_sweep import SAMPLE_KEY
 from iris_gui.ui.theme import light_plots
 
 __all__ = ["CrossoverPanel"]
 
-IDLE_TEXT = "Press Start to sweep the sizes set on the left, or reopen an earlier sweep."
+IDLE_TEXT = "Press Start to sweep the sizes set under Sweep, or reopen an earlier sweep."
 HISTORY_PROMPT = "Reopen an earlier sweep…"
-SETTINGS_WIDTH = 300
-SPLIT_PLOT, SPLIT_TEXT = 64, 36  # shares of the plot and the findings
-WIDE_RATIO = 2.2  # width (beside the settings) over height past which the two sit side by side
+# What the view compares, for a learner who opens it first; the tags' sentences say the rest.
+ABOUT_TEXT = ("Each series (device / engine / CPU threads) timed in µs per epoch against the "
+              "problem size (rows × hidden width), on log-log axes; a numbered line marks where "
+              "one series overtakes another, and Findings says what each number means.")
+# The left column: Start, the sweep's settings and what it found, beside the plot. On a
+# 1280×800 screen the docked view is ~900×250 px: settings, findings and plot stacked
+# would each get a sliver, so the settings and the words share one set of tabs.
+COLUMN_WIDTH = 350
+SETTINGS_TAB, FINDINGS_TAB, POINTS_TAB = 0, 1, 2
 ERROR_COLOUR = "#d32f2f"
 SIZE_HINT = (900, 320)
+# An offscreen render's size (``iris-gui plot --sweep``, the report): the plot beside the
+# column about 900×480 px, the figure the exports had before the column took the findings.
+RENDER_SIZE = (1270, 540)
 
 
 class CrossoverPanel(QWidget):
@@ -76,8 +91,10 @@ class CrossoverPanel(QWidget):
     # -- building ------------------------------------------------------------------------------
 
     def _build(self) -> None:
+        self.about_label = wrapped_label(ABOUT_TEXT)
         self.settings = SweepSettings()
         self.settings.changed.connect(self._validate)
+        guard_fields(self.settings)  # the wheel scrolls the form; it changes no field
         self.error_label = QLabel("")
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
@@ -87,14 +104,15 @@ class CrossoverPanel(QWidget):
         self.stop_button.setToolTip("Stop the sweep and keep the points measured")
         self.start_button.clicked.connect(self._on_start)
         self.stop_button.clicked.connect(self.stop_requested)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.start_button)
-        buttons.addWidget(self.stop_button)
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1)
         self.progress_bar.setValue(0)
         self.progress_bar.setFormat("no sweep running")
-        self.history_combo = QComboBox()
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.progress_bar, 1)
+        self.history_combo = guard_wheel(QComboBox())
         self.history_combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.history_combo.setMinimumContentsLength(20)  # the popup shows labels whole
@@ -102,49 +120,60 @@ class CrossoverPanel(QWidget):
         self.history_combo.activated.connect(self._on_history)
         self.set_history([])
 
-        column = QWidget()
-        left = QVBoxLayout(column)
-        left.setContentsMargins(8, 6, 8, 6)
-        left.addWidget(self.settings)
-        left.addWidget(self.error_label)
-        left.addLayout(buttons)
-        left.addWidget(self.progress_bar)
-        left.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidget(column)
-        scroll.setWidgetResizable(True)
-        scroll.setFixedWidth(SETTINGS_WIDTH)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-
-        self.plot = CrossoverPlot()
-        self.plot.redrawn.connect(self._show_findings)
-        self.plot.bar.addWidget(self.history_combo)
+        form = QWidget()
+        inner = QVBoxLayout(form)
+        inner.setContentsMargins(6, 6, 6, 6)
+        inner.addWidget(self.settings)
+        inner.addStretch(1)
+        self.settings_scroll = QScrollArea()
+        self.settings_scroll.setWidget(form)
+        self.settings_scroll.setWidgetResizable(True)
+        self.settings_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.settings_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.findings = QTextBrowser()
         self.findings.setOpenLinks(False)
         self.table = PointsTable()
         self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.settings_scroll, "Sweep")
         self.tabs.addTab(self.findings, "Findings")
         self.tabs.addTab(self.table, "Points")
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.tabs.setTabToolTip(SETTINGS_TAB, "What a new sweep measures")
+        self.tabs.setTabToolTip(FINDINGS_TAB, "What the shown sweep found, crossing by crossing")
+        self.tabs.setTabToolTip(POINTS_TAB, "Every point of the shown sweep, as its CSV has it")
+
+        column = QWidget()
+        left = QVBoxLayout(column)
+        left.setContentsMargins(8, 4, 4, 4)
+        left.addLayout(buttons)
+        left.addWidget(self.history_combo)
+        left.addWidget(self.error_label)
+        left.addWidget(self.tabs, 1)
+        # The form's own width, whatever the style: no label of it is ever cut.
+        column.setMinimumWidth(max(COLUMN_WIDTH, form.minimumSizeHint().width() + 24))
+
+        self.plot = CrossoverPlot()
+        self.plot.redrawn.connect(self._show_findings)
+        self.sample_mark = SampleMark(self.plot.plot_item)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(column)
         self.splitter.addWidget(self.plot)
-        self.splitter.addWidget(self.tabs)
-        self.splitter.setSizes([SPLIT_PLOT * 10, SPLIT_TEXT * 10])  # shares: Qt scales them
+        self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
-        layout = QHBoxLayout(self)
+        self.splitter.setSizes([column.minimumWidth(), SIZE_HINT[0]])
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(scroll)
+        layout.setSpacing(2)
+        layout.addWidget(self.about_label)
         layout.addWidget(self.splitter, 1)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # a Qt override
-        # Docked, the panel is wide and short: the findings go beside the plot, or the plot
-        # would be squeezed flat above them; on its own or undocked, under it.
-        wide = event.size().width() - SETTINGS_WIDTH > WIDE_RATIO * event.size().height()
-        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
-        if orientation != self.splitter.orientation():
-            self.splitter.setOrientation(orientation)
-            self.splitter.setSizes([SPLIT_PLOT * 10, SPLIT_TEXT * 10])  # shares: Qt scales them
+        fit_wrapped(self.about_label, event.size().width())
         super().resizeEvent(event)
+
+    def showEvent(self, event: QShowEvent) -> None:  # a Qt override
+        super().showEvent(event)
+        fit_wrapped(self.about_label, self.width())
 
     # -- settings and the run ------------------------------------------------------------------
 
@@ -194,6 +223,7 @@ class CrossoverPanel(QWidget):
     def begin(self, spec: SweepSpec) -> None:
         """A new sweep starts: clear the view for its points."""
         self._result = SweepResult(spec)
+        self._show_words()
         self.plot.set_result(self._result)
         self.table.show_result(self._result)
         self.progress_bar.setRange(0, 0)  # busy until the first point says how many come
@@ -212,6 +242,7 @@ class CrossoverPanel(QWidget):
     def set_result(self, result: SweepResult) -> None:
         """Show a whole sweep (finished, or reopened from the store)."""
         self._result = result
+        self._show_words()
         self.plot.set_result(result)
         self.table.show_result(result)
         done = len(result.points)
@@ -224,8 +255,16 @@ class CrossoverPanel(QWidget):
 
     def clear(self) -> None:
         self._result = None
+        self.sample_mark.set_shown(False)
         self.plot.set_result(None)
         self.table.show_result(None)
+
+    def _show_words(self) -> None:
+        """A sweep is shown: its findings come forward (the settings stay a click away), and
+        made-up data says so on the plot."""
+        if self.tabs.currentIndex() == SETTINGS_TAB:
+            self.tabs.setCurrentIndex(FINDINGS_TAB)
+        self.sample_mark.set_shown(is_sample(self._result))
 
     def set_history(self, items: list[tuple[int, str]]) -> None:
         """Earlier sweeps to reopen: (stored id, label), newest first."""
@@ -302,12 +341,17 @@ class CrossoverPanel(QWidget):
         QApplication.processEvents()
 
 
+def is_sample(result: SweepResult | None) -> bool:
+    """Whether ``result`` is made up (sample_sweep.py marks its env): never a measurement."""
+    return bool(result is not None and result.env.get(SAMPLE_KEY))
+
+
 def render_crossover(result: SweepResult, path: Path, width: int = 1600) -> None:
     """Draw a sweep on an offscreen panel into ``path`` (.png at ``width``, or .svg), as the
     window's File menu would: ``iris-gui plot --sweep``."""
     panel = CrossoverPanel()
     try:
-        panel.resize(1200, 760)
+        panel.resize(*RENDER_SIZE)
         panel.set_result(result)
         with light_plots([panel.plot]):  # figures for documents are light, whatever the app is
             if Path(path).suffix.lower() == ".svg":

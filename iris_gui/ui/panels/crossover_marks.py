@@ -83,19 +83,24 @@ def tag_levels(centres: list[float], halves: list[float], gap: float) -> tuple[i
 
 def point_tip(point: SweepPoint, error: float) -> str:
     """Everything the sweep knows about one point, a line per fact."""
-    lines = [point.series, f"{point.rows:,} rows, hidden {point.hidden:,}",
+    lines = [point.series, f"{point.rows:,} rows × hidden width {point.hidden:,}",
              f"{words.us_cell(point.epoch_us, point.epoch_us_iqr)} µs per epoch (median ± IQR)",
              (f"{words.compact(point.flops_per_epoch)} FLOPs per epoch, "
-              f"{point.gflops:,.3g} GFLOP/s")]
+              f"{words.gflops_text(point.gflops)} GFLOP/s")]
     if math.isfinite(error):
         off = abs(error) > FIT_TOLERANCE
         lines.append(f"fit error {error:+.1%}" + (f": {words.MISFIT}" if off else ""))
+    if point.cpu_busy:
+        lines.append(f"measured while the CPU was busy ({point.cpu_wait_share:.0%} of it waiting "
+                     "for a core): not a finding, and left out of its series' fit")
+    if point.remeasured:
+        lines.append("measured twice: the first try waited for a core; the better one is shown")
     return "\n".join(lines)
 
 
 # Below this height (px) the legend goes beside the plot, as long as it takes at most this
 # share of the width: a docked panel is wide and short.
-SHORT_VIEW_PX, MAX_LEGEND_SHARE = 420, 0.42
+SHORT_VIEW_PX, MAX_LEGEND_SHARE = 420, 0.6
 
 
 def place_legend(legend, view_width: float, view_height: float) -> tuple[float, float]:

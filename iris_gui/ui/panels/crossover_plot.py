@@ -31,9 +31,13 @@ SYMBOLS = {"eager": "o", "lean": "t", "manual": "s", "compiled": "d", "graph": "
            "native": "p"}
 FIT_GREY = "#808080"
 TAG_GAP_PX = 4  # between two tags on one level
+LEVEL_GAP_PX = 2  # between two levels of tags
 HOVER_PX = 8  # how near a point the pointer must be for its tooltip
 X_PAD, Y_PAD = 0.2, 0.08  # decades around the data, so that no marker is cut in half
 FIT_SAMPLES = 48
+
+
+BUSY_RING = "#e67e00"  # the results table's colour for a figure to read with care
 
 
 class CrossoverPlot(QWidget):
@@ -52,6 +56,7 @@ class CrossoverPlot(QWidget):
         self._hover: list[tuple[float, float, str]] = []  # log10 x, log10 y, text
         self._misfits: list[str] = []
         self._hollow: list[pg.PlotDataItem] = []  # the misfit points, drawn over their series
+        self._busy: list[pg.PlotDataItem] = []  # rings around points measured on a busy CPU
         self._data_range = (0.0, 1.0, 0.0, 1.0)  # log10 x0, x1, y0, y1 of what is shown
         self._build()
         self.redraw()
@@ -85,6 +90,9 @@ class CrossoverPlot(QWidget):
 
     def hollow_points(self) -> list[pg.PlotDataItem]:
         return list(self._hollow)
+
+    def busy_rings(self) -> list[pg.PlotDataItem]:
+        return list(self._busy)
 
     def misfits(self) -> list[str]:
         """A sentence per shown point the model misses by more than FIT_TOLERANCE."""
@@ -179,7 +187,7 @@ class CrossoverPlot(QWidget):
         for item in self._items:
             self._plot.removeItem(item)
         self._items, self._lines, self._fits, self._tags, self._hover = [], {}, {}, [], []
-        self._crossings, self._misfits, self._hollow = [], [], []
+        self._crossings, self._misfits, self._hollow, self._busy = [], [], [], []
         self._legend.clear()
         axis = self.axis()
         self._plot.setLabel("bottom", words.AXES[axis][1])
@@ -241,6 +249,17 @@ class CrossoverPlot(QWidget):
                 hollow.setZValue(3)
                 self._add(hollow)
                 self._hollow.append(hollow)
+            busy = [p for p, _ in members if p.cpu_busy]
+            if busy:
+                # A ring in the warning colour: the point is shown, but it is not a measurement
+                # to draw conclusions from (its tooltip says why).
+                ring = pg.PlotDataItem([self._x(p, axis) for p in busy],
+                                       [p.epoch_us for p in busy], pen=None, symbol="o",
+                                       symbolSize=17, symbolPen=pg.mkPen(BUSY_RING, width=2),
+                                       symbolBrush=None)
+                ring.setZValue(4)
+                self._add(ring)
+                self._busy.append(ring)
 
     def _draw_fits(self, shown: list[tuple[SweepPoint, float]], axis: str) -> None:
         assert self._result is not None
@@ -342,14 +361,16 @@ class CrossoverPlot(QWidget):
         centres = [(c.x - x0) / (x1 - x0) * width for c, _, _ in self._tags]
         halves = [tag.boundingRect().width() / 2 for *_, tag in self._tags]
         levels, placed = marks.tag_levels(centres, halves, TAG_GAP_PX)
+        # A pixel between levels: touching tags would merge once rounded to the screen.
         tag_px = max((tag.boundingRect().height() for *_, tag in self._tags), default=0.0)
-        band_px = min(levels * tag_px + TAG_GAP_PX if levels else 0.0, height / 2)
+        pitch = tag_px + LEVEL_GAP_PX
+        band_px = min(levels * pitch + TAG_GAP_PX if levels else 0.0, height / 2)
         top = y1 + (y1 - y0) * band_px / max(height - band_px, 1.0)
         vb.setRange(xRange=(x0, x1), yRange=(y0, top), padding=0)
         per_px = (top - y0) / height
         for (crossing, _, tag), level, px, half in zip(self._tags, placed, centres, halves):
             tag.setAnchor((0.0 if px < half else 1.0 if px > width - half else 0.5, 0.5))
-            tag.setPos(crossing.x, top - (level + 0.5) * tag_px * per_px)
+            tag.setPos(crossing.x, top - (level * pitch + tag_px / 2) * per_px)
         top, right = marks.place_legend(self._legend, self._view.width(), self._view.height())
         self._plot.setContentsMargins(4, top, right, 4)
 

@@ -18,15 +18,18 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QCursor, QFontMetrics
+from PySide6.QtGui import QBrush, QColor, QCursor, QFontMetrics, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QToolTip, QVBoxLayout, QWidget
 
 from iris_gui.engine.ladder import LadderRow
 from iris_gui.store.ladder_csv import export_ladder_csv
 from iris_gui.store.paths import StoreError
 from iris_gui.ui import scene_export
+from iris_gui.ui.panels import ladder_geometry as geometry
 from iris_gui.ui.panels import ladder_text as words
+from iris_gui.ui.panels.about_line import fit_wrapped, wrapped_label
 from iris_gui.ui.panels.loss_plot import BACKGROUND
+from iris_gui.ui.panels.sample_mark import SampleMark
 from iris_gui.ui.theme import LIGHT, PlotTheme, light_plots, plot_theme_for, theme_changed_by
 
 __all__ = ["LadderPanel", "render_ladder"]
@@ -37,7 +40,6 @@ PYTORCH_COLOUR = "#1f77b4"  # the loss plot's first colour
 # Native is no PyTorch rung: hatched over a pale fill (the fill alone still tells it apart
 # where a viewer draws no hatching).
 REFERENCE_COLOUR, REFERENCE_FILL = "#2ca02c", LIGHT.reference_fill
-NOISY_COLOUR = "#e67e00"  # the results table's colour for a noisy steady state
 ERROR_COLOUR = "#d32f2f"  # the results table's colour for failed runs
 LABEL_PAD = 6  # px between the longest rung name and the plot's edge
 LABEL_GAP = "&nbsp;&nbsp;"  # between a bar's whisker and its label
@@ -55,6 +57,10 @@ class LadderPanel(QWidget):
         super().__init__(parent)
         self.plot_theme: PlotTheme = plot_theme_for(self.palette())
         self._rows: list[LadderRow] = []
+        self._facts: dict[int, words.RunFacts] = {}
+        # Whether the bars' labels drop "vs the note's loop" to fit a narrow plot, and the
+        # widest label's px in full (measured whenever drawn in full).
+        self._compact, self._full_px = False, 0.0
         self._slots: list[str | LadderRow] = []  # top to bottom: a device heading or a row
         self._left = 0.0  # where the bars start, log10 µs
         self._texts: list[pg.TextItem] = []
@@ -140,9 +146,16 @@ class LadderPanel(QWidget):
         self._stack = QStackedWidget()
         self._stack.addWidget(self._empty)
         self._stack.addWidget(self._plot_widget)
+        self.about_label = wrapped_label(words.ABOUT)
+        self.left_out_label = wrapped_label("")
+        self.left_out_label.hide()
+        self.sample_mark = SampleMark(item)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self._stack)
+        layout.setSpacing(2)
+        layout.addWidget(self.about_label)
+        layout.addWidget(self.left_out_label)
+        layout.addWidget(self._stack, 1)
         self._set_theme_colours(self.plot_theme)
 
     def _set_theme_colours(self, theme: PlotTheme) -> None:
@@ -159,6 +172,7 @@ class LadderPanel(QWidget):
         for _, label in self._legend.items:
             label.setText(label.text, color=theme.foreground)
         self._empty.setStyleSheet(f"color: {theme.muted};")
+        self.left_out_label.setStyleSheet(f"color: {theme.muted};")
 
     def apply_plot_theme(self, theme: PlotTheme) -> None:
         """Background, axes, legend, words and rules in ``theme``'s colours; the bars keep
@@ -174,10 +188,34 @@ class LadderPanel(QWidget):
 
     # -- public API ----------------------------------------------------------------------------
 
-    def set_rows(self, rows: list[LadderRow]) -> None:
-        """Show these rows (replacing any shown), a group per device in first-seen order."""
+    def set_rows(self, rows: list[LadderRow], facts: dict[int, words.RunFacts] | None = None,
+                 sample: bool = False) -> None:
+        """Show these rows (replacing any shown), a group per device in first-seen order.
+        ``facts`` by run id adds what a row does not carry to its tooltip; ``sample`` marks
+        made-up rows as such on the plot (and in its exports)."""
         self._rows = list(rows)
+        self._facts = dict(facts or {})
+        self.sample_mark.set_shown(sample and bool(rows))
         self._redraw()
+
+    def set_left_out(self, lines: list[str]) -> None:
+        """The rungs a ladder run could not queue, one ``device/engine: why`` each; said here,
+        beside the rungs that did run, rather than in a status bar already showing progress."""
+        self.left_out_label.setText("Left out: " + "; ".join(lines) if lines else "")
+        self.left_out_label.setVisible(bool(lines))
+        fit_wrapped(self.left_out_label, self.width())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # a Qt override
+        self._fit_words(event.size().width())
+        super().resizeEvent(event)
+
+    def showEvent(self, event: QShowEvent) -> None:  # a Qt override
+        super().showEvent(event)
+        self._fit_words(self.width())
+
+    def _fit_words(self, width: int) -> None:
+        fit_wrapped(self.about_label, width)
+        fit_wrapped(self.left_out_label, width)
 
     def rows(self) -> list[LadderRow]:
         return list(self._rows)
@@ -188,15 +226,15 @@ class LadderPanel(QWidget):
     def bar_at(self, x: float, y: float) -> str | None:
         """The hover text at view point (x in log10 µs, y in slots), or None off the rows. A
         row without a bar answers anywhere along its slot."""
-        slot = round(y)
-        if not (0 <= slot < len(self._slots) and abs(y - slot) <= BAR_HEIGHT / 2):
+        row = words.row_at(self._slots, y, BAR_HEIGHT / 2)
+        if row is None or (words.has_bar(row) and not self._left <= x <= words.whisker_end(row)):
             return None
-        row = self._slots[slot]
-        if isinstance(row, str):
-            return None
-        if words.has_bar(row) and not self._left <= x <= _whisker_end(row):
-            return None
-        return words.hover_text(row)
+        return words.hover_text(row, self._facts.get(row.run_id))
+
+    def rung_at(self, y: float) -> str | None:
+        """What the rung named at slot ``y`` (in the left axis) is, or None off the names."""
+        row = words.row_at(self._slots, y, 0.5)
+        return None if row is None else words.rung_tip(row)
 
     def export_png(self, path: Path, width: int = 1600) -> None:
         """The ladder (bars, labels, headings, axes, legend) as a PNG ``width`` pixels wide."""
@@ -222,6 +260,7 @@ class LadderPanel(QWidget):
             group = [row for row in self._rows if row.device == device]
             self._slots += [words.device_heading(group[0]), *group]
         timed = [row for row in self._rows if words.has_bar(row)]
+        self._compact = False  # drawn in full first, measured, shortened if need be
         lowest = min((row.epoch_us for row in timed), default=1.0)
         # Just left of a decade at least 0.3 decades below the fastest rung, so that its bar
         # shows and the decade's label fits.
@@ -238,18 +277,8 @@ class LadderPanel(QWidget):
         for bar, framework in ((self._pytorch, True), (self._reference_fill, False),
                                (self._reference, False)):
             chosen = [(slot, row) for slot, row in rows if row.framework == framework]
-            bar.setOpts(x0=np.full(len(chosen), self._left),
-                        width=np.array([math.log10(r.epoch_us) - self._left for _, r in chosen]),
-                        y=np.array([float(slot) for slot, _ in chosen]), height=BAR_HEIGHT)
-        # The row keeps the IQR's width, not its quartiles: the whisker is centred on the median.
-        spread = [(slot, row) for slot, row in rows if math.isfinite(row.epoch_us_iqr)]
-        median = np.array([row.epoch_us for _, row in spread])
-        half = np.array([row.epoch_us_iqr / 2 for _, row in spread])
-        centre = np.log10(median)
-        self._whiskers.setData(
-            x=centre, y=np.array([float(slot) for slot, _ in spread]),
-            left=centre - np.log10(np.maximum(median - half, median * 1e-3)),
-            right=np.log10(median + half) - centre)
+            bar.setOpts(**geometry.bars(chosen, self._left), height=BAR_HEIGHT)
+        self._whiskers.setData(**geometry.whiskers(rows))
 
     def _draw_texts(self) -> None:
         item = self.plot_item
@@ -267,8 +296,8 @@ class LadderPanel(QWidget):
                     item.addItem(rule, ignoreBounds=True)
                     self._rules.append(rule)
             elif words.has_bar(row):
-                self._add_text("bar", LABEL_GAP + _bar_html(row),
-                               math.log10(_whisker_end_us(row)), slot)
+                self._add_text("bar", LABEL_GAP + words.bar_html(row, self._compact),
+                               math.log10(words.whisker_end_us(row)), slot)
             else:
                 self._add_text("missing", f'<span style="color:{ERROR_COLOUR}">'
                                f"{escape(words.missing_label(row))}</span>", self._left, slot)
@@ -295,10 +324,18 @@ class LadderPanel(QWidget):
         axis.setWidth(widest + axis.style["tickTextOffset"][0] + LABEL_PAD)
 
     def _fit_x(self) -> None:
-        """Widen the x range so that every bar's label fits to its right at this width."""
+        """Widen the x range so that every bar's label fits to its right at this width; in
+        short form where the full one would take more than its share of the plot."""
+        pixels = max(self.plot_item.vb.width(), MIN_PLOT_PX)
+        if not self._compact:
+            self._full_px = max((text.boundingRect().width() for text in self._texts
+                                 if text.property("kind") == "bar"), default=0.0)
+        compact = self._full_px > MAX_LABEL_SHARE * pixels
+        if compact != self._compact:
+            self._compact = compact
+            self._draw_texts()
         ends = [(text.pos().x(), text) for text in self._texts if text.property("kind") == "bar"]
         right = max((end for end, _ in ends), default=self._left + 1.0)
-        pixels = max(self.plot_item.vb.width(), MIN_PLOT_PX)
         for end, text in ends:
             share = min(text.boundingRect().width() / pixels, MAX_LABEL_SHARE)
             right = max(right, (end - share * self._left) / (1.0 - share))
@@ -315,36 +352,22 @@ class LadderPanel(QWidget):
 
     def _on_mouse_moved(self, scene_pos: object) -> None:
         text = None
-        if self.plot_item.vb.sceneBoundingRect().contains(scene_pos):
-            point = self.plot_item.vb.mapSceneToView(scene_pos)
+        vb = self.plot_item.vb
+        if vb.sceneBoundingRect().contains(scene_pos):
+            point = vb.mapSceneToView(scene_pos)
             text = self.bar_at(point.x(), point.y())
+        elif self.plot_item.getAxis("left").sceneBoundingRect().contains(scene_pos):
+            text = self.rung_at(vb.mapSceneToView(scene_pos).y())
         if text is None:
             QToolTip.hideText()
         else:
             QToolTip.showText(QCursor.pos(), text, self._plot_widget)
 
 
-def _whisker_end_us(row: LadderRow) -> float:
-    iqr = row.epoch_us_iqr if math.isfinite(row.epoch_us_iqr) else 0.0
-    return row.epoch_us + iqr / 2
-
-
-def _whisker_end(row: LadderRow) -> float:
-    return math.log10(_whisker_end_us(row))
-
-
-def _bar_html(row: LadderRow) -> str:
-    text = escape(words.bar_label(row))
-    if words.is_note_loop(row) or math.isfinite(row.speedup):
-        head, sep, tail = text.partition(" · ")
-        text = f"<b>{head}</b>{sep}{tail}"
-    if row.noisy:
-        text += f' <span style="color:{NOISY_COLOUR}">{words.NOISY_MARK}</span>'
-    return text
-
-
-def render_ladder(rows: list[LadderRow], path: Path, width: int = 1600) -> None:
-    """Draw ``rows`` on an offscreen panel and write them in the format the suffix names."""
+def render_ladder(rows: list[LadderRow], path: Path, width: int = 1600,
+                  sample: bool = False) -> None:
+    """Draw ``rows`` on an offscreen panel and write them in the format the suffix names;
+    ``sample``: made-up rows, marked as such on the figure."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
@@ -354,7 +377,7 @@ def render_ladder(rows: list[LadderRow], path: Path, width: int = 1600) -> None:
         return
     panel = LadderPanel()
     try:
-        panel.set_rows(rows)
+        panel.set_rows(rows, sample=sample)
         slots = len(rows) + len({row.device for row in rows})
         panel.resize(min(int(width), RENDER_MAX_WIDTH),
                      max(RENDER_MIN_HEIGHT, RENDER_FRAME_PX + RENDER_SLOT_PX * slots))
@@ -369,11 +392,11 @@ def render_ladder(rows: list[LadderRow], path: Path, width: int = 1600) -> None:
 
 
 def main() -> None:
-    from iris_gui.ui.panels.sample_ladder import sample_rows
+    from iris_gui.ui.panels.sample_ladder import sample_facts, sample_rows
 
     app = QApplication.instance() or QApplication([])
     panel = LadderPanel()
-    panel.set_rows(sample_rows())
+    panel.set_rows(sample_rows(), sample_facts(), sample=True)
     panel.setWindowTitle("iris-gui: ladder (sample data)")
     panel.resize(1000, 520)
     panel.show()

@@ -8,12 +8,55 @@ all come from engine/ladder.py); this module only words and rounds them for the 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from html import escape
 
+from iris_gui.engine.engines import ENGINE_INFO
 from iris_gui.engine.ladder import LadderRow
+from iris_gui.engine.result import RunResult
 
+# What the view compares, said once at its top for a learner who opens it first.
+ABOUT = ("Each rung's steady-state µs per epoch (shorter is faster) and its “× vs the note's "
+         "loop”: how many times faster it is than eager recording the loss every epoch on the "
+         "same device. Hover a bar or a rung's name for its figures.")
+VS_NOTE = "× vs the note's loop"
+# Said where the two speedups could be confused (a bar's tooltip): the results table's is
+# against the run chosen there as baseline, the ladder's always against the note's loop.
+WHICH_SPEEDUP = ("“× vs the note's loop” is against eager recording every epoch on the same "
+                 "device; the results table's “× vs baseline” is against the run chosen there")
+# "PyTorch's own switches", named: what the lean rung flips (engine/rungs/eager.py LeanRung).
+LEAN_SWITCHES = ("The switches: optimizer.zero_grad(set_to_none=True), which drops the "
+                 "gradients instead of writing zeros, and the optimizer built with fused=True "
+                 "(one kernel for the whole update; foreach=True where the device has no fused "
+                 "kernel).")
+NOISY_COLOUR = "#e67e00"  # the results table's colour for a noisy steady state
 NOISY_MARK = "⚠ noisy"  # as the results table marks a noisy steady state
+BUSY_MARK = "⚠ CPU busy"  # as the results table marks a run that waited for a core
 REFERENCE_MARK = "no framework"
 PARTIAL_MARK = "partial"  # a run that failed part-way (LadderRow.partial)
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What a ladder row's run adds to its tooltip that the row itself does not carry."""
+
+    epochs: int
+    threads: int | None  # CPU threads; None on an accelerator
+
+
+def row_at(slots: list, y: float, half: float) -> LadderRow | None:
+    """The row at ``y`` (in slots, top down) within ``half`` a slot of its centre; None on a
+    device heading or off the rows."""
+    slot = round(y)
+    if not (0 <= slot < len(slots) and abs(y - slot) <= half):
+        return None
+    return None if isinstance(slots[slot], str) else slots[slot]
+
+
+def run_facts(result: RunResult) -> RunFacts:
+    """A run's epochs and CPU threads (None off the CPU) for its ladder tooltip."""
+    threads = result.env.threads if result.config.device == "cpu" else None
+    return RunFacts(result.epochs_completed, threads)
 
 
 def has_bar(row: LadderRow) -> bool:
@@ -43,13 +86,14 @@ def microseconds(value: float) -> str:
     return f"{value:,.1f} µs" if value < 10 else f"{value:,.0f} µs"
 
 
-def bar_label(row: LadderRow) -> str:
-    """What a bar says at its end: the speedup against the note's loop and the time."""
+def bar_label(row: LadderRow, compact: bool = False) -> str:
+    """What a bar says at its end: the speedup against the note's loop and the time;
+    ``compact`` (a narrow plot) drops "vs the note's loop", which the sentence on top says."""
     parts = [microseconds(row.epoch_us)]
     if is_note_loop(row):
         parts.insert(0, "the note's loop")
     elif math.isfinite(row.speedup):
-        parts.insert(0, f"{row.speedup:.1f}x")
+        parts.insert(0, f"{row.speedup:.1f}{'×' if compact else VS_NOTE}")
     if not row.framework:
         parts.append(REFERENCE_MARK)
     if row.status != "completed":
@@ -66,32 +110,50 @@ def missing_label(row: LadderRow) -> str:
     return f"{row.status}: {row.message}" if row.message else f"{row.status}: no time measured"
 
 
-def hover_text(row: LadderRow) -> str:
+def rung_tip(row: LadderRow) -> str:
+    """What the rung is, for its name on the axis: its title and what it changes."""
+    info = ENGINE_INFO.get(row.engine)
+    lines = [row.label, *([info.tip] if info is not None else []),
+             *([LEAN_SWITCHES] if row.engine == "lean" else [])]
+    return "\n".join(lines)
+
+
+def hover_text(row: LadderRow, facts: RunFacts | None = None) -> str:
     """Everything the ladder knows about one row, a line per fact."""
     run = f", run {row.run_id}" if row.run_id is not None else ""
     lines = [f"{row.label} on {row.device}{run}", f"recording: {row.record}; status: {row.status}"]
+    if facts is not None:
+        threads = f"; {facts.threads} CPU thread{'s' * (facts.threads != 1)}" \
+            if facts.threads is not None else ""
+        lines.append(f"{facts.epochs:,} epochs{threads}")
     if not has_bar(row):
         return "\n".join([*lines, missing_label(row)])
     time = f"{microseconds(row.epoch_us)} per epoch, steady state (median)"
     if math.isfinite(row.epoch_us_iqr):
         share = 100.0 * row.epoch_us_iqr / row.epoch_us
-        time += f", IQR {row.epoch_us_iqr:,.2g} µs ({share:.0f}% of the median)"
+        time = (f"{microseconds(row.epoch_us)} ± {microseconds(row.epoch_us_iqr / 2)} per "
+                f"epoch, steady state (median ± half the IQR, {share:.0f}% spread)")
     lines.append(time)
     if row.noisy:
         lines.append("noisy: the IQR is over 10% of the median; rerun on a quieter machine")
+    if row.cpu_busy:
+        lines.append(row.contention)
     if row.partial:
         lines.append("partial: it failed part-way, so its time covers only the epochs before "
                      "the failure; no speedup for it or against it")
     elif is_note_loop(row):
-        lines.append("the note's loop: the others' speedups are against this")
+        lines.append(f"the note's loop: every other rung's {VS_NOTE} on {row.device} is "
+                     f"against this")
     elif math.isfinite(row.speedup):
-        pace = (f"{row.speedup:.2f}x faster" if row.speedup >= 1
-                else f"{1 / row.speedup:.2f}x slower")
-        lines.append(f"{pace} than the note's loop on {row.device}")
+        pace = (f"{row.speedup:.2f} times faster" if row.speedup >= 1
+                else f"{1 / row.speedup:.2f} times slower")
+        lines.append(f"{row.speedup:.2f}{VS_NOTE}: {pace} than the note's loop on {row.device}")
+        lines.append(WHICH_SPEEDUP)
     else:
         lines.append(f"no run of the note's loop on {row.device} to compare with")
     if not row.framework:
         lines.append("no framework at all: a reference, not PyTorch")
+    lines.extend(rung_tip(row).splitlines()[1:])
     if row.compile_seconds > 0:
         lines.append(f"prepared in {row.compile_seconds:.1f} s before the loop (not timed in it)")
     if math.isfinite(row.curve_deviation):
@@ -117,3 +179,24 @@ def log_ticks(left: float, right: float) -> list[list[tuple[float, str]]]:
             else:
                 minor.append((at, ""))
     return [major, minor]
+
+
+def whisker_end_us(row: LadderRow) -> float:
+    iqr = row.epoch_us_iqr if math.isfinite(row.epoch_us_iqr) else 0.0
+    return row.epoch_us + iqr / 2
+
+
+def whisker_end(row: LadderRow) -> float:
+    return math.log10(whisker_end_us(row))
+
+
+def bar_html(row: LadderRow, compact: bool = False) -> str:
+    text = escape(bar_label(row, compact))
+    if is_note_loop(row) or math.isfinite(row.speedup):
+        head, sep, tail = text.partition(" · ")
+        text = f"<b>{head}</b>{sep}{tail}"
+    if row.noisy:
+        text += f' <span style="color:{NOISY_COLOUR}">{NOISY_MARK}</span>'
+    if row.cpu_busy:
+        text += f' <span style="color:{NOISY_COLOUR}">{BUSY_MARK}</span>'
+    return text

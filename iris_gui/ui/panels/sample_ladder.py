@@ -13,6 +13,7 @@ import numpy as np
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.ladder import LadderRow, ladder_rows
 from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.ui.panels.ladder_text import RunFacts, run_facts
 
 CPU_NAME = "AMD EPYC 9654 96-Core Processor"
 GPU_NAME = "NVIDIA H200"
@@ -83,3 +84,8 @@ def sample_rows() -> list[LadderRow]:
     """The sample runs as the ladder shows them (run ids 1 to 11, in run order)."""
     results = sample_results()
     return ladder_rows(results, list(range(1, len(results) + 1)))
+
+
+def sample_facts() -> dict[int, RunFacts]:
+    """The sample runs' epochs and threads by run id, as the presenter reads them."""
+    return {run_id: run_facts(result) for run_id, result in enumerate(sample_results(), 1)}

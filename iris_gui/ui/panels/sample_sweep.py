@@ -20,6 +20,9 @@ from iris_gui.engine.sweep_model import (
     flops_per_epoch,
 )
 
+# Set true in the made-up sweep's env, where it travels through the store with the sweep: the
+# Crossover view then marks the plot as sample data.
+SAMPLE_KEY = "sample"
 CPU_NAME = "AMD EPYC 9654 96-Core Processor"
 GPU_NAME = "NVIDIA H200"
 ALL_THREADS = 16
@@ -60,7 +63,8 @@ def sample_points() -> list[SweepPoint]:
 def sample_env(accelerators: bool = True) -> dict:
     names = {"cpu": CPU_NAME, **({"cuda:0": GPU_NAME} if accelerators else {})}
     return {"torch": "2.13.0", "cpu": CPU_NAME, "accelerators": ["cuda:0"] if accelerators else [],
-            "device_names": names, "all_threads": ALL_THREADS, "seconds": 41.7}
+            "device_names": names, "all_threads": ALL_THREADS, "seconds": 41.7,
+            SAMPLE_KEY: True}
 
 
 def sample_sweep() -> SweepResult:
