@@ -12,11 +12,13 @@ import math
 from datetime import datetime
 
 from iris_gui.engine.compare import comparable
+from iris_gui.engine.numbers import figure, measured, plain, spread, spread_decimals
 from iris_gui.engine.result import RunResult, Timings
 
 MISSING = "-"
 BASELINE_TEXT = "baseline"
 NOISY_MARK = " ⚠"  # after a noisy steady state
+BUSY_MARK = " ⚠ CPU busy"  # after the steady state of a run that waited for a core
 PARTIAL_MARK = " (partial)"  # after a figure of a run that failed part-way
 
 
@@ -52,13 +54,18 @@ def saved_stamp(created_at: str) -> float | None:
 
 
 def steady_text(t: Timings) -> str:
-    """``119.7 ± 3.2``: the median µs/epoch and its IQR when it has one, marked when noisy."""
+    """``119.7 ± 3.1``: the median µs/epoch and its IQR when it has one, in the one number
+    style (``iris_gui.engine.numbers``), marked when noisy."""
     if finite(t.epoch_us) is None:
         return MISSING
-    text = f"{t.epoch_us:,.1f}"
-    if t.has_spread:
-        text += f" ± {t.epoch_us_iqr:,.1f}"
+    text = measured(t.epoch_us, t.epoch_us_iqr if t.has_spread else math.nan)
     return text + (NOISY_MARK if t.noisy else "")
+
+
+# What the steady state is, as engine/steady.py computes it.
+STEADY_MEANING = ("each synchronised ~30 ms chunk gives its own µs per epoch; the steady state "
+                  "is their median, leaving out the first chunk (it still pays warm-up) and a "
+                  "last chunk cut to under half length")
 
 
 def steady_tip(t: Timings) -> str | None:
@@ -66,14 +73,17 @@ def steady_tip(t: Timings) -> str | None:
     if finite(t.epoch_us) is None:
         return None
     if t.epoch_us_method != "chunk-median":
-        return (f"{t.epoch_us:,.1f} µs/epoch: mean of the epochs after the first (the run was "
-                "too short for a chunk after the first, so there is no IQR)")
+        return (f"{figure(t.epoch_us)} µs/epoch: mean of the epochs after the first (the run "
+                "was too short for a chunk after the first, so there is no IQR)")
     if not t.has_spread:
-        return (f"{t.epoch_us:,.1f} µs/epoch from one synchronised chunk after the first (one "
-                "chunk has no spread, so there is no IQR)")
+        return (f"{figure(t.epoch_us)} µs/epoch from one synchronised chunk after the first "
+                "(one chunk has no spread, so there is no IQR)")
     share = t.epoch_us_iqr / t.epoch_us * 100 if t.epoch_us > 0 else math.nan
+    median = plain(t.epoch_us, spread_decimals(t.epoch_us_iqr))
     text = (f"Median of {t.epoch_us_chunks:,} synchronised chunks after the first: "
-            f"{t.epoch_us:,.1f} µs/epoch, IQR {t.epoch_us_iqr:,.1f} µs ({share:.1f}% of the median)")
+            f"{median} µs/epoch, IQR {spread(t.epoch_us_iqr)} "
+            f"µs ({share:.1f}% of the median)\nSteady state: {STEADY_MEANING}; ± is the "
+            "interquartile range (IQR) of those chunks' figures.")
     if t.noisy:
         text += ("\nNoisy: the IQR is more than 10% of the median (torch.utils.benchmark's "
                  "warning). Something else was using the machine, or the clock ramped; rerun it "
@@ -91,7 +101,7 @@ def _partial(result: RunResult, text: str) -> str:
 
 def total_text(result: RunResult) -> str:
     """The loop's seconds, marked when the run failed part-way."""
-    return _partial(result, formatted(result.timings.train_seconds, ".3f"))
+    return _partial(result, formatted(result.timings.train_seconds, ",.3f"))
 
 
 def run_steady_text(result: RunResult) -> str:
@@ -99,8 +109,9 @@ def run_steady_text(result: RunResult) -> str:
     failed part-way (its spread is in the tooltip)."""
     t = result.timings
     if result.timing_is_partial:
-        return _partial(result, formatted(t.epoch_us, ",.1f"))
-    return steady_text(t)
+        return _partial(result, figure(t.epoch_us))
+    text = steady_text(t)
+    return text + BUSY_MARK if t.cpu_busy and text != MISSING else text
 
 
 def timing_key(result: RunResult, value: float) -> float | None:
@@ -124,3 +135,44 @@ def baseline_refusal(run_id: int, result: RunResult) -> str | None:
     if comparable(result):
         return None
     return f"Run {run_id} cannot be the baseline. {result.partial_reason}."
+
+
+def speedup_text(value: float | None) -> str:
+    """A ratio of two runs' times: ``2.00x``; below 0.01 two significant figures (``0.0014x``),
+    so a run hundreds of times slower does not read "0.00x"."""
+    if value is None:
+        return MISSING
+    if 0 < abs(value) < 0.01:
+        return f"{value:.{1 - math.floor(math.log10(abs(value)))}f}x"
+    return f"{value:,.2f}x"
+
+
+def speedup_tip(run_id: int, result: RunResult, baseline_id: int | None,
+                baseline: RunResult | None, value: float | None) -> str:
+    """What a "× vs baseline" cell compares, with the two figures behind its ratio."""
+    if baseline is None or baseline_id is None:
+        return ("No baseline: select a run and press Set as baseline to see how many times "
+                "faster each run is than it")
+    base_us = steady_text(baseline.timings).removesuffix(NOISY_MARK)
+    if run_id == baseline_id:
+        return (f"Run {run_id} is the baseline ({base_us} µs/epoch): every other row's "
+                "× vs baseline is this run's steady state over that row's")
+    if value is None:
+        return f"No steady state to compare with the baseline, run {baseline_id}"
+    mine = steady_text(result.timings).removesuffix(NOISY_MARK)
+    verdict = "faster" if value > 1 else "slower" if value < 1 else "as fast"
+    return (f"{speedup_text(value)} vs baseline: this run's steady state is {mine} µs/epoch, "
+            f"the baseline's (run {baseline_id}) {base_us} µs/epoch; baseline ÷ this run, so "
+            f"this run is {verdict}")
+
+
+def total_tip(result: RunResult) -> str | None:
+    """The loop's seconds, said in words with the average epoch they make."""
+    t = result.timings
+    seconds = finite(t.train_seconds)
+    if seconds is None or not result.epochs_completed:
+        return None
+    average = figure(seconds / result.epochs_completed * 1e6)
+    return (f"{seconds:,.3f} s for {result.epochs_completed:,} epochs: the whole training loop "
+            f"on the device's clock, first epoch and chunk hand-offs included ({average} µs per "
+            "epoch on average; µs/epoch is the steady state instead)")

@@ -21,6 +21,7 @@ from iris_gui.store.runs import StoredRun
 from iris_gui.ui.results_cells import (
     BASELINE_TEXT,
     MISSING,
+    STEADY_MEANING,
     baseline_refusal,
     finite,
     formatted,
@@ -29,9 +30,12 @@ from iris_gui.ui.results_cells import (
     saved_short,
     saved_stamp,
     saved_text,
+    speedup_text,
+    speedup_tip,
     steady_tip,
     timing_key,
     total_text,
+    total_tip,
 )
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -62,6 +66,22 @@ def _words(title: str, tip: str, value: Callable[[StoredRun], str]) -> Column:
     return Column(title, tip, value, value)
 
 
+STEADY_HEADER_TIP = (
+    f"Steady-state microseconds per epoch ± IQR: {STEADY_MEANING}; ± is the interquartile "
+    "range of those chunks.\n⚠ marks a noisy one (IQR > 10% of the median); ⚠ CPU busy, a run "
+    "that waited for a core more than 10% of its time (other work on the CPU).\nA figure "
+    "without ± came from one chunk or, for a run too short for chunks, is the mean of the "
+    "epochs after the first.\n(partial): the run failed part-way, not comparable with "
+    "completed runs")
+# One word per kind of speedup: this table compares with the user's baseline, the Ladder with
+# the note's loop; the two can differ for one run, so each says which it is.
+SPEEDUP_TITLE = "× vs baseline"
+SPEEDUP_HEADER_TIP = (
+    "how many times faster than the baseline run (Results → set as baseline, shown in "
+    "bold/marked); the Ladder's '× vs the note's loop' compares with the note's loop on the "
+    "same device instead.\nBaseline's steady-state µs/epoch ÷ this run's; the whole loop's "
+    "ratio is in the run's details")
+
 COLUMNS: tuple[Column, ...] = (
     Column("ID", "Run number in the store", lambda r: str(r.id), lambda r: r.id, True),
     Column("Saved", "When the run was saved", lambda r: saved_short(r.created_at),
@@ -72,7 +92,8 @@ COLUMNS: tuple[Column, ...] = (
     _words("Engine", "The rung of the engine ladder (eager: the note's loop)",
            lambda r: r.result.config.engine),
     _words("Recording", "How the loss was brought back", lambda r: r.result.config.record),
-    _words("Call", "model(x) or model.forward(x)", lambda r: r.result.config.call),
+    _words("Call", "model(x) or model.forward(x); - for an engine that calls no module",
+           lambda r: r.result.config.call if r.result.config.calls_module else "-"),
     Column("Threads", "CPU threads asked for", lambda r: str(r.result.config.threads),
            lambda r: r.result.config.threads, True),
     _words("Execution", "Worker process or in-process", lambda r: r.result.env.execution),
@@ -80,18 +101,16 @@ COLUMNS: tuple[Column, ...] = (
            lambda r: f"{r.result.epochs_completed:,} / {r.result.config.epochs:,}",
            lambda r: r.result.epochs_completed, True),
     _words("Status", "How the run ended; hover for its message", lambda r: r.result.status.value),
-    Column("Total s", "Training loop, seconds (first epoch included); (partial): the run failed "
+    Column("Total s", "The whole training loop in seconds, on the device's clock: first epoch and "
+           "chunk hand-offs included, setup and evaluation not; (partial): the run failed "
            "part-way",
            lambda r: total_text(r.result),
            lambda r: timing_key(r.result, r.result.timings.train_seconds), True),
-    Column("µs/epoch", "Steady-state microseconds per epoch ± IQR (median of synchronised "
-           "chunks after the first); ⚠ marks a noisy one (IQR > 10% of the median); "
-           "(partial): the run failed part-way, not comparable with completed runs",
+    Column("µs/epoch", STEADY_HEADER_TIP,
            lambda r: run_steady_text(r.result),
            lambda r: timing_key(r.result, r.result.timings.epoch_us), True),
     # Text and key depend on the baseline; RunsTableModel fills them in.
-    Column("Speedup", "Baseline's steady-state µs/epoch / this run's (select a baseline); the "
-           "whole loop's speedup is in the run's details",
+    Column(SPEEDUP_TITLE, SPEEDUP_HEADER_TIP,
            lambda r: MISSING, lambda r: None, True),
     Column("Final loss", "Loss after the last epoch", lambda r: formatted(r.result.final_loss, ".4g"),
            lambda r: finite(r.result.final_loss), True),
@@ -145,8 +164,9 @@ class RunsTableModel(QAbstractTableModel):
             raise ValueError(refusal)
         self._baseline_id = run_id
         if self._runs:
-            self.dataChanged.emit(self.index(0, SPEEDUP_COLUMN),
-                                  self.index(len(self._runs) - 1, SPEEDUP_COLUMN))
+            # Every column: the baseline's whole row is bold, and the old one's no longer.
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(len(self._runs) - 1, len(COLUMNS) - 1))
 
     def baseline_refusal(self, run_id: int) -> str | None:
         """Why run ``run_id`` cannot be the baseline (its timings are partial), or None."""
@@ -206,8 +226,7 @@ class RunsTableModel(QAbstractTableModel):
     def _speedup_text(self, run: StoredRun) -> str:
         if run.id == self._baseline_id:
             return BASELINE_TEXT
-        value = self._speedup(run)
-        return MISSING if value is None else f"{value:.2f}x"
+        return speedup_text(self._speedup(run))
 
     def _tooltip(self, run: StoredRun, column: int) -> str | None:
         if column in TIMING_COLUMNS and run.result.timing_is_partial:
@@ -220,7 +239,18 @@ class RunsTableModel(QAbstractTableModel):
         if column in (DEVICE_COLUMN, DEVICE_NAME_COLUMN):
             return run.result.env.device_name or None
         if column == STEADY_COLUMN:
-            return steady_tip(run.result.timings)
+            tip = steady_tip(run.result.timings)
+            busy = run.result.contention  # "" unless the run waited for a core
+            return f"{tip}\n{busy[0].upper()}{busy[1:]}." if tip and busy else tip
+        if column == TOTAL_COLUMN:
+            return total_tip(run.result)
+        if column == SPEEDUP_COLUMN:
+            baseline = self.baseline_run()
+            return speedup_tip(run.id, run.result, self._baseline_id,
+                               None if baseline is None else baseline.result,
+                               self._speedup(run))
+        if column == 0 and run.id == self._baseline_id:
+            return f"Run {run.id} is the baseline: × vs baseline compares every run with it"
         if column == ENGINE_COLUMN:
             return ENGINE_INFO[run.result.config.engine].tip
         return None
@@ -231,7 +261,8 @@ class RunsTableModel(QAbstractTableModel):
         if column in TIMING_COLUMNS and run.result.timing_is_partial:
             return PARTIAL_COLOUR
         if column == STEADY_COLUMN:
-            return NOISY_COLOUR if run.result.timings.noisy else None
+            timings = run.result.timings
+            return NOISY_COLOUR if timings.noisy or timings.cpu_busy else None
         return None
 
     def _font(self, run: StoredRun, column: int) -> QFont | None:
@@ -245,6 +276,7 @@ class RunsTableModel(QAbstractTableModel):
         return font
 
     def _is_bold(self, run: StoredRun, column: int) -> bool:
-        if column == SPEEDUP_COLUMN:
-            return run.id == self._baseline_id
+        # The whole baseline row is bold, so it stands out with the ratio column hidden too.
+        if run.id == self._baseline_id:
+            return True
         return column == STATUS_COLUMN and run.result.status in STATUS_COLOURS

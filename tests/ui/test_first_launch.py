@@ -22,7 +22,7 @@ LAPTOP = QRect(0, 0, 1280, 800)
 RUN_CONTROLS = ("dataset_combo", "hidden_edit", "device_combo", "optimizer_combo", "lr_edit",
                 "momentum_spin", "epochs_spin", "engine_combo", "record_combo", "call_combo")
 KEY_COLUMNS = ("ID", "Device", "Engine", "Recording", "Call", "Status", "Epochs", "Total s",
-               "µs/epoch", "Speedup", "Final loss", "Test acc.")
+               "µs/epoch", "× vs baseline", "Final loss", "Test acc.")
 
 
 def open_main_window(qtbot, tmp_path: Path, store: RunStore):

@@ -106,13 +106,13 @@ def test_a_run_that_failed_part_way_shows_its_figure_as_partial(panel):
     assert cell(panel, PARTIAL, "Status") == "failed"
     assert cell(panel, PARTIAL, "Epochs") == "60 / 100"
     # The figure stays readable for diagnosis, marked; no "± 0.0" beside it.
-    assert cell(panel, PARTIAL, "µs/epoch") == "1,277.6 (partial)"
+    assert cell(panel, PARTIAL, "µs/epoch") == "1,278 (partial)"
     assert cell(panel, PARTIAL, "Total s") == "-"  # the loop never ended
     tip = cell(panel, PARTIAL, "µs/epoch", Qt.ItemDataRole.ToolTipRole)
     assert tip.startswith(REASON + ".\n")
     assert "one synchronised chunk after the first" in tip
     assert cell(panel, PARTIAL, "Total s", Qt.ItemDataRole.ToolTipRole) == REASON + "."
-    for title in ("Total s", "µs/epoch", "Speedup"):
+    for title in ("Total s", "µs/epoch", "× vs baseline"):
         assert cell(panel, PARTIAL, title, Qt.ItemDataRole.ForegroundRole) == PARTIAL_COLOUR
         font = cell(panel, PARTIAL, title, Qt.ItemDataRole.FontRole)
         assert isinstance(font, QFont) and font.italic()
@@ -125,9 +125,9 @@ def test_a_run_that_failed_part_way_shows_its_figure_as_partial(panel):
 def test_a_partial_figure_is_not_ranked_with_the_comparable_ones(panel):
     panel.view.sortByColumn(column("µs/epoch"), Qt.SortOrder.AscendingOrder)
     shown = shown_column(panel, "µs/epoch")
-    figures = [text for text in shown if text not in ("-", "1,277.6 (partial)")]
+    figures = [text for text in shown if text not in ("-", "1,278 (partial)")]
     assert shown[:len(figures)] == figures  # every comparable figure comes first
-    assert sorted(shown[len(figures):]) == ["-", "1,277.6 (partial)"]
+    assert sorted(shown[len(figures):]) == ["-", "1,278 (partial)"]
     assert cell(panel, PARTIAL, "µs/epoch", SORT_ROLE) is None
 
 
@@ -135,13 +135,13 @@ def test_no_speedup_is_computed_for_a_partial_run(qtbot, panel):
     click_run(qtbot, panel, CPU)
     baseline_button(panel).click()
     assert panel.baseline_id == CPU
-    assert cell(panel, GPU, "Speedup") == "2.00x"
-    assert cell(panel, PARTIAL, "Speedup") == "-"
-    assert cell(panel, PARTIAL, "Speedup", SORT_ROLE) is None
-    tip = cell(panel, PARTIAL, "Speedup", Qt.ItemDataRole.ToolTipRole)
+    assert cell(panel, GPU, "× vs baseline") == "2.00x"
+    assert cell(panel, PARTIAL, "× vs baseline") == "-"
+    assert cell(panel, PARTIAL, "× vs baseline", SORT_ROLE) is None
+    tip = cell(panel, PARTIAL, "× vs baseline", Qt.ItemDataRole.ToolTipRole)
     assert tip == (REASON + ". No speedup is computed for it, and it cannot be the baseline.")
     # A run that failed after its loop ended has whole loop figures: compared as usual.
-    assert cell(panel, EVAL_FAILED, "Speedup") == "1.00x"
+    assert cell(panel, EVAL_FAILED, "× vs baseline") == "1.00x"
     assert cell(panel, EVAL_FAILED, "µs/epoch") == "119.7 ± 2.0"
 
 
@@ -196,7 +196,7 @@ def test_the_details_say_the_timings_are_partial_and_compare_nothing(qtbot, pane
     qtbot.addWidget(dialog)
     timings = form_rows(dialog, "Timings")
     assert timings["Partial"].replace("\n", " ") == REASON + "."
-    assert timings["Steady state"] == "1,277.6 µs/epoch (no IQR, chunk-median) — partial"
+    assert timings["Steady state"] == "1,278 µs/epoch (no IQR, chunk-median) — partial"
     against = form_rows(dialog, "Against the baseline, run 1")
     refused = "not compared: this run failed at epoch 60 of 100, so its timings are partial"
     assert against == {"Steady state": refused, "Whole loop": refused}

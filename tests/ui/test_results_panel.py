@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from dialog_forms import form_rows
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QMessageBox, QToolButton
@@ -15,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QToolButton
 from iris_gui.store.runs import RunStore, StoreError
 from iris_gui.ui.panels.results import ResultsPanel
 from iris_gui.ui.panels.run_details import RunDetailsDialog
-from iris_gui.ui.panels.sample_runs import FAILED_MESSAGE, sample_results
+from iris_gui.ui.panels.sample_runs import FAILED_MESSAGE, sample_results, sample_store
 from iris_gui.ui.results_model import COLUMNS, SORT_ROLE, STATUS_COLOURS
 
 # Sample run ids, in the order sample_store saves them.
@@ -69,7 +70,7 @@ def test_panel_shows_one_row_per_run_with_its_figures(panel):
     assert cell(panel, GPU, "Device") == "cuda:0"
     assert cell(panel, GPU, "Device name") == "NVIDIA H200"
     assert cell(panel, STOPPED, "Epochs") == "6,400 / 20,000"
-    assert cell(panel, STOPPED, "µs/epoch") == "1,450.0 ± 212.0 ⚠"  # IQR 15% of the median
+    assert cell(panel, STOPPED, "µs/epoch") == "1,450 ± 210 ⚠"  # IQR 15% of the median
     assert cell(panel, STOPPED, "Threads") == "4"
     assert cell(panel, DIVERGED, "Final loss") == "-"  # the loss was no longer finite
     assert cell(panel, FAILED, "µs/epoch") == "-"
@@ -80,9 +81,9 @@ def test_panel_shows_one_row_per_run_with_its_figures(panel):
 
 def test_sorting_is_numeric_with_missing_values_last(panel):
     panel.view.sortByColumn(column("µs/epoch"), Qt.SortOrder.AscendingOrder)
-    # As text "1,450.0" < "119.7" < "59.9"; as numbers the other way round.
+    # As text "1,450" < "119.7" < "59.9"; as numbers the other way round.
     assert shown_column(panel, "µs/epoch") == [
-        "59.9 ± 0.8", "85.1", "119.7 ± 3.1", "1,450.0 ± 212.0 ⚠", "-"]
+        "59.9 ± 0.8", "85.1", "119.7 ± 3.1", "1,450 ± 210 ⚠", "-"]
     panel.view.sortByColumn(column("Epochs"), Qt.SortOrder.AscendingOrder)
     assert shown_column(panel, "ID")[:3] == ["4", "5", "3"]  # 0, 313, 6,400 epochs done
 
@@ -121,16 +122,16 @@ def test_the_baseline_button_updates_every_speedup(qtbot, panel):
         button(panel, "Set as baseline").click()
     assert blocker.args == [CPU]
     assert panel.baseline_id == CPU
-    speedups = {run_id: cell(panel, run_id, "Speedup") for run_id in range(1, 6)}
+    speedups = {run_id: cell(panel, run_id, "× vs baseline") for run_id in range(1, 6)}
     # From the steady state: the GPU run's epoch takes half the CPU run's (59.9 vs 119.7 µs).
     assert speedups == {CPU: "baseline", GPU: "2.00x", STOPPED: "0.08x", FAILED: "-",
                         DIVERGED: "1.41x"}
-    font = cell(panel, CPU, "Speedup", Qt.ItemDataRole.FontRole)
+    font = cell(panel, CPU, "× vs baseline", Qt.ItemDataRole.FontRole)
     assert isinstance(font, QFont) and font.bold()
     with qtbot.waitSignal(panel.baseline_changed) as blocker:
         button(panel, "Clear baseline").click()
     assert blocker.args == [None]
-    assert {cell(panel, run_id, "Speedup") for run_id in range(1, 6)} == {"-"}
+    assert {cell(panel, run_id, "× vs baseline") for run_id in range(1, 6)} == {"-"}
 
 
 def test_delete_key_asks_then_removes_the_run_from_view_and_store(qtbot, panel, store,
@@ -194,7 +195,7 @@ def test_refresh_shows_a_run_saved_elsewhere_and_keeps_selection_and_baseline(pa
     panel.refresh()
     assert panel.model.rowCount() == 6
     assert cell(panel, new_id, "Device") == "cuda:0"
-    assert cell(panel, new_id, "Speedup") == "2.00x"
+    assert cell(panel, new_id, "× vs baseline") == "2.00x"
     assert panel.selected_ids() == [STOPPED]
     assert panel.baseline_id == CPU
 
@@ -281,11 +282,24 @@ from PySide6.QtWidgets import QApplication
 
 app = QApplication(sys.argv)
 
+from PySide6.QtWidgets import QLabel, QWidget
+
+def panel_in(widget):
+    # By name: run as __main__, the module's ResultsPanel is not the importable class.
+    found = [w for w in [widget, *widget.findChildren(QWidget)]
+             if type(w).__name__ == "ResultsPanel"]
+    return found[0] if found else None
+
 def check():
-    shown = [w for w in app.topLevelWidgets() if type(w).__name__ == "ResultsPanel"
-             and w.isVisible() and w.model.rowCount() == 5]
+    shown = [(w, panel_in(w)) for w in app.topLevelWidgets() if w.isVisible()]
+    shown = [(w, p) for w, p in shown if p is not None and p.model.rowCount() == 5]
     if shown:
-        print("shown:", shown[0].windowTitle(), shown[0].model.rowCount(), flush=True)
+        preview, panel = shown[0]
+        print("shown:", preview.windowTitle(), panel.model.rowCount(), flush=True)
+        # The made-up runs say so on the view itself, where a screenshot keeps it.
+        marks = [label.text() for label in preview.findChildren(QLabel)
+                 if "SAMPLE DATA" in label.text() and label.isVisible()]
+        print("marked:", bool(marks), flush=True)
         app.quit()
 
 timer = QTimer()
@@ -303,4 +317,138 @@ def test_the_panel_runs_alone_with_sample_data(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert "shown: Results (sample runs) 5" in done.stdout.splitlines(), done.stdout
+    assert "marked: True" in done.stdout.splitlines(), done.stdout
     assert list(tmp_path.iterdir()) == [], "the sample store outlived the panel"
+
+
+def test_the_ratio_column_says_which_speedup_it_is(qtbot, panel):
+    # Issue 18, defect 8: the table's ratio and the Ladder's can differ for one run; each names
+    # what it compares with.
+    header = panel.view.model()
+    ratio = column("× vs baseline")
+    assert header.headerData(ratio, Qt.Orientation.Horizontal) == "× vs baseline"
+    assert header.headerData(ratio, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) \
+        .startswith("how many times faster than the baseline run (Results → set as baseline, "
+                    "shown in bold/marked); the Ladder's '× vs the note's loop' compares with "
+                    "the note's loop on the same device instead")
+    assert "Set as baseline" in cell(panel, GPU, "× vs baseline", Qt.ItemDataRole.ToolTipRole)
+    panel.set_baseline(CPU)
+    tip = cell(panel, GPU, "× vs baseline", Qt.ItemDataRole.ToolTipRole)
+    assert tip == ("2.00x vs baseline: this run's steady state is 59.9 ± 0.8 µs/epoch, the "
+                   "baseline's (run 1) 119.7 ± 3.1 µs/epoch; baseline ÷ this run, so this run "
+                   "is faster")
+    assert "slower" in cell(panel, STOPPED, "× vs baseline", Qt.ItemDataRole.ToolTipRole)
+    assert cell(panel, CPU, "× vs baseline", Qt.ItemDataRole.ToolTipRole).startswith(
+        "Run 1 is the baseline (119.7 ± 3.1 µs/epoch)")
+
+
+def test_the_baseline_row_is_bold_across_and_says_so(qtbot, panel):
+    panel.set_baseline(GPU)
+    for title in ("ID", "Device", "Engine", "µs/epoch", "× vs baseline", "Final loss"):
+        font = cell(panel, GPU, title, Qt.ItemDataRole.FontRole)
+        assert isinstance(font, QFont) and font.bold(), title
+        assert cell(panel, CPU, title, Qt.ItemDataRole.FontRole) is None, title
+    assert cell(panel, GPU, "ID", Qt.ItemDataRole.ToolTipRole).startswith("Run 2 is the baseline")
+    panel.set_baseline(CPU)  # the old baseline's row is plain again
+    assert cell(panel, GPU, "ID", Qt.ItemDataRole.FontRole) is None
+    assert cell(panel, CPU, "Device", Qt.ItemDataRole.FontRole).bold()
+
+
+def test_timing_headers_and_cells_say_what_the_figure_is(panel):
+    header = panel.view.model()
+    tip = header.headerData(column("µs/epoch"), Qt.Orientation.Horizontal,
+                            Qt.ItemDataRole.ToolTipRole)
+    for words in ("Steady-state microseconds per epoch ± IQR", "their median",
+                  "leaving out the first chunk", "interquartile range", "⚠", "(partial)"):
+        assert words in tip, words
+    total = header.headerData(column("Total s"), Qt.Orientation.Horizontal,
+                              Qt.ItemDataRole.ToolTipRole)
+    assert "whole training loop in seconds" in total and "first epoch" in total
+    assert cell(panel, CPU, "Total s", Qt.ItemDataRole.ToolTipRole) == (
+        "2.400 s for 20,000 epochs: the whole training loop on the device's clock, first epoch "
+        "and chunk hand-offs included (120.0 µs per epoch on average; µs/epoch is the steady "
+        "state instead)")
+    steady = cell(panel, STOPPED, "µs/epoch", Qt.ItemDataRole.ToolTipRole)
+    assert "Median of 318 synchronised chunks after the first: 1,450 µs/epoch, IQR 210 µs (14.6% " \
+        "of the median)" in steady
+    assert "interquartile range" in steady
+
+
+def test_timings_never_use_scientific_notation(qtbot, panel, store):
+    slow = sample_results()[0]
+    slow.timings.epoch_us, slow.timings.epoch_us_iqr = 85_965.4, 557.3  # the issue's figure
+    slow.timings.train_seconds = 1719.3
+    with RunStore.open(store.path) as other:
+        new_id = other.save(slow)
+    panel.refresh()
+    panel.set_baseline(CPU)
+    assert cell(panel, new_id, "µs/epoch") == "85,965 ± 560"  # was 85,965.4 ± 557.3
+    assert cell(panel, new_id, "Total s") == "1,719.300"
+    assert cell(panel, new_id, "× vs baseline") == "0.0014x"  # 119.7 / 85,965: not "0.00x"
+    texts = [cell(panel, new_id, c.title, role) for c in COLUMNS
+             for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole)]
+    assert not [t for t in texts if t and any(f"e{s}" in t for s in "+-0123456789")]
+    dialog = panel.show_details(new_id)
+    qtbot.addWidget(dialog)
+    assert form_rows(dialog, "Timings")["Steady state"].startswith("85,965 ± 560 µs/epoch")
+
+
+def many_runs(store: RunStore, count: int) -> None:
+    with RunStore.open(store.path) as other:
+        for _ in range(count):
+            other.save(sample_results()[0])
+
+
+def row_is_visible(panel: ResultsPanel, run_id: int) -> bool:
+    index = panel.view.model().index(0, 0)
+    for row in range(panel.view.model().rowCount()):
+        index = panel.view.model().index(row, 0)
+        if int(index.data()) == run_id:
+            break
+    rect = panel.view.visualRect(index)
+    return panel.view.viewport().rect().contains(rect)
+
+
+def test_a_new_runs_row_is_scrolled_into_view_and_selected(qtbot, panel, store):
+    many_runs(store, 40)
+    panel.refresh()
+    panel.select_ids([CPU])  # near the top, where the user was looking
+    panel.view.scrollToTop()
+    with RunStore.open(store.path) as other:
+        new_id = other.save(sample_results()[1])
+    # What the window does once a run is saved (run_presenter._on_finished).
+    previous = panel.selected_ids()
+    panel.refresh()
+    assert not row_is_visible(panel, new_id)  # below the visible rows: 46 runs in 300 px
+    panel.select_ids([*previous, new_id])
+    qtbot.waitUntil(lambda: row_is_visible(panel, new_id))
+    assert panel.selected_ids() == [CPU, new_id]
+
+
+def test_a_refresh_keeps_the_selection_without_moving_the_view(qtbot, panel, store):
+    many_runs(store, 40)
+    panel.refresh()
+    panel.select_ids([45])  # the last row: the view scrolls down to it
+    qtbot.waitUntil(lambda: row_is_visible(panel, 45))
+    panel.view.scrollToTop()
+    top = panel.view.verticalScrollBar().value()
+    panel.refresh()
+    assert panel.view.verticalScrollBar().value() == top
+    assert panel.selected_ids() == [45]
+
+
+def test_a_trained_runs_row_is_scrolled_into_view_and_selected(qtbot, open_window, data_dir):
+    # The window's own path: Train, the run is saved, the table follows it (issue 18, defect 9).
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with sample_store(data_dir / "runs.sqlite3") as seeded:
+        for _ in range(40):
+            seeded.save(sample_results()[0])
+    window = open_window(epochs=200)
+    panel = window.results
+    assert panel.model.rowCount() == 45
+    panel.view.scrollToTop()
+    with qtbot.waitSignal(window.controller.run_finished, timeout=60_000):
+        qtbot.mouseClick(window.controls.train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 46)
+    qtbot.waitUntil(lambda: panel.selected_ids() == [46])
+    assert row_is_visible(panel, 46)

@@ -50,10 +50,11 @@ def test_timings_are_kept_apart(qtbot, store):
     assert timings == {
         "Setup": "655.00 ms", "Transfer": "1.10 ms", "First epoch": "12.20 ms",
         "Training loop": "9.360 s",
-        "Steady state": ("1,450.0 µs/epoch (IQR 212.0 µs, chunk-median) — noisy: IQR > 10% "
+        "Steady state": ("1,450 ± 210 µs/epoch (median ± IQR, chunk-median) — noisy: IQR > 10% "
                          "of the median"),
         "Chunks": "319 synchronised chunks of ~30 ms; 318 after the first make the steady state",
         "Evaluation": "4.30 ms",
+        "CPU wait": "- (not measured)",  # the sample runs carry no share
     }
 
 
@@ -63,7 +64,7 @@ def test_results_config_and_environment(qtbot, store):
     assert results["Epochs"] == "6,400 of 20,000"
     assert results["Test accuracy"] == "94.44%"
     assert results["Final loss"] == "0.1377"
-    assert results["Loss curve"] == "32 points, one every 200 epoch(s)"
+    assert results["Loss curve"] == "32 points, one every 200 epochs"
     config = section(dialog, "Configuration")
     assert len(config) == 15  # every RunConfig field but the synthetic sizes
     assert not any(name.startswith("Synthetic") for name in config)
@@ -120,3 +121,27 @@ def test_copy_as_command_puts_the_train_line_on_the_clipboard(qtbot, store):
     assert copied.args == [line]
     assert line.startswith("iris-gui train --dataset digits ")
     assert "--hidden 64,32" in line and "--optimizer adam" in line and "--threads 4" in line
+
+
+def test_the_comparison_uses_the_tables_words_for_its_speedup(qtbot, store):
+    # Issue 18, defect 8: the same word as the results table, and which speedup it is not.
+    dialog = RunDetailsDialog(store.get(STOPPED), None, store.get(CPU))
+    qtbot.addWidget(dialog)
+    titles = [b.title() for b in dialog.findChildren(QGroupBox)]
+    assert any(t.startswith("Against the baseline, run 1") and t.endswith(" — × vs baseline")
+               for t in titles), titles
+    against = next(b for b in dialog.findChildren(QGroupBox) if b.title().startswith("Against"))
+    rows = section(dialog, against.title())
+    assert rows["Steady state"] == "0.08x  (119.7 ± 3.1 → 1,450 ± 210 ⚠ µs/epoch)"
+    assert rows["× vs baseline"] == (
+        "how many times faster than the baseline run: its time ÷ this run's, so above 1x this "
+        "run is faster.\nThe Ladder's '× vs the note's loop' compares with the note's loop on "
+        "the same device instead.")
+
+
+def test_the_steady_state_says_how_it_was_measured(qtbot, store):
+    dialog = open_dialog(qtbot, store, CPU)
+    box = next(b for b in dialog.findChildren(QGroupBox) if b.title() == "Timings")
+    value = next(label for label in box.findChildren(QLabel)
+                 if label.text().startswith("119.7 ± 3.1 µs/epoch"))
+    assert "their median, leaving out the first chunk" in value.toolTip()

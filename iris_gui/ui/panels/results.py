@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMessageBox,
-    QStyle,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -35,26 +34,25 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui.engine.command_line import command_for
+from iris_gui.engine.counted import counted
 from iris_gui.store.export import export_runs_csv
 from iris_gui.store.runs import RunStore, StoreError
 from iris_gui.ui.column_menu import ColumnChooser
 from iris_gui.ui.panels.run_details import RunDetailsDialog
+from iris_gui.ui.results_columns import ColumnFitter
 from iris_gui.ui.results_model import (
     COLUMNS,
     DEFAULT_HIDDEN,
     DEVICE_NAME_COLUMN,
     SORT_ROLE,
-    SPEEDUP_COLUMN,
     RunsTableModel,
 )
 
 EMPTY_TEXT = ("Your runs appear here, one row each, with their timings.\n"
               "Press Train (Ctrl+Return) to make the first.")
-BASELINE_TIPS = {False: "Compare every run's steady state with the selected run's",
+BASELINE_TIPS = {False: "Make the selected run the baseline: the × vs baseline column says how "
+                        "many times faster than it each run's steady state is",
                  True: "Stop comparing the runs with this one"}
-# A long device name elides beyond this (its tooltip has it whole), so that it cannot push the
-# timing columns out of sight.
-MAX_NAME_WIDTH = 240
 
 
 def _run_list(ids: list[int]) -> str:
@@ -73,15 +71,13 @@ class ResultsPanel(QWidget):
         super().__init__(parent)
         self._store = store
         self._last_selection: list[int] = []
-        self._sized = False
-        self._fitting = False
-        self._resized_by_hand: set[int] = set()
         self.model = RunsTableModel(self)
         self._proxy = QSortFilterProxyModel(self)
         self._proxy.setSourceModel(self.model)
         self._proxy.setSortRole(SORT_ROLE)
         self._proxy.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.view = self._make_view()
+        self._fit = ColumnFitter(self.view, DEVICE_NAME_COLUMN)
         self.columns = ColumnChooser(self.view, [c.title for c in COLUMNS], DEFAULT_HIDDEN,
                                      always_shown=("ID",))
         self.columns.changed.connect(self._columns_changed)
@@ -102,9 +98,6 @@ class ResultsPanel(QWidget):
         self._lay_out()
         self.view.selectionModel().selectionChanged.connect(self._selection_moved)
         self._proxy.layoutChanged.connect(self._selection_moved)
-        self.view.horizontalHeader().sortIndicatorChanged.connect(
-            lambda column, _order: self._room_for_arrow(column))
-        self.view.horizontalHeader().sectionResized.connect(self._resized)
         self.view.doubleClicked.connect(lambda index: self.show_details(self._run_id(index)))
         failure = self._reload()
         if failure is not None:
@@ -129,8 +122,8 @@ class ResultsPanel(QWidget):
             return str(exc)
         kept, baseline = self.selected_ids(), self.model.baseline_id
         self.model.set_runs(runs)
-        self.select_ids(kept)
-        self._size_columns()
+        self._select(kept)  # a reload keeps the selection without moving the view
+        self._fit.fit()
         self.empty_label.setVisible(not runs)
         if self.model.baseline_id != baseline:
             self.baseline_changed.emit(None)
@@ -142,6 +135,18 @@ class ResultsPanel(QWidget):
         return [self._run_id(self._proxy.index(row, 0)) for row in rows]
 
     def select_ids(self, ids: list[int]) -> None:
+        """Select the rows of runs ``ids`` and scroll the last of them into view (a run just
+        saved is passed last, and must not land below the visible rows)."""
+        self._select(ids)
+        row = self.model.row_of(ids[-1]) if ids else None
+        if row is not None:
+            # Just after a reload the view's layout is still pending, and scrollTo would
+            # measure the old rows: lay them out first.
+            self.view.doItemsLayout()
+            self.view.scrollTo(self._proxy.mapFromSource(self.model.index(row, 0)),
+                               QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def _select(self, ids: list[int]) -> None:
         selection = QItemSelection()
         for run_id in ids:
             row = self.model.row_of(run_id)
@@ -161,16 +166,27 @@ class ResultsPanel(QWidget):
         if refusal is not None:
             self.message.emit(refusal)
             return
+        self._take_baseline(run_id)
+        self.message.emit("Baseline cleared" if run_id is None else f"Run {run_id} is the baseline")
+
+    def restore_baseline(self, run_id: int | None) -> bool:
+        """Make a remembered baseline the baseline again, quietly, if that run is still shown
+        and can be one; return whether it did (a run deleted since is simply forgotten)."""
+        if run_id is None or self.model.row_of(run_id) is None:
+            return False
+        if self.model.baseline_refusal(run_id) is not None:
+            return False
+        if run_id != self.model.baseline_id:
+            self._take_baseline(run_id)
+        return True
+
+    def _take_baseline(self, run_id: int | None) -> None:
         self.model.set_baseline(run_id)
-        # The bold "baseline" can be wider than any ratio the column was fitted to.
-        fit = self.view.sizeHintForColumn(SPEEDUP_COLUMN)
-        if self._sized and self.view.columnWidth(SPEEDUP_COLUMN) < fit:
-            self._fitting = True
-            self.view.setColumnWidth(SPEEDUP_COLUMN, fit)
-            self._fitting = False
+        # The bold row and "baseline" can be wider than the cells the columns were fitted to.
+        if self._fit.fitted:
+            self._fit.fit()
         self._update_actions()
         self.baseline_changed.emit(run_id)
-        self.message.emit("Baseline cleared" if run_id is None else f"Run {run_id} is the baseline")
 
     def delete_selected(self, confirm: bool = True) -> list[int]:
         """Delete the selected runs from the store (after asking, unless ``confirm`` is False);
@@ -225,7 +241,7 @@ class ResultsPanel(QWidget):
         """Write every stored run to ``path`` as CSV; return the count. Raises StoreError."""
         runs = self._store.list_runs()
         export_runs_csv(runs, Path(path))
-        self.message.emit(f"Exported {len(runs)} run(s) to {path}")
+        self.message.emit(f"Exported {counted(len(runs), 'run')} to {path}")
         return len(runs)
 
     def _make_view(self) -> QTableView:
@@ -270,51 +286,9 @@ class ResultsPanel(QWidget):
         layout.addLayout(table, 1)
         self.empty_label.raise_()
 
-    def _size_columns(self) -> None:
-        """Fit each shown column to its cells and title, with room for the sort arrow only in
-        the sorted column: Qt's own fit keeps that room in every column, which then no longer
-        fit a 1,280-pixel screen. A column the user resized keeps the user's width."""
-        self._fitting = True
-        try:
-            for column in range(self.model.columnCount()):
-                if self.view.isColumnHidden(column) or column in self._resized_by_hand:
-                    continue
-                fit = max(self.view.sizeHintForColumn(column), self._title_width(column, False))
-                if column == DEVICE_NAME_COLUMN:
-                    fit = min(fit, MAX_NAME_WIDTH)
-                self.view.setColumnWidth(column, fit)
-            self._sized = True
-            self._room_for_arrow(self.view.horizontalHeader().sortIndicatorSection())
-        finally:
-            self._fitting = False
-
-    def _resized(self, column: int, old: int, new: int) -> None:
-        # Hiding takes a column to 0 and showing brings it back from 0; only a drag, from one
-        # width to another, is the user's.
-        if not self._fitting and old > 0 and new > 0:
-            self._resized_by_hand.add(column)
-
     def _columns_changed(self, hidden: list[str]) -> None:
-        self._size_columns()
+        self._fit.fit()
         self.columns_changed.emit(hidden)
-
-    def _title_width(self, column: int, arrow: bool) -> int:
-        header = self.view.horizontalHeader()
-        margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin)
-        height = header.sizeHint().height()
-        # Qt's hint (bold title and margins) adds a header height and a margin for the arrow;
-        # the style takes only half the height and two margins from the label for it.
-        bare = header.sectionSizeHint(column) - height - margin
-        return bare + (height // 2 + 2 * margin if arrow else 0)
-
-    def _room_for_arrow(self, column: int) -> None:
-        if not self._sized or column in (-1, DEVICE_NAME_COLUMN):
-            return
-        wanted = self._title_width(column, True)
-        if self.view.columnWidth(column) < wanted:
-            fitting, self._fitting = self._fitting, True
-            self.view.setColumnWidth(column, wanted)
-            self._fitting = fitting
 
     def _run_id(self, proxy_index: QModelIndex) -> int:
         return self.model.run_at(self._proxy.mapToSource(proxy_index).row()).id
@@ -374,6 +348,7 @@ class ResultsPanel(QWidget):
 
 
 def main() -> int:
+    from iris_gui.ui.panels.sample_mark import SAMPLE_COLOUR, SAMPLE_LINES
     from iris_gui.ui.panels.sample_runs import sample_store
 
     app = QApplication.instance() or QApplication(sys.argv)
@@ -381,9 +356,16 @@ def main() -> int:
         store = sample_store(Path(folder) / "runs.sqlite3")
         panel = ResultsPanel(store)
         panel.message.connect(print)
-        panel.setWindowTitle("Results (sample runs)")
-        panel.resize(1100, 320)
-        panel.show()
+        # On the view itself, not only in the title: a screenshot keeps no title bar.
+        preview = QWidget()
+        layout = QVBoxLayout(preview)
+        warning = QLabel(f"<b>{' — '.join(SAMPLE_LINES)}</b>: made-up runs for a preview")
+        warning.setStyleSheet(f"color: {SAMPLE_COLOUR}")
+        layout.addWidget(warning)
+        layout.addWidget(panel)
+        preview.setWindowTitle("Results (sample runs)")
+        preview.resize(1100, 340)
+        preview.show()
         code = app.exec()
         store.close()
     return code

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import math
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
@@ -22,10 +23,20 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.command_line import SYNTHETIC_SIZES, command_for
 from iris_gui.engine.compare import steady_speedup, total_speedup
+from iris_gui.engine.counted import counted
+from iris_gui.engine.numbers import measured
 from iris_gui.engine.result import RunResult
 from iris_gui.store.runs import StoredRun
-from iris_gui.ui.results_cells import MISSING, finite, formatted, saved_text, steady_text
-from iris_gui.ui.results_model import STATUS_COLOURS
+from iris_gui.ui.results_cells import (
+    MISSING,
+    STEADY_MEANING,
+    finite,
+    formatted,
+    saved_text,
+    speedup_text,
+    steady_text,
+)
+from iris_gui.ui.results_model import SPEEDUP_TITLE, STATUS_COLOURS
 
 # Names the user knows from the controls, where the field name alone reads poorly.
 CONFIG_NAMES = {"lr": "Learning rate", "hidden": "Hidden layers", "record": "Recording",
@@ -39,7 +50,7 @@ def duration(value: float) -> str:
     shown = finite(value)
     if shown is None:
         return MISSING
-    return f"{shown:.3f} s" if shown >= 1 else f"{shown * 1e3:.2f} ms"
+    return f"{shown:,.3f} s" if shown >= 1 else f"{shown * 1e3:.2f} ms"
 
 
 def _selectable(text: str) -> QLabel:
@@ -60,8 +71,9 @@ def _steady_state(result: RunResult) -> str:
     timings = result.timings
     if finite(timings.epoch_us) is None:
         return MISSING
-    iqr = f"IQR {timings.epoch_us_iqr:,.1f} µs" if timings.has_spread else "no IQR"
-    text = f"{timings.epoch_us:,.1f} µs/epoch ({iqr}, {timings.epoch_us_method})"
+    how = "median ± IQR" if timings.has_spread else "no IQR"
+    shown = measured(timings.epoch_us, timings.epoch_us_iqr if timings.has_spread else None)
+    text = f"{shown} µs/epoch ({how}, {timings.epoch_us_method})"
     if result.timing_is_partial:
         return f"{text} — partial"
     return text + (" — noisy: IQR > 10% of the median" if timings.noisy else "")
@@ -75,6 +87,16 @@ def _chunks(result: RunResult) -> str:
             f" {result.timings.epoch_us_chunks:,} after the first make the steady state")
 
 
+def _cpu_wait(result: RunResult) -> str:
+    """How much of the loop the run waited for a core, and what that means for its figures."""
+    share = result.timings.cpu_wait_share
+    if share is None or not math.isfinite(share):
+        return f"{MISSING} (not measured)"
+    if result.contention:
+        return f"{share:.0%}: {result.contention}"
+    return f"{share:.0%} of the loop waiting for a core (a quiet CPU)"
+
+
 def _timings(result: RunResult) -> QGroupBox:
     t = result.timings
     rows = [
@@ -82,48 +104,61 @@ def _timings(result: RunResult) -> QGroupBox:
         ("First epoch", duration(t.first_epoch_seconds)),
         ("Training loop", duration(t.train_seconds)), ("Steady state", _steady_state(result)),
         ("Chunks", _chunks(result)), ("Evaluation", duration(t.eval_seconds)),
+        ("CPU wait", _cpu_wait(result)),
     ]
     box = _form("Timings", rows)
+    form = box.layout()
+    assert isinstance(form, QFormLayout)
+    steady = form.itemAt(4, QFormLayout.ItemRole.FieldRole).widget()  # the Steady state row
+    steady.setToolTip(f"Steady state: {STEADY_MEANING}. Training loop: the whole loop's "
+                      "seconds, first epoch and chunk hand-offs included.")
     if result.timing_is_partial:
         # Lines broken here rather than a word-wrapped label, which a form can cut short.
         text = f"{result.partial_reason}.".replace(": ", ":\n", 1).replace("; ", ";\n", 1)
-        reason = _selectable(text)
-        form = box.layout()
-        assert isinstance(form, QFormLayout)
-        form.insertRow(0, "Partial:", reason)
+        form.insertRow(0, "Partial:", _selectable(text))
     return box
 
 
+# Said under the ratios, so that a reader who has seen the Ladder knows which speedup this is.
+# Lines broken here rather than word-wrapped: a form can cut a wrapped label short.
+AGAINST_MEANING = ("how many times faster than the baseline run: its time ÷ this run's, so above "
+                   "1x this run is faster.\nThe Ladder's '× vs the note's loop' compares with "
+                   "the note's loop on the same device instead.")
+
+
 def _ratio(value: float) -> str:
-    shown = finite(value)
-    return MISSING if shown is None else f"{shown:.2f}x"
+    return speedup_text(finite(value))
 
 
 def _against(run: StoredRun, baseline: StoredRun) -> QGroupBox:
     b, r = baseline.result, run.result
+    title = f"Against the baseline, run {baseline.id} ({b.config.label()}) — {SPEEDUP_TITLE}"
     if r.timing_is_partial:
         refused = f"not compared: this run {r.failed_at}, so its timings are partial"
-        return _form(f"Against the baseline, run {baseline.id} ({b.config.label()})", [
-            ("Steady state", refused), ("Whole loop", refused),
-        ])
-    return _form(f"Against the baseline, run {baseline.id} ({b.config.label()})", [
+        return _form(title, [("Steady state", refused), ("Whole loop", refused)])
+    box = _form(title, [
         ("Steady state", (f"{_ratio(steady_speedup(b, r))}  ({steady_text(b.timings)} → "
                          f"{steady_text(r.timings)} µs/epoch)")),
         ("Whole loop", (f"{_ratio(total_speedup(b, r))}  (loop seconds per epoch, first epoch "
                        "and chunk handling included)")),
     ])
+    layout = box.layout()
+    assert isinstance(layout, QFormLayout)
+    layout.addRow(f"{SPEEDUP_TITLE}:", _selectable(AGAINST_MEANING))
+    return box
 
 
 def _outcome(run: StoredRun) -> QGroupBox:
     r = run.result
     points = run.curve_points if run.curve_points is not None else len(r.losses)
+    stride = "epoch" if r.loss_stride == 1 else counted(r.loss_stride, "epoch")
     return _form("Results", [
         ("Epochs", f"{r.epochs_completed:,} of {r.config.epochs:,}"),
         ("Final loss", formatted(r.final_loss, ".6g")),
         ("Train accuracy", formatted(r.train_accuracy, ".2%")),
         ("Test accuracy", formatted(r.test_accuracy, ".2%")),
         ("Diverged at epoch", MISSING if r.diverged_epoch is None else f"{r.diverged_epoch:,}"),
-        ("Loss curve", f"{points:,} points, one every {r.loss_stride:,} epoch(s)"),
+        ("Loss curve", f"{points:,} points, one every {stride}"),
         ("Started", saved_text(r.started_at) or MISSING), ("Saved", saved_text(run.created_at)),
     ])
 

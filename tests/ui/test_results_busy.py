@@ -1,0 +1,58 @@
+"""A run that waited for a core is flagged where its figures are read: the results table's
+µs/epoch cell (mark, colour, tooltip with the share) and the run's Details (issue 18,
+"Contention, measured and named"); a quiet run and an old record without the figure are not."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from PySide6.QtCore import Qt
+
+from iris_gui.store.runs import RunStore
+from iris_gui.ui.panels.results import ResultsPanel
+from iris_gui.ui.panels.sample_runs import sample_results
+from iris_gui.ui.results_cells import BUSY_MARK
+from iris_gui.ui.results_model import COLUMNS
+from tests.ui.test_run_details import open_dialog, section
+
+STEADY = next(i for i, c in enumerate(COLUMNS) if c.title == "µs/epoch")
+
+
+@pytest.fixture
+def runs(tmp_path, data_dir):
+    """Three completed CPU runs: busy (38% waiting), quiet (1%), and one saved before the
+    figure existed (NaN)."""
+    cpu = sample_results()[0]
+    store = RunStore.open(tmp_path / "runs.sqlite3")
+    ids = [store.save(replace(cpu, timings=replace(cpu.timings, cpu_wait_share=share)))
+           for share in (0.38, 0.01, float("nan"))]
+    yield store, ids
+    store.close()
+
+
+def test_the_busy_run_is_marked_in_the_table_and_its_tooltip_says_how_busy(qtbot, runs):
+    store, (busy, quiet, old) = runs
+    panel = ResultsPanel(store)
+    qtbot.addWidget(panel)
+    panel.show()
+    model = panel.model
+
+    def data(run_id: int, role=Qt.ItemDataRole.DisplayRole):
+        return model.index(model.row_of(run_id), STEADY).data(role)
+
+    assert data(busy).endswith(BUSY_MARK)
+    assert "busy with other work for 38% of this run" in data(busy, Qt.ItemDataRole.ToolTipRole)
+    assert data(busy, Qt.ItemDataRole.ForegroundRole) is not None
+    for calm in (quiet, old):
+        assert "busy" not in data(calm)
+        assert "busy" not in (data(calm, Qt.ItemDataRole.ToolTipRole) or "")
+
+
+def test_details_give_the_share_for_every_run(qtbot, runs):
+    store, (busy, quiet, old) = runs
+    shown = {run_id: section(open_dialog(qtbot, store, run_id), "Timings")["CPU wait"]
+             for run_id in (busy, quiet, old)}
+    assert shown[busy].startswith("38%: the CPU was busy with other work")
+    assert shown[quiet] == "1% of the loop waiting for a core (a quiet CPU)"
+    assert shown[old] == "- (not measured)"
