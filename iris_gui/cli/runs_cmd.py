@@ -7,6 +7,7 @@ import json
 
 from iris_gui.cli.output import PARTIAL_LEGEND, number, partial, seconds, table
 from iris_gui.cli.session import open_store
+from iris_gui.engine.counted import counted
 
 
 def runs_command(args: argparse.Namespace) -> int:
@@ -23,17 +24,20 @@ def _list(args: argparse.Namespace, store) -> int:
     if not runs:
         print("no runs stored yet; try: iris-gui train")
         return 0
-    headers = ["id", "saved", "dataset", "device", "record", "call", "thr", "epochs", "status",
-               "loop s", "us/epoch", "final loss", "test acc"]
+    # The engine tells a ladder's runs apart; the call style exists only where a module is
+    # called, so the other rungs show "-" there.
+    headers = ["id", "saved", "dataset", "device", "engine", "record", "call", "thr", "epochs",
+               "status", "loop s", "us/epoch", "final loss", "test acc"]
     rows = []
     for run in runs:
         r, c = run.result, run.result.config
-        rows.append([str(run.id), run.created_at[:19].replace("T", " "), c.dataset, c.device, c.record,
-                     c.call, str(c.threads), f"{r.epochs_completed:,}", r.status.value,
+        rows.append([str(run.id), run.created_at[:19].replace("T", " "), c.dataset, c.device,
+                     c.engine, c.record, c.call if c.calls_module else "-", str(c.threads),
+                     f"{r.epochs_completed:,}", r.status.value,
                      partial(r, seconds(r.timings.train_seconds)),
                      partial(r, number(r.timings.epoch_us)),
                      number(r.final_loss), number(r.test_accuracy, 3)])
-    print(table(headers, rows, right={0, 6, 7, 9, 10, 11, 12}))
+    print(table(headers, rows, right={0, 7, 8, 10, 11, 12, 13}))
     if any(run.result.timing_is_partial for run in runs):
         print(PARTIAL_LEGEND)
     return 0
@@ -54,7 +58,8 @@ def _show(args: argparse.Namespace, store) -> int:
     print("\n".join(_summary_lines(run.result, run.id)))
     r = run.result
     print(f"  saved         {run.created_at}  (started {r.started_at})")
-    print(f"  curve         {len(r.losses):,} points, one every {r.loss_stride} epoch(s)")
+    print(f"  curve         {len(r.losses):,} points, "
+          + ("one every epoch" if r.loss_stride == 1 else f"one every {r.loss_stride:,} epochs"))
     if len(r.chunk_epochs):
         print(f"  chunks        {len(r.chunk_epochs):,} synchronised chunks kept "
               f"({r.timings.epoch_us_chunks:,} in the steady state)")
@@ -77,7 +82,7 @@ def _export(args: argparse.Namespace, store) -> int:
 
     runs = store.list_runs()
     export_runs_csv(runs, Path(args.csv))
-    print(f"wrote {len(runs)} run(s) to {args.csv}")
+    print(f"wrote {counted(len(runs), 'run')} to {args.csv}")
     return 0
 
 

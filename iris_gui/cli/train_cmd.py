@@ -9,11 +9,21 @@ import sys
 import threading
 from typing import Any
 
-from iris_gui.cli.output import PARTIAL_LEGEND, ProgressBar, number, partial, seconds, table
+from iris_gui.cli.output import (
+    PARTIAL_LEGEND,
+    ProgressBar,
+    contention_line,
+    number,
+    partial,
+    seconds,
+    table,
+)
 from iris_gui.cli.parser import config_from_args
 from iris_gui.cli.session import open_store
 from iris_gui.cli.signals import GUARD
 from iris_gui.engine.config import ConfigError, RunConfig
+from iris_gui.engine.counted import counted
+from iris_gui.engine.engines import ENGINES, default_recording, recording_note
 
 
 def devices_command(args: argparse.Namespace) -> int:
@@ -37,13 +47,33 @@ def devices_command(args: argparse.Namespace) -> int:
 
 
 def _checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
+    """The run the options describe (train's, explain's), with the engine's own recording
+    where none was chosen (said in one line once the rest is valid); a bad value exits 2."""
+    engine_default = {} if "record" in overrides else _engine_recording(args)
     try:
-        config = config_from_args(args, **overrides)
+        config = config_from_args(args, **{**engine_default, **overrides})
         from iris_gui.engine.devices import resolve_device  # torch: only once the values are valid
         resolve_device(config.device)
-        return config
     except ConfigError as error:
         args.command_parser.error(str(error))
+    if engine_default:
+        (sys.stderr if args.json else sys.stdout).write(recording_note(config.engine) + "\n")
+    return config
+
+
+def _record_chosen(args: argparse.Namespace) -> bool:
+    """Whether the user gave --record (the parser's default is None: "not given")."""
+    return args.record is not None
+
+
+def _engine_recording(args: argparse.Namespace) -> dict[str, str]:
+    """The engine's own recording when the user chose none and the engine cannot use the
+    note's every-epoch; an explicit --record is left for RunConfig to refuse in one line."""
+    engine = getattr(args, "engine", None)
+    if (not hasattr(args, "record") or _record_chosen(args) or engine not in ENGINES
+            or default_recording(engine) == "every-epoch"):
+        return {}
+    return {"record": default_recording(engine)}
 
 
 def _run_all(configs: list[RunConfig], args: argparse.Namespace) -> tuple[list, list[int | None]]:
@@ -83,8 +113,8 @@ def _summary_lines(result: Any, run_id: int | None) -> list[str]:
     lines = [
         f"{saved}: {result.status.value}{f' - {result.message}' if result.message else ''}",
         (f"  {c.dataset} on {c.device} ({env.device_name}), engine {c.engine}, "
-         f"record {c.record}, call {c.call}, "
-         f"{env.threads} thread(s), {c.optimizer} lr {c.lr:g}, hidden {','.join(map(str, c.hidden))}"),
+         f"record {c.record}, {f'call {c.call}, ' if c.calls_module else ''}"
+         f"{counted(env.threads, 'thread')}, {c.optimizer} lr {c.lr:g}, hidden {','.join(map(str, c.hidden))}"),
         f"  epochs        {result.epochs_completed:,} / {c.epochs:,}",
         f"  final loss    {number(result.final_loss)}",
         f"  accuracy      train {number(result.train_accuracy, 3)}  test {number(result.test_accuracy, 3)}",
@@ -98,6 +128,9 @@ def _summary_lines(result: Any, run_id: int | None) -> list[str]:
     ]
     if result.timing_is_partial:
         lines.append(f"  partial       {result.partial_reason}")
+    busy = contention_line(result)
+    if busy:
+        lines.append(busy)
     return lines
 
 
@@ -126,7 +159,7 @@ def train_command(args: argparse.Namespace) -> int:
             print(f"  over {s.n} runs  loop median {seconds(s.median)} s (IQR {seconds(s.iqr)}), "
                   f"{number(e.median)} us/epoch (IQR {number(e.iqr)}){noisy}")
             if row.left_out:
-                print(f"  {len(row.left_out)} replicate(s) failed part-way, left out of these "
+                print(f"  {counted(len(row.left_out), 'replicate')} failed part-way, left out of these "
                       "figures")
     return _exit_status(results)
 
@@ -223,7 +256,7 @@ def _comparison_table(compared: Any, replicated: bool) -> str:
                      "part-way and cannot be one")
     for index, row in enumerate(rows, 1):
         if row.left_out:
-            notes.append(f"row {index}: {len(row.left_out)} replicate(s) failed part-way, left "
+            notes.append(f"row {index}: {counted(len(row.left_out), 'replicate')} failed part-way, left "
                          "out of its figures")
     if any(row.partial for row in rows):
         notes.append(f"{PARTIAL_LEGEND}; no speedup is computed for it or against it")

@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
-from iris_gui.engine.engines import ENGINES, unsupported_choice
+from iris_gui.engine.engines import ENGINES, calls_module, unsupported_choice
 from iris_gui.engine.errors import ConfigError
 
 DATASETS = ("iris", "wine", "breast_cancer", "digits", "synthetic")
@@ -172,11 +172,18 @@ class RunConfig:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
+    @property
+    def calls_module(self) -> bool:
+        """Whether the call style applies: rungs past ``lean`` never call the module, and a
+        call style named beside them would describe something that did not happen."""
+        return calls_module(self.engine)
+
     def label(self) -> str:
         """A short name for tables: ``cpu/every-epoch/forward``, with the engine when it is
-        not the note's (``cpu/native/device/forward``)."""
+        not the note's and without a call style where none applies (``cpu/native/device``)."""
         engine = "" if self.engine == "eager" else f"{self.engine}/"
-        return f"{self.device}/{engine}{self.record}/{self.call}"
+        call = f"/{self.call}" if self.calls_module else ""
+        return f"{self.device}/{engine}{self.record}{call}"
 
 
 def _check_float(

@@ -25,6 +25,11 @@ class EngineInfo:
     optimizers: tuple[str, ...] = ("sgd", "adam")
     module_call: bool = False  # whether the call style (model(x) / model.forward(x)) applies
     devices: tuple[str, ...] = ()  # device kinds it runs on; empty: every kind
+    short: str = ""  # the title where a narrow list must show it whole; "" for the title
+
+    @property
+    def choice(self) -> str:
+        return self.short or self.title
 
 
 ENGINE_INFO = {info.name: info for info in (
@@ -53,8 +58,27 @@ ENGINE_INFO = {info.name: info for info in (
     EngineInfo("native", "native (no framework, a reference)",
                "The same arithmetic as one native loop compiled by numba, with no framework at "
                "all: the floor the others are measured against.", False,
-               recordings=("device", "none"), optimizers=("sgd",), devices=("cpu",)),
+               recordings=("device", "none"), optimizers=("sgd",), devices=("cpu",),
+               short="native (no framework)"),
 )}
+
+
+def default_recording(engine: str) -> str:
+    """The recording a run on ``engine`` gets when nobody chose one: the note's every-epoch
+    where the rung can bring each loss back, else the first it supports (``device``)."""
+    recordings = ENGINE_INFO[engine].recordings
+    return "every-epoch" if "every-epoch" in recordings else recordings[0]
+
+
+def recording_note(engine: str) -> str:
+    """One line saying which recording ``engine`` took instead of every-epoch, and why."""
+    return (f"recording: {default_recording(engine)} (the {engine} engine keeps every loss in "
+            "a buffer on the device)")
+
+
+def calls_module(engine: str) -> bool:
+    """Whether the call style (model(x) or model.forward(x)) means anything for ``engine``."""
+    return ENGINE_INFO[engine].module_call
 
 
 def unsupported_choice(engine: str, recording_mode: str, optimizer: str, call: str) -> str | None:

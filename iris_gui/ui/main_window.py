@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QShowEvent
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMessageBox, QScrollArea, QWidget
 
-from iris_gui.engine.errors import EngineError
 from iris_gui.store.paths import log_dir
 from iris_gui.store.runs import RunStore
-from iris_gui.ui import export_dialogs
+from iris_gui.ui import close_during_run, export_dialogs
 from iris_gui.ui.about import show_about
 from iris_gui.ui.crossover_presenter import CrossoverPresenter
 from iris_gui.ui.explain_presenter import ExplainPresenter
 from iris_gui.ui.ladder_presenter import LadderPresenter
 from iris_gui.ui.menus import build_menus
-from iris_gui.ui.panels.controls import ControlsPanel
+from iris_gui.ui.open_folder import open_folder
+from iris_gui.ui.panels.controls import BUSY_STATES, ControlsPanel
 from iris_gui.ui.panels.crossover import CrossoverPanel
 from iris_gui.ui.panels.explain import ExplainPanel
 from iris_gui.ui.panels.ladder import LadderPanel
@@ -62,7 +62,7 @@ class MainWindow(QMainWindow):
         self.results_dock = self._dock("Results", "results", self.results, Qt.BottomDockWidgetArea)
         self.explain_dock = self._dock("Explain", "explain", self.explain, Qt.BottomDockWidgetArea)
         self.ladder_dock = self._dock("Ladder", "ladder", self.ladder, Qt.BottomDockWidgetArea)
-        # The Crossover view needs ~960 px across (its settings beside the plot's choices): in a
+        # The Crossover view needs ~790 px across (its settings beside the plot): in a
         # scroll area, so that it cannot make the window wider than a 1280×800 screen.
         self.crossover_dock = self._dock("Crossover", "crossover", _scrolled(self.crossover),
                                          Qt.BottomDockWidgetArea)
@@ -80,8 +80,14 @@ class MainWindow(QMainWindow):
         self.ladder_presenter = LadderPresenter(self)
         self.crossover_presenter = CrossoverPresenter(self)
         self.placement = WindowPlacement(self)
+        self.quit_question: QMessageBox | None = None
+        self._quit_confirmed = False
         self._connect_actions()
         self._restore()
+        closed = close_during_run.take(store.path)
+        if closed:
+            # Beside the run's progress, where it stays until the next run starts.
+            self.presenter.name_run(*closed)
 
     def _dock(self, title: str, name: str, widget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -98,7 +104,7 @@ class MainWindow(QMainWindow):
         a.run_ladder.triggered.connect(self.controls.ladder_button.click)
         a.run_ladder_everywhere.triggered.connect(self._ladder_everywhere)
         a.refresh_devices.triggered.connect(self.presenter.refresh_devices)
-        a.quit.triggered.connect(self.close)
+        a.quit.triggered.connect(self.request_quit)
         a.about.triggered.connect(lambda: show_about(self, self.controller))
         a.open_log_folder.triggered.connect(self.open_log_folder)
         a.log_y.toggled.connect(self.plot.set_log_y)
@@ -108,6 +114,7 @@ class MainWindow(QMainWindow):
         a.shortcuts.triggered.connect(self.show_shortcuts)
         self.controls.config_changed.connect(self._update_empty_hint)
         self.results.columns_changed.connect(self._remember_columns)
+        self.results.baseline_changed.connect(self._remember_baseline)
         self.controls.form.advanced.toggled.connect(self._remember_advanced)
         sweep = self.crossover
         exports = {
@@ -152,6 +159,9 @@ class MainWindow(QMainWindow):
     def _remember_columns(self, hidden: list[str]) -> None:
         self.settings.hidden_columns = hidden
 
+    def _remember_baseline(self, run_id: int | None) -> None:
+        self.settings.baseline_id = run_id
+
     def _remember_advanced(self, expanded: bool) -> None:
         self.settings.advanced_open = expanded
 
@@ -161,14 +171,7 @@ class MainWindow(QMainWindow):
 
     def open_log_folder(self) -> None:
         """Help → Open Log Folder: the folder in the system's file manager."""
-        try:
-            folder = log_dir()
-            folder.mkdir(parents=True, exist_ok=True)
-        except (EngineError, OSError) as error:
-            self.status.showMessage(f"The log folder cannot be opened: {error}", 8000)
-            return
-        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
-            self.status.showMessage(f"Logs are in {folder} (no file manager answered)", 15000)
+        open_folder(log_dir, self.status, "log folder", "Logs are in")
 
     def _report(self, text: str | None) -> None:
         if text:
@@ -184,6 +187,7 @@ class MainWindow(QMainWindow):
         hidden = self.settings.hidden_columns
         if hidden is not None:
             self.results.set_hidden_columns(hidden)
+        self.results.restore_baseline(self.settings.baseline_id)
         self._update_empty_hint()
         geometry, state = self.settings.load_window()
         if geometry is not None:
@@ -207,14 +211,41 @@ class MainWindow(QMainWindow):
         if self.store.notice:
             QMessageBox.information(self, "Runs store", self.store.notice)
 
+    def request_quit(self) -> None:
+        """File → Quit, as the window's close button: asks first while a run is in flight."""
+        if self._run_in_flight():
+            self._ask_to_stop()
+        else:
+            self.close()
+
+    def _run_in_flight(self) -> bool:
+        return self.controller.state in BUSY_STATES and not self._quit_confirmed
+
+    def _ask_to_stop(self) -> None:
+        if self.quit_question is None or not self.quit_question.isVisible():
+            self.quit_question = close_during_run.ask_to_stop(self, self._stop_and_quit)
+
+    def _stop_and_quit(self) -> None:
+        self._quit_confirmed = True
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        # Only the user's own close asks (the close button: a spontaneous event); one the
+        # program makes (Ctrl+C in the terminal, SIGTERM, the self-test) goes ahead.
+        if event.spontaneous() and self._run_in_flight():
+            event.ignore()
+            self._ask_to_stop()
+            return
         try:
             self.settings.save_config(self.controls.config(), self.controls.execution())
         except ValueError:
             pass  # an invalid form is not worth keeping; the last good one stays saved
         self.settings.save_window(self.saveGeometry(), self.saveState(LAYOUT_VERSION))
         self.settings.log_y = self.actions.log_y.isChecked()
+        self.presenter.closing = True
         self.controller.shutdown()
+        if self.presenter.stopped_on_close is not None:
+            close_during_run.remember(self.store.path, *self.presenter.stopped_on_close)
         super().closeEvent(event)
 
 

@@ -46,16 +46,40 @@ COLUMNS_PER_PX = 4  # M4 columns per output pixel: the line stays exact when an 
 
 
 def export_png(panel: LossPlotPanel, path: Path, width: int = 1600) -> None:
-    """The plot (curves, axes, legend) as a PNG ``width`` pixels wide."""
-    _settle(panel)
-    scale = int(width) / _logical_width(panel)
-    with _full_resolution(panel, int(width)), _pens_widened(panel, max(CURVE_PX, scale)):
-        scene_export.write_png(panel.plot_item, Path(path), int(width), BACKGROUND)
+    """The plot (curves, axes, legend) as a PNG ``width`` pixels wide and ``RENDER_ASPECT``
+    of that high, whatever shape the window gives the plot on screen."""
+    with _figure(panel, int(width)) as figure:
+        _png(figure, path, int(width))
 
 
 def export_svg(panel: LossPlotPanel, path: Path, width: int | None = None) -> None:
-    """The plot as SVG at the panel's size, shown ``width`` px wide (default: that size): the
-    PNG's picture at that width. One ``<path>`` per curve, in the figure's coordinates."""
+    """The plot as SVG at the figure's size (``RENDER_ASPECT``, as the PNG), shown ``width`` px
+    wide (default: its own size). One ``<path>`` per curve, in the figure's coordinates."""
+    with _figure(panel, RENDER_MAX_WIDTH if width is None else int(width)) as figure:
+        _svg(figure, path, width)
+
+
+@contextmanager
+def _figure(panel: LossPlotPanel, width: int) -> Iterator[LossPlotPanel]:
+    """``panel``'s figure twin, laid out at the export's logical size and drawn light."""
+    logical = min(width, RENDER_MAX_WIDTH)
+    figure = panel.figure_twin(logical, round(logical * RENDER_ASPECT))
+    try:
+        with light_plots([figure]):
+            yield figure
+    finally:
+        figure.close()
+        figure.deleteLater()
+
+
+def _png(panel: LossPlotPanel, path: Path, width: int) -> None:
+    _settle(panel)
+    scale = width / _logical_width(panel)
+    with _full_resolution(panel, width), _pens_widened(panel, max(CURVE_PX, scale)):
+        scene_export.write_png(panel.plot_item, Path(path), width, BACKGROUND)
+
+
+def _svg(panel: LossPlotPanel, path: Path, width: int | None) -> None:
     _settle(panel)
     logical = _logical_width(panel)
     shown = logical if width is None else int(width)
@@ -92,9 +116,9 @@ def render_curves(
         # A new panel takes the app's theme; a figure is drawn light whatever the screen shows.
         with light_plots([panel]):
             if suffix == ".png":
-                export_png(panel, path, width)
+                _png(panel, path, int(width))
             else:
-                export_svg(panel, path, width)
+                _svg(panel, path, width)
     finally:
         panel.close()
         panel.deleteLater()

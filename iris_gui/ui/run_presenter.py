@@ -13,11 +13,13 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMessageBox
 
 from iris_gui.engine.config import RunConfig
+from iris_gui.engine.counted import counted
 from iris_gui.engine.errors import EngineError
 from iris_gui.engine.ladder import ladder_configs
 from iris_gui.engine.result import RunResult
-from iris_gui.ui.panels.controls_form import DATASET_SHAPES
+from iris_gui.ui.panels.controls_items import DATASET_SHAPES
 from iris_gui.ui.panels.loss_plot import PlotCurve
+from iris_gui.ui.panels.sample_runs import is_sample
 from iris_gui.ui.run_state import RunState
 from iris_gui.ui.training_controller import TrainingController
 
@@ -29,8 +31,11 @@ EXPERIMENT_RECORDS = ("every-epoch", "every:200", "device", "none")
 
 
 def run_label(config: RunConfig) -> str:
+    """``cpu · every-epoch · forward``, ``cpu · native · device``: the engine past the note's
+    loop, and the call style only where a module is called."""
     engine = "" if config.engine == "eager" else f"{config.engine} · "
-    return f"{config.device} · {engine}{config.record} · {config.call}"
+    call = f" · {config.call}" if config.calls_module else ""
+    return f"{config.device} · {engine}{config.record}{call}"
 
 
 def empty_plot_hint(config: RunConfig) -> str:
@@ -63,6 +68,11 @@ class RunPresenter(QObject):
     def __init__(self, window: MainWindow, controller: TrainingController) -> None:
         super().__init__(window)
         self.window, self.controller = window, controller
+        # While the window closes: the run the close stopped, for the next launch to name.
+        self.closing = False
+        self.stopped_on_close: tuple[int, int] | None = None
+        # The stored run the status bar's progress text names, if any: deleted, it goes.
+        self.named_run: int | None = None
         w = window
         controller.state_changed.connect(self._on_state)
         controller.devices_ready.connect(self._on_devices)
@@ -80,6 +90,7 @@ class RunPresenter(QObject):
         w.controls.refresh_devices_requested.connect(self.refresh_devices)
         w.results.selection_changed.connect(self._show_curves)
         w.results.message.connect(lambda text: w.status.showMessage(text, 8000))
+        w.results.model.modelReset.connect(self._forget_deleted)
         self._on_state(controller.state)
 
     def refresh_devices(self) -> None:
@@ -101,11 +112,11 @@ class RunPresenter(QObject):
     def _on_devices(self, devices: list) -> None:
         self.window.controls.set_devices(devices)
         self.window.status.showMessage(
-            f"Ready: {len(devices)} device(s) — {', '.join(d.id for d in devices)}", 8000)
+            f"Ready: {counted(len(devices), 'device')} — {', '.join(d.id for d in devices)}", 8000)
 
     def _on_queue(self, waiting: int) -> None:
         if waiting:
-            self.window.status.showMessage(f"{waiting} run(s) queued", 4000)
+            self.window.status.showMessage(f"{counted(waiting, 'run')} queued", 4000)
 
     def _run_everywhere(self, base: RunConfig) -> None:
         devices = self.controller.devices or []
@@ -123,12 +134,21 @@ class RunPresenter(QObject):
         self.window.results.select_ids([])
         self.window.ladder_dock.raise_()
         self.controller.train(configs, self.window.controls.execution())
-        if skipped:
-            left_out = "; ".join(f"{s.device}/{s.engine}: {s.reason}" for s in skipped)
-            self.window.status.showMessage(
-                f"The ladder: {len(configs)} run(s) queued; left out: {left_out}", 15000)
+        self.window.ladder_presenter.queued(len(configs), skipped)
+
+    def name_run(self, run_id: int, text: str) -> None:
+        """Put ``text``, about stored run ``run_id``, beside the progress bar."""
+        self.window.status.progress_label.setText(text)
+        self.named_run = run_id
+
+    def _forget_deleted(self) -> None:
+        if self.named_run is not None and self.named_run not in {
+                run.id for run in self.window.results.model.runs}:
+            self.window.status.progress_label.setText("")
+            self.named_run = None
 
     def _on_started(self, token: int, config: RunConfig) -> None:
+        self.named_run = None  # the progress text is the new run's from here on
         label = run_label(config)
         recording = config.recording
         stride = recording.interval if recording.mode == "every" else 1
@@ -142,7 +162,10 @@ class RunPresenter(QObject):
             run_id = w.store.save(result)
         except EngineError as error:
             self._on_problem(f"The run could not be saved: {error}")
+        if self.closing and run_id is not None and result.status.value == "stopped":
+            self.stopped_on_close = (run_id, result.epochs_completed)
         w.status.end(token, result_summary(run_id, result))
+        self.named_run = run_id
         w.plot.end_live(token)
         if run_id is None:
             return
@@ -164,6 +187,7 @@ class RunPresenter(QObject):
             w.status.showMessage(str(error), 8000)
             return
         labels = {run.id: run for run in w.results.model.runs}
+        w.plot.set_sample(any(is_sample(labels[i].result) for i in ids if i in labels))
         overlays = []
         for run_id, (losses, stride) in curves.items():
             run = labels.get(run_id)

@@ -53,7 +53,9 @@ def test_train_engine_records_the_rung(ladder):
 @pytest.mark.parametrize("args, fragment", [
     (["compare", "--engines", "native", "--optimizer", "adam"], "implements sgd only"),
     (["compare", "--engines", "eager,warp"], "engine 'warp' is not allowed"),
-    (["train", "--engine", "native"], "cannot record the loss 'every-epoch'"),
+    # Only a --record typed by the user: without one, native records on the device.
+    (["train", "--engine", "native", "--record", "every-epoch"],
+     "cannot record the loss 'every-epoch'"),
     (["train", "--engine", "graph", "--record", "device"], "runs on CUDA GPUs only"),
 ])
 def test_a_rung_that_cannot_run_is_one_line_and_exit_2(tmp_path, args, fragment):

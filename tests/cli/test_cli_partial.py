@@ -139,7 +139,7 @@ def test_a_partial_replicate_is_left_out_of_its_rows_figures() -> None:
     assert compared[0].epoch_us.n == 2
     assert compared[0].epoch_us.median == pytest.approx(101.0)  # not pulled to 9,000
     text = _comparison_table(compared, replicated=True)
-    assert "row 1: 1 replicate(s) failed part-way, left out of its figures" in text
+    assert "row 1: 1 replicate failed part-way, left out of its figures" in text
     assert "(partial)" not in text  # what the rows show is whole
 
 

@@ -65,7 +65,7 @@ def test_runs_export_csv_and_a_failed_export_keeps_files(repeated: tuple[Path, d
     target = tmp_path / "runs.csv"
     proc = run_cli(["runs", "export", "--csv", str(target)], data)
     assert proc.returncode == 0, describe(proc)
-    assert "wrote 3 run(s)" in proc.stdout
+    assert "wrote 3 runs to" in proc.stdout
     with open(target, newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
         columns = set(reader.fieldnames or ())

@@ -71,3 +71,18 @@ def test_hidden_parses():
     for bad in ("a", "10,,10", "0", "10," * 9 + "10"):
         with pytest.raises(ConfigError):
             parse_hidden(bad)
+
+
+def test_a_label_names_a_call_style_only_where_the_engine_calls_the_module():
+    assert RunConfig().label() == "cpu/every-epoch/forward"
+    assert RunConfig(engine="lean", call="call").label() == "cpu/lean/every-epoch/call"
+    assert RunConfig(engine="native", record="device").label() == "cpu/native/device"
+    assert not RunConfig(engine="compiled", record="none").calls_module
+
+
+def test_counted_says_one_thing_and_several_things():
+    from iris_gui.engine.counted import counted
+
+    assert [counted(n, "device") for n in (0, 1, 2, 1500)] == \
+        ["0 devices", "1 device", "2 devices", "1,500 devices"]
+    assert counted(1, "replicate") == "1 replicate" and counted(3, "ox", "oxen") == "3 oxen"

@@ -107,3 +107,16 @@ def test_ladder_rows_compare_each_rung_with_the_notes_loop_on_its_device():
     assert rows[1].speedup == pytest.approx(note.timings.epoch_us / lean.timings.epoch_us)
     assert rows[1].curve_deviation < 1e-5 and rows[0].curve_deviation == 0.0
     assert rows[1].to_dict()["device"] == "cpu"
+
+
+def test_each_engine_has_a_default_recording_it_can_make_and_a_line_saying_so():
+    from iris_gui.engine.engines import ENGINE_INFO, default_recording, recording_note
+
+    for engine in ENGINES:
+        chosen = default_recording(engine)
+        assert chosen in ENGINE_INFO[engine].recordings
+        RunConfig(engine=engine, record=chosen)  # valid as it stands
+    assert {e: default_recording(e) for e in ("eager", "manual", "compiled", "native")} == \
+        {"eager": "every-epoch", "manual": "every-epoch", "compiled": "device", "native": "device"}
+    assert recording_note("compiled") == ("recording: device (the compiled engine keeps every "
+                                          "loss in a buffer on the device)")

@@ -180,12 +180,13 @@ def test_editing_emits_config_changed(panel, qtbot):
         qtbot.keyClicks(panel.form.hidden_edit, "0")
 
 
-def test_devices_show_describe_text_and_keep_selection(panel):
+def test_devices_show_id_and_model_with_the_whole_description_as_tooltip(panel):
     combo = panel.form.device_combo
     panel.set_devices([CPU, H200])
     assert combo.isEnabled()
-    assert [combo.itemText(i) for i in range(combo.count())] == [CPU.describe(), H200.describe()]
-    assert combo.itemText(1) == "cuda:0 — NVIDIA H200 (139.8 GiB, sm 9.0)"
+    assert [combo.itemText(i) for i in range(combo.count())] == ["cpu — Test", "cuda:0 — H200"]
+    assert combo.itemData(1, Qt.ItemDataRole.ToolTipRole) == \
+        "cuda:0 — NVIDIA H200 (139.8 GiB, sm 9.0)"
     choose(combo, "cuda:0")
     panel.set_devices([SECOND, CPU, H200])
     assert panel.config().device == "cuda:0"

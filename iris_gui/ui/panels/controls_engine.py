@@ -13,7 +13,7 @@ from iris_gui.ui.panels.controls_fields import ValueCombo
 
 class EngineCombo(ValueCombo):
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__([(ENGINE_INFO[name].title, name) for name in ENGINES], parent)
+        super().__init__([(ENGINE_INFO[name].choice, name) for name in ENGINES], parent)
         self._reasons: dict[str, str | None] = {}
         self.set_availability({})
         self.currentIndexChanged.connect(self._show_tip)

@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from PySide6.QtCore import QLocale
+from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
 from iris_gui.engine.errors import ConfigError
@@ -22,15 +22,24 @@ _INVALID_STYLE = "QLineEdit { background: #fde2e2; color: #202020; border: 1px s
 class ValueCombo(QComboBox):
     """A combo box addressed by item data, so configs never depend on item order or labels."""
 
-    def __init__(self, items: Iterable[tuple[str, Any]] = (), parent: QWidget | None = None):
+    def __init__(self, items: Iterable[tuple[Any, ...]] = (), parent: QWidget | None = None):
+        """``items``: (text, value) or (text, value, tooltip); a text is kept short enough to
+        show whole in the Run panel, and the tooltip says the rest."""
         super().__init__(parent)
         # Long labels (device names, execution modes) must not set the dock's minimum width;
         # the popup still shows them whole.
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(8)
-        for label, value in items:
+        for label, value, *tip in items:
             self.addItem(label, value)
-        self.currentIndexChanged.connect(lambda: self.setToolTip(self.currentText()))
+            if tip:
+                self.setItemData(self.count() - 1, tip[0], Qt.ItemDataRole.ToolTipRole)
+        self.currentIndexChanged.connect(self._show_item_tip)
+        self._show_item_tip()
+
+    def _show_item_tip(self) -> None:
+        tip = self.itemData(self.currentIndex(), Qt.ItemDataRole.ToolTipRole)
+        self.setToolTip(tip or self.currentText())
 
     def value(self) -> Any:
         return self.currentData()

@@ -9,7 +9,7 @@ state beyond "busy" (fields locked while a run is in flight).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from iris_gui.engine import config as limits
 from iris_gui.engine.config import RunConfig, parse_hidden
 from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.engine.engines import ENGINE_INFO
+from iris_gui.engine.engines import ENGINE_INFO, default_recording
 from iris_gui.engine.errors import ConfigError
 from iris_gui.ui.panels.collapsible import CollapsibleSection
 from iris_gui.ui.panels.controls_engine import EngineCombo
@@ -36,6 +36,14 @@ from iris_gui.ui.panels.controls_fields import (
     parse_positive_float,
     parse_seed,
 )
+from iris_gui.ui.panels.controls_items import (
+    CALL_ITEMS,
+    DATASET_ITEMS,
+    EXECUTION_ITEMS,
+    RECORD_ITEMS,
+    SCALER_ITEMS,
+    device_choice,
+)
 from iris_gui.ui.settings import DEFAULT_EXECUTION
 
 DETECTING = "detecting devices…"
@@ -44,25 +52,6 @@ HIDDEN_TIP = (
     f"hidden layer widths, e.g. 10 or 10,10: 1 to {limits.MAX_LAYERS} layers, "
     f"each 1 to {limits.MAX_WIDTH:,} units"
 )
-# The bundled data sets' shapes (name, rows, features, classes), known without loading them:
-# the window never imports scikit-learn.
-DATASET_SHAPES = {"iris": ("Iris", 150, 4, 3), "wine": ("Wine", 178, 13, 3),
-                  "breast_cancer": ("Breast cancer", 569, 30, 2),
-                  "digits": ("Digits", 1_797, 64, 10)}
-DATASET_ITEMS = [
-    *((f"{name} ({rows:,} × {features}, {classes} classes)", key)
-      for key, (name, rows, features, classes) in DATASET_SHAPES.items()),
-    ("Synthetic", "synthetic"),
-]
-SCALER_ITEMS = [("MinMax (fit on train)", "minmax"), ("Standard (fit on train)", "standard"),
-                ("none", "none")]
-RECORD_ITEMS = [
-    ("every epoch (loss.item())", "every-epoch"), ("every N epochs", "every"),
-    ("on the device, copied back per chunk", "device"), ("none (no curve)", "none"),
-]
-CALL_ITEMS = [("model(x)", "call"), ("model.forward(x)", "forward")]
-EXECUTION_ITEMS = [("worker process (isolated, recommended)", "process"),
-                   ("this process (shows GIL contention)", "in-process")]
 
 
 class RunConfigForm(QWidget):
@@ -83,7 +72,8 @@ class RunConfigForm(QWidget):
         for section in self._sections:
             layout.addWidget(section)
         layout.addStretch(1)
-        _align_labels(self.findChildren(QLabel))
+        _align_labels([label for label in self.findChildren(QLabel)
+                       if label is not self._device_label])
         self.set_config(RunConfig())
         self.execution_combo.set_value(DEFAULT_EXECUTION)
         self._connect_edits()
@@ -130,10 +120,15 @@ class RunConfigForm(QWidget):
         self.device_combo.setEnabled(False)
         self.refresh_button = QToolButton(text="↻", toolTip="detect devices again")
         self.refresh_button.clicked.connect(self.refresh_devices_requested)
-        device_row = QHBoxLayout()
-        device_row.setContentsMargins(0, 0, 0, 0)
-        device_row.addWidget(self.device_combo, 1)
-        device_row.addWidget(self.refresh_button)
+        # The refresh button sits in the label's cell, which has room to spare, so the
+        # device's name gets the whole field's width.
+        self._device_label = QLabel("Device")
+        device_cell = QWidget()
+        cell = QHBoxLayout(device_cell)
+        cell.setContentsMargins(0, 0, 0, 0)
+        cell.addWidget(self._device_label)
+        cell.addStretch(1)
+        cell.addWidget(self.refresh_button)
         self.optimizer_combo = ValueCombo([("SGD", "sgd"), ("Adam", "adam")])
         self.lr_edit = CheckedLineEdit(parse_positive_float("learning rate", limits.MAX_LR),
                                        f"learning rate in (0, {limits.MAX_LR:g}], e.g. 0.01 or 3e-4")
@@ -141,7 +136,7 @@ class RunConfigForm(QWidget):
         self.momentum_spin.setToolTip("SGD momentum; Adam keeps its own moments")
         self.epochs_spin = int_spin(1, limits.MAX_EPOCHS)
         self.epochs_spin.setSingleStep(1000)
-        rows = [("Device", device_row), ("Optimizer", self.optimizer_combo),
+        rows = [(device_cell, self.device_combo), ("Optimizer", self.optimizer_combo),
                 ("Learning rate", self.lr_edit), ("Momentum", self.momentum_spin),
                 ("Epochs", self.epochs_spin)]
         return _section("Training", QFormLayout(), rows)
@@ -152,11 +147,16 @@ class RunConfigForm(QWidget):
         self.every_spin = int_spin(1, limits.MAX_EPOCHS)
         self.every_spin.setValue(200)  # the note's own interval
         self.call_combo = ValueCombo(CALL_ITEMS)
+        # Says why the recording changed when an engine chose it: a silent switch reads as a
+        # setting that changed itself.
+        self.record_note = QLabel(wordWrap=True, visible=False)
         self._measurement_form = QFormLayout()
         rows = [("Engine", self.engine_combo),
                 ("Loss recording", self.record_combo), ("Every N epochs", self.every_spin),
                 ("Call style", self.call_combo)]
-        return _section("Measurement", self._measurement_form, rows)
+        box = _section("Measurement", self._measurement_form, rows)
+        self._measurement_form.insertRow(2, self.record_note)
+        return box
 
     def _connect_edits(self) -> None:
         for combo in (self.dataset_combo, self.scaler_combo, self.device_combo,
@@ -164,6 +164,7 @@ class RunConfigForm(QWidget):
                       self.execution_combo):
             combo.currentIndexChanged.connect(self._edited)
         self.engine_combo.currentIndexChanged.connect(self._engine_edited)
+        self.record_combo.currentIndexChanged.connect(self._record_edited)
         for spin in (self.rows_spin, self.features_spin, self.classes_spin, self.test_size_spin,
                      self.momentum_spin, self.epochs_spin, self.threads_spin, self.every_spin):
             spin.valueChanged.connect(self._edited)
@@ -178,20 +179,30 @@ class RunConfigForm(QWidget):
         self._sync_visibility()
         self.changed.emit()
 
+    def _record_edited(self) -> None:
+        if not self._loading:
+            self.record_note.hide()  # the user's own choice now
+
     def _engine_edited(self) -> None:
         """Follow the engine where a choice has one answer: a rung that keeps every loss in a
         buffer records on the "device"; the call style exists only where a module is called."""
         if self._loading:
             return
-        info = ENGINE_INFO[self.engine_combo.value()]
+        engine = self.engine_combo.value()
+        info = ENGINE_INFO[engine]
         self._loading = True
         try:
-            if self.record_combo.value() not in info.recordings:
-                self.record_combo.set_value(info.recordings[0])
+            switched = self.record_combo.value() not in info.recordings
+            if switched:
+                self.record_combo.set_value(default_recording(engine))
+                self.record_note.setText(
+                    f"Loss recording set to “{self.record_combo.currentText()}”: the {engine} "
+                    "engine keeps every loss in a buffer on the device.")
             if not info.module_call:
                 self.call_combo.set_value("forward")
         finally:
             self._loading = False
+        self.record_note.setVisible(switched)
         self._edited()
 
     def _sync_visibility(self) -> None:
@@ -280,6 +291,7 @@ class RunConfigForm(QWidget):
             self._select_device()
         finally:
             self._loading = False
+        self.record_note.hide()
         self._sync_visibility()
         self.changed.emit()
 
@@ -291,7 +303,9 @@ class RunConfigForm(QWidget):
             self.device_combo.clear()
             self._devices = {device.id: device for device in devices}
             for device in devices:
-                self.device_combo.addItem(device.describe(), device.id)
+                self.device_combo.addItem(device_choice(device), device.id)
+                self.device_combo.setItemData(self.device_combo.count() - 1, device.describe(),
+                                              Qt.ItemDataRole.ToolTipRole)
             self._devices_known = bool(devices)
             if not devices:
                 self.device_combo.addItem(DETECTING, None)
@@ -322,7 +336,8 @@ class RunConfigForm(QWidget):
             section.setEnabled(not busy)
 
 
-def _section(title: str, form: QFormLayout, rows: list[tuple[str, QWidget | QLayout]]) -> QGroupBox:
+def _section(title: str, form: QFormLayout,
+             rows: list[tuple[str | QWidget, QWidget | QLayout]]) -> QGroupBox:
     box = QGroupBox(title)
     form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
     for label, field in rows:

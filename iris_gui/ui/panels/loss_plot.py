@@ -29,6 +29,7 @@ from iris_gui.ui.panels.loss_plot_buffer import (
     widened,
 )
 from iris_gui.ui.panels.loss_plot_hover import HoverReadout
+from iris_gui.ui.panels.sample_mark import SampleMark
 from iris_gui.ui.theme import LIGHT, PlotTheme, plot_theme_for, same_hue, theme_changed_by
 
 __all__ = ["LossPlotPanel", "PlotCurve"]
@@ -38,6 +39,7 @@ PEAK_BINS_PER_PIXEL = 1.0
 # The light theme's colours: what exports and the other views draw a figure with.
 BACKGROUND = LIGHT.background
 FOREGROUND = LIGHT.foreground
+EMPTY_Y = (0.0, 1.0)  # a new plot's own range
 EMPTY_HINT = ("Press Train (Ctrl+Return) to run the note's experiment: "
               "a 4-10-3 MLP on Iris, 20,000 epochs")
 
@@ -122,6 +124,7 @@ class LossPlotPanel(QWidget):
         self._redraw_timer.setInterval(REDRAW_MS)
         self._redraw_timer.timeout.connect(self.flush)
         self._hover = HoverReadout(self.plot_item, self._readout, self._displayed)
+        self._sample_mark = SampleMark(self.plot_item)
 
     # -- live run ---------------------------------------------------------------------------
 
@@ -176,6 +179,29 @@ class LossPlotPanel(QWidget):
             item.setData(curve.epochs.astype(np.float64), curve.losses)
             self._overlay_items.append(item)
         self._refit()
+
+    def set_sample(self, shown: bool) -> None:
+        """Mark the picture as made-up sample data (the previews'), in the plot itself, so a
+        screenshot or an export of it cannot pass for a measurement."""
+        self._sample_mark.set_shown(shown)
+
+    def sample_text(self) -> str:
+        """The mark's words while it is shown, else ""."""
+        return self._sample_mark.text()
+
+    def figure_twin(self, width: int, height: int) -> LossPlotPanel:
+        """A never-shown copy of what this panel shows (curves in their colours, the axis
+        scale, the view, the sample mark) at ``width`` × ``height``: exports draw it, so a
+        figure's shape is its own, not whatever the window's layout gave the plot."""
+        twin = LossPlotPanel()
+        twin.resize(width, height)
+        twin._colours = dict(self._colours)
+        twin.set_log_y(self.log_y())
+        twin.set_overlays(self.curves())
+        x_view, y_view = self.plot_item.vb.viewRange()
+        twin._apply_range(tuple(x_view), tuple(y_view))
+        twin.set_sample(bool(self.sample_text()))
+        return twin
 
     def set_log_y(self, on: bool) -> None:
         self.plot_item.setLogMode(y=bool(on))
@@ -284,6 +310,8 @@ class LossPlotPanel(QWidget):
         found = curves_bounds(self._displayed())
         x_hi = max(self._live_total, 0.0 if found is None else found.x_hi) or 1.0
         y = None if found is None else widened(None, *found.y_span(self.log_y()))
+        if found is None and self._live_item is None:
+            y = EMPTY_Y  # nothing left (the runs shown were deleted): not their old range
         self._follow = True
         self._pending = None
         self._x_view = self._y_view = None  # a view with no data yet takes the first that comes

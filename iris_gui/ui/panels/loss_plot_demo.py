@@ -1,7 +1,8 @@
 """The loss plot alone with sample data: ``python -m iris_gui.ui.panels.loss_plot``.
 
 Two stored-looking overlays and a synthetic live run fed in 30 ms chunks, as the worker would,
-so the panel's cadence and hover read-out can be tried without training anything.
+so the panel's cadence and hover read-out can be tried without training anything; the plot
+carries the sample mark, since none of it was measured.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class SyntheticFeed:
 def sample_panel() -> tuple[LossPlotPanel, SyntheticFeed]:
     """A panel showing the sample overlays, with a feed ready to start."""
     panel = LossPlotPanel()
+    panel.set_sample(True)  # invented curves: the picture says so
     panel.set_overlays(sample_overlays())
     panel.resize(900, 560)
     return panel, SyntheticFeed(panel)

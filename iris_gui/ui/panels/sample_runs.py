@@ -24,8 +24,17 @@ FAILED_MESSAGE = (
 )
 
 
+# Recorded in each sample run, where a real run says what its warm-up cost: the Details say
+# it, and a view showing these runs can tell (is_sample) and mark its picture.
+SAMPLE_WARM_UP = "none: made-up sample data, not a measurement"
+
+
+def is_sample(result: RunResult) -> bool:
+    return result.env.warm_up == SAMPLE_WARM_UP
+
+
 def _env(device: str, threads: int = 1) -> EnvRecord:
-    return EnvRecord(
+    return EnvRecord(warm_up=SAMPLE_WARM_UP, 
         torch_version="2.13.0", device=device,
         device_name=GPU_NAME if device.startswith("cuda") else CPU_NAME, threads=threads,
         cpu_model=CPU_NAME, os="Linux-6.8.0-49-generic-x86_64-with-glibc2.39", python="3.11.7",

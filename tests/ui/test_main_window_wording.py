@@ -1,0 +1,27 @@
+"""What the window's status bar and curve labels say: counts in English ("1 device", never
+"1 device(s)") and no call style for an engine that calls no module (issue 18, defects 7, 9)."""
+
+from __future__ import annotations
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.ui.run_presenter import run_label
+
+CPU = DeviceInfo("cpu", "cpu", "Test CPU")
+GPU = DeviceInfo("cuda:0", "cuda", "NVIDIA H200", 150_110_000_000, "9.0")
+
+
+def test_the_ready_message_counts_devices_in_english(window_on, store):
+    window = window_on(store)
+    window.controller.devices_ready.emit([CPU])
+    assert window.status.currentMessage() == "Ready: 1 device — cpu"
+    window.controller.devices_ready.emit([CPU, GPU])
+    assert window.status.currentMessage() == "Ready: 2 devices — cpu, cuda:0"
+    window.controller.queue_changed.emit(1)
+    assert window.status.currentMessage() == "1 run queued"
+
+
+def test_a_curve_label_names_a_call_style_only_where_a_module_is_called():
+    assert run_label(RunConfig()) == "cpu · every-epoch · forward"
+    assert run_label(RunConfig(engine="lean", call="call")) == "cpu · lean · every-epoch · call"
+    assert run_label(RunConfig(engine="compiled", record="device")) == "cpu · compiled · device"
