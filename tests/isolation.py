@@ -68,7 +68,8 @@ def end() -> None:
 def real_locations(environ: Mapping[str, str]) -> list[Path]:
     """The user's own iris-gui locations under ``environ`` (call it before redirecting):
     the QSettings folder and organisation file, the platformdirs data folder (where
-    platformdirs is installed), and ``IRIS_GUI_DATA_DIR`` when it is set."""
+    platformdirs is installed), ``IRIS_GUI_DATA_DIR`` when it is set, and the desktop entry
+    and icons ``--install-desktop`` writes."""
     home = Path(environ.get("HOME") or Path.home())
     config_home = Path(environ.get("XDG_CONFIG_HOME", "").strip() or home / ".config")
     locations = [config_home / APP, config_home / f"{APP}.conf"]
@@ -78,7 +79,23 @@ def real_locations(environ: Mapping[str, str]) -> list[Path]:
     override = environ.get(DATA_DIR_ENV, "").strip()
     if override:
         locations.append(Path(override).expanduser())
+    locations += desktop_files(environ, home)
     return list(dict.fromkeys(locations))
+
+
+# What `iris-gui --install-desktop` writes (iris_gui/cli/desktop_cmd.py), named here without
+# importing iris_gui: its menu entry and its icon in each hicolor size.
+ICON_SIZES = (16, 32, 48, 64, 128, 256)
+
+
+def desktop_files(environ: Mapping[str, str], home: Path) -> list[Path]:
+    value = environ.get("XDG_DATA_HOME", "").strip()
+    # A relative XDG_DATA_HOME is ignored, as the XDG spec (and desktop_cmd) say.
+    share = Path(value) if value and os.path.isabs(value) else home / ".local" / "share"
+    hicolor = share / "icons" / "hicolor"
+    return [share / "applications" / f"{APP}.desktop",
+            *(hicolor / f"{size}x{size}" / "apps" / f"{APP}.png" for size in ICON_SIZES),
+            hicolor / "scalable" / "apps" / f"{APP}.svg"]
 
 
 def _user_data_dir(environ: Mapping[str, str]) -> str | None:

@@ -30,6 +30,14 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.install_desktop or args.uninstall_desktop:
+        if args.command is not None:
+            parser.error(f"--{'un' if args.uninstall_desktop else ''}install-desktop takes no "
+                         f"command; run it alone, without {args.command!r}")
+        from iris_gui.cli import desktop_cmd
+
+        return (desktop_cmd.install_desktop() if args.install_desktop
+                else desktop_cmd.uninstall_desktop())
     if args.self_test or args.command is None:
         from iris_gui.cli.session import require_qt
 

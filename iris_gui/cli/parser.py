@@ -80,15 +80,18 @@ def _width(text: str) -> int:
 
 
 def _add_run_options(parser: argparse.ArgumentParser, single: bool) -> None:
-    """The RunConfig fields as options; defaults are the seed's experiment."""
+    """The RunConfig fields as options; defaults are the note's experiment."""
     group = parser.add_argument_group("run")
     group.add_argument("--dataset", choices=DATASETS, default=DEFAULTS.dataset)
     if single:
         group.add_argument("--device", default=DEFAULTS.device, help="cpu, cuda:0, mps, ... (see 'devices')")
-        group.add_argument("--record", default=DEFAULTS.record, metavar="every-epoch|every:N|device|none",
-                           help="how the loss is brought back to the host (default: every-epoch, as the seed)")
+        # None, not the default itself: train tells "not given" (the engine's own recording)
+        # from a typed --record every-epoch (refused by an engine that cannot).
+        group.add_argument("--record", default=None, metavar="every-epoch|every:N|device|none",
+                           help="how the loss is brought back to the host (default: every-epoch, "
+                                "as the note; device for an engine that keeps its losses there)")
         group.add_argument("--call", choices=("call", "forward"), default=DEFAULTS.call,
-                           help="model(x) through nn.Module.__call__, or model.forward(x) as the seed")
+                           help="model(x) through nn.Module.__call__, or model.forward(x) as the note")
         group.add_argument("--engine", choices=ENGINES, default=DEFAULTS.engine,
                            help="the rung of the engine ladder (default eager: the note's loop)")
     group.add_argument("--epochs", type=int, default=DEFAULTS.epochs)
@@ -120,17 +123,25 @@ def build_parser() -> OneLineParser:
         "aborts the run in progress, but never a save, which finishes first. At any other "
         "moment a signal ends the command at once, with one line and the same statuses."))
     parser.add_argument("--version", action="version", version=f"iris-gui {__version__}")
-    parser.add_argument("--self-test", action="store_true",
-                        help="start the app offscreen, train a short run in the worker process, "
-                             "export a PNG, then short native and manual runs; exit 0 only if "
-                             "all of it worked")
+    # One of these, or a command: each is a whole invocation on its own.
+    alone = parser.add_mutually_exclusive_group()
+    alone.add_argument("--self-test", action="store_true",
+                       help="start the app offscreen, train a short run in the worker process, "
+                            "export a PNG, then short native and manual runs; exit 0 only if "
+                            "all of it worked")
+    alone.add_argument("--install-desktop", action="store_true",
+                       help="add iris-gui to your desktop's application menu: writes "
+                            "iris-gui.desktop and its icon under $XDG_DATA_HOME (default "
+                            "~/.local/share), starting this same iris-gui")
+    alone.add_argument("--uninstall-desktop", action="store_true",
+                       help="remove what --install-desktop wrote, and nothing else")
     commands = parser.add_subparsers(dest="command", metavar="command")
 
     devices = commands.add_parser("devices", help="list the devices this machine can train on")
     devices.add_argument("--json", action="store_true")
     devices.set_defaults(command_parser=devices)
 
-    train = commands.add_parser("train", help="train once (the seed's experiment by default)")
+    train = commands.add_parser("train", help="train once (the note's experiment by default)")
     _add_run_options(train, single=True)
     train.set_defaults(command_parser=train)
 
@@ -155,7 +166,7 @@ def build_parser() -> OneLineParser:
         description=(
             "Profile a window of epochs and break each epoch into forward, loss, backward, "
             "optimizer, loss recording and the loop's own Python, with syncs, kernels and copies "
-            "counted and the costs the seed names measured by paired, unprofiled runs. Here "
+            "counted and the costs the note names measured by paired, unprofiled runs. Here "
             "--epochs N (or --window N) is the profiled window, 10 to 100,000 epochs (default 200), "
             "not a run's length; --repeat is the number of paired replicates (default 5, at most "
             "100); explain saves nothing."))

@@ -18,6 +18,7 @@ from iris_gui.engine.logs import configure_file_log
 from iris_gui.store.paths import log_dir
 from iris_gui.store.runs import RunStore
 from iris_gui.ui import gc_guard
+from iris_gui.ui.app_icon import app_icon
 from iris_gui.ui.main_window import MainWindow
 from iris_gui.ui.settings import AppSettings
 from iris_gui.ui.training_controller import TrainingController
@@ -40,6 +41,8 @@ def create_window(settings: AppSettings | None = None) -> MainWindow | None:
     configure_file_log(log_dir() / "iris-gui.log")
     controller = TrainingController(worker_log=str(log_dir() / "worker.log"))
     window = MainWindow(store, settings or AppSettings(), controller)
+    # Also set on the window itself: tests and scripts create windows without run_app.
+    window.setWindowIcon(app_icon())
     controller.setParent(window)
     return window
 
@@ -56,11 +59,20 @@ def close_on_signals(window: MainWindow) -> None:
     wake.start(250)
 
 
-def run_app(argv: list[str] | None = None) -> int:
-    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+def set_identity(app: QApplication) -> None:
+    """Name, version and icon. The desktop file name is how a Wayland compositor matches the
+    window to iris-gui.desktop (its icon in the dock); on X11 the window's WM_CLASS is the
+    application name, which the entry names as StartupWMClass."""
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
     app.setApplicationVersion(__version__)
+    app.setDesktopFileName(APP_NAME)
+    app.setWindowIcon(app_icon())
+
+
+def run_app(argv: list[str] | None = None) -> int:
+    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    set_identity(app)
     window = create_window()
     if window is None:
         return 1

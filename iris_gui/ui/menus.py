@@ -1,4 +1,8 @@
-"""The window's actions and menus (File / Run / View / Help) with their shortcuts."""
+"""The window's actions and menus (File / Run / View / Help) with their shortcuts.
+
+MainWindow connects the actions; Help → Open Data Folder is connected here, since it needs
+nothing from the window but its store and status bar.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from dataclasses import dataclass
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
+from iris_gui.ui.open_folder import open_data_folder
 from iris_gui.ui.theme import MODE_TITLES, MODES
 
 
@@ -34,6 +39,7 @@ class WindowActions:
     themes: dict[str, QAction]  # "system", "light", "dark": View → Theme, one checked
     shortcuts: QAction
     open_log_folder: QAction
+    open_data_folder: QAction
     about: QAction
 
 
@@ -83,6 +89,8 @@ def build_menus(window: QMainWindow) -> WindowActions:
         shortcuts=action("&Keyboard Shortcuts", "Ctrl+/", "Every shortcut, in one list"),
         open_log_folder=action("Open &Log Folder", None,
                                "Where the tracebacks of failed runs are written"),
+        open_data_folder=action("Open &Data Folder", None,
+                                "Where the runs store, its logs and recovered saves are kept"),
         about=action("&About iris-gui"),
     )
     actions.quit.setShortcut(QKeySequence("Ctrl+Q"))
@@ -122,5 +130,10 @@ def build_menus(window: QMainWindow) -> WindowActions:
     help_menu = bar.addMenu("&Help")
     help_menu.addAction(actions.shortcuts)
     help_menu.addAction(actions.open_log_folder)
+    help_menu.addAction(actions.open_data_folder)
+    help_menu.addSeparator()
     help_menu.addAction(actions.about)
+    # Looked up when chosen, not now: the window may replace its store or status bar later.
+    actions.open_data_folder.triggered.connect(
+        lambda: open_data_folder(getattr(window, "store", None), window.statusBar()))
     return actions

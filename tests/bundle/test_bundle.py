@@ -41,7 +41,9 @@ def _run(executable: Path, *args: str, tmp_path: Path) -> subprocess.CompletedPr
 
 def test_the_folder_carries_what_the_app_reads(executable):
     internal = executable.parent / "_internal"
-    assert (internal / "resources").is_dir()
+    assert (internal / "iris_gui" / "resources" / "icons" / "iris-gui-256.png").is_file()
+    assert (internal / "iris_gui" / "resources" / "iris-gui.desktop").is_file()
+    assert not (internal / "triton").exists(), "triton is never bundled (build.spec)"
     assert list(internal.glob("sklearn/datasets/data/iris.csv*"))
     assert (internal / "torch" / "bin" / "torch_shm_manager").exists()
     assert not list(internal.glob("torch/bin/test_*")), "torch's test binaries are excluded"
@@ -82,7 +84,8 @@ def test_devices_lists_the_ladder_with_the_bundle_reasons(executable, tmp_path):
     done = _run(executable, "devices", "--json", tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
     engines = json.loads(done.stdout)[0]["engines"]
-    assert set(engines) == {"eager", "lean", "manual", "compiled", "graph", "native"}
+    assert set(engines) == {"eager", "lean", "manual", "compiled", "graph", "persistent",
+                            "native"}
     assert all(engines[name] is None for name in ("eager", "lean", "manual", "native")), engines
     assert "cannot work inside the standalone bundle" in engines["compiled"], engines
     assert engines["graph"] == "the graph engine runs on CUDA GPUs only", engines
@@ -96,3 +99,23 @@ def test_self_test_runs_the_worker_process_from_the_frozen_executable(executable
     lines = done.stdout.splitlines()
     for engine in ("native", "manual"):  # no [skipped]: the bundle must run both
         assert any(line.startswith(f"[ok] short {engine} run") for line in lines), done.stdout
+
+
+def test_install_desktop_names_the_bundles_executable(executable, tmp_path):
+    done = _run(executable, "--install-desktop", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    entry = tmp_path / ".local" / "share" / "applications" / "iris-gui.desktop"
+    assert f"Exec={executable}\n" in entry.read_text()
+    assert (tmp_path / ".local/share/icons/hicolor/256x256/apps/iris-gui.png").is_file()
+
+
+def test_persistent_says_triton_is_missing_from_the_bundle(executable, tmp_path):
+    # Triton's interpreter would let it run on the CPU; the bundle leaves triton out (build.spec
+    # NEVER_BUNDLED), so the rung must say so in one line rather than fail to import.
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TRITON_INTERPRET": "1",
+           "IRIS_GUI_DATA_DIR": str(tmp_path / "d")}
+    done = subprocess.run([str(executable), "devices", "--json"], capture_output=True, text=True,
+                          timeout=300, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    reason = json.loads(done.stdout)[0]["engines"]["persistent"]
+    assert "needs Triton, which is not installed" in reason and "\n" not in reason

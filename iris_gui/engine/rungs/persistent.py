@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 
 import torch
 
@@ -50,6 +51,9 @@ class PersistentRung(Rung):
         try:
             import triton  # noqa: F401
         except ImportError:
+            if getattr(sys, "frozen", False):
+                return ("the persistent engine needs Triton, which the bundle leaves out (about "
+                        "640 MB): run iris-gui from a Python install with triton for it")
             return ("the persistent engine needs Triton, which is not installed (CUDA builds of "
                     "torch on Linux include it; else pip install triton)")
         return None
