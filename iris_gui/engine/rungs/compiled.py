@@ -24,9 +24,7 @@ import sys
 import torch
 
 from iris_gui.engine.recording import DeviceRecorder
-from iris_gui.engine.rungs import compiled_step
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
-from iris_gui.engine.rungs.compiled_step import CompileFailed, Spec
 from iris_gui.engine.rungs.manual import linear_layers
 
 EPOCHS_PER_CALL = 8  # more unrolls the traced graph further: longer compiles, little gain
@@ -55,6 +53,11 @@ class CompiledRung(Rung):
         return f"torch.compile is not set up for {device.type} devices here"
 
     def build(self, prepared: Prepared) -> Stepper:
+        # Imported here, not at the top: it loads dynamo, inductor and sympy (about a second),
+        # which every worker start paid when it listed the rungs, compiled or not.
+        from iris_gui.engine.rungs import compiled_step
+        from iris_gui.engine.rungs.compiled_step import CompileFailed, Spec
+
         p = prepared
         config, device = p.config, p.device
         linears = linear_layers(p.model)
