@@ -18,9 +18,10 @@ PARTIAL_LEGEND = ("(partial): the run failed part-way; its timings cover only th
 def number(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
-    # From 1,000 on, whole digits with separators: ".4g" would write 79,934 as 7.993e+04, and
-    # timings are never in scientific notation (engine/numbers.py, as the window shows them).
-    return f"{value:.{digits}g}" if abs(value) < 1000 else f"{value:,.0f}"
+    # Whole digits with separators once "g" would switch to an exponent (".4g" wrote 79,934 as
+    # 7.993e+04, ".2g" 410 as 4.1e+02): timings are never in scientific notation, as in the
+    # window (engine/numbers.py).
+    return f"{value:.{digits}g}" if abs(value) < min(1000, 10 ** digits) else f"{value:,.0f}"
 
 
 def seconds(value: float | None) -> str:

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from iris_gui.engine.sweep_model import SweepResult
 from iris_gui.ui.panels.crossover import CrossoverPanel
+from iris_gui.ui.panels.crossover_plot import BUSY_LEGEND
 from iris_gui.ui.panels.sample_sweep import SPEC, sample_env, sample_points
 
 
@@ -33,4 +34,6 @@ def test_a_busy_point_is_ringed_and_says_why_it_is_no_finding(qtbot) -> None:
     assert len(tips) == 1
     assert "45% of it waiting for a core): not a finding" in tips[0]
     assert "measured twice" in tips[0]
+    legend = [label.text for _, label in panel.plot.legend.items]
+    assert BUSY_LEGEND in legend
     assert math.isclose(xs[0], math.log10(busy.rows))

@@ -38,6 +38,7 @@ FIT_SAMPLES = 48
 
 
 BUSY_RING = "#e67e00"  # the results table's colour for a figure to read with care
+BUSY_LEGEND = "CPU busy: not a finding"
 
 
 class CrossoverPlot(QWidget):
@@ -197,7 +198,6 @@ class CrossoverPlot(QWidget):
             self._draw_fits(shown, axis)
             self._draw_crossings(axis)
             self._fill_legend()
-        self._plot.setTitle(self._note_html() or None)
         self._data_range = self._range_of(shown)
         self._fit_view()
         self.redrawn.emit()
@@ -328,6 +328,10 @@ class CrossoverPlot(QWidget):
                                      symbolPen=pg.mkPen(FIT_GREY, width=1.6),
                                      symbolBrush=pg.mkBrush(self.plot_theme.background))
             self._legend.addItem(sample, words.MISFIT)
+        if self._busy:
+            ring = pg.PlotDataItem([1.0], [1.0], pen=None, symbol="o", symbolSize=13,
+                                   symbolPen=pg.mkPen(BUSY_RING, width=2), symbolBrush=None)
+            self._legend.addItem(ring, BUSY_LEGEND)
 
     def _add(self, item: pg.GraphicsObject, ignore_bounds: bool = False) -> None:
         self._plot.addItem(item, ignoreBounds=ignore_bounds)
@@ -336,7 +340,10 @@ class CrossoverPlot(QWidget):
     def _note_html(self) -> str:
         if self._result is None or self._result.env.get("accelerators") != []:
             return ""
-        return f'<span style="color:{words.WARN_COLOUR}">{words.NO_ACCELERATOR}</span>'
+        # On two lines: on one, the title's width widened the layout past a docked view's, and
+        # pushed the legend beside the plot out of sight.
+        note = words.NO_ACCELERATOR.replace(": ", ":<br>", 1)
+        return f'<span style="color:{words.WARN_COLOUR}">{note}</span>'
 
     # -- the view --------------------------------------------------------------------------
 
@@ -371,6 +378,12 @@ class CrossoverPlot(QWidget):
         for (crossing, _, tag), level, px, half in zip(self._tags, placed, centres, halves):
             tag.setAnchor((0.0 if px < half else 1.0 if px > width - half else 0.5, 0.5))
             tag.setPos(crossing.x, top - (level * pitch + tag_px / 2) * per_px)
+        # In a short (docked) view the note stays in Findings, beside the plot: as the plot's
+        # title its width widened the layout past the view and pushed the legend out of sight.
+        # A tall view and every exported figure keep it over the plot.
+        note = self._note_html()
+        tall = self._view.height() >= marks.SHORT_VIEW_PX
+        self._plot.setTitle(note if note and tall else None)
         top, right = marks.place_legend(self._legend, self._view.width(), self._view.height())
         self._plot.setContentsMargins(4, top, right, 4)
 
