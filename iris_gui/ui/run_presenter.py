@@ -31,11 +31,10 @@ EXPERIMENT_RECORDS = ("every-epoch", "every:200", "device", "none")
 
 
 def run_label(config: RunConfig) -> str:
-    """``cpu · every-epoch · forward``, ``cpu · native · device``: the engine past the note's
-    loop, and the call style only where a module is called."""
-    engine = "" if config.engine == "eager" else f"{config.engine} · "
+    """``cpu · eager · every-epoch · forward``, ``cpu · native · device``: the engine always (as
+    Explain's labels), and the call style only where a module is called."""
     call = f" · {config.call}" if config.calls_module else ""
-    return f"{config.device} · {engine}{config.record}{call}"
+    return f"{config.device} · {config.engine} · {config.record}{call}"
 
 
 def empty_plot_hint(config: RunConfig) -> str:

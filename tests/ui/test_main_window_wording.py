@@ -22,6 +22,6 @@ def test_the_ready_message_counts_devices_in_english(window_on, store):
 
 
 def test_a_curve_label_names_a_call_style_only_where_a_module_is_called():
-    assert run_label(RunConfig()) == "cpu · every-epoch · forward"
+    assert run_label(RunConfig()) == "cpu · eager · every-epoch · forward"
     assert run_label(RunConfig(engine="lean", call="call")) == "cpu · lean · every-epoch · call"
     assert run_label(RunConfig(engine="compiled", record="device")) == "cpu · compiled · device"
