@@ -72,7 +72,9 @@ def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepRes
         generated_at=datetime.now().astimezone().isoformat(timespec="seconds"),
         headers=HEADERS, rows=results_table(runs),
         sections=[_section(run, command_for) for run in runs],
-        curves=[Curve(f"run {run.id}", run.result.losses, run.result.loss_stride)
+        # The legend names what each curve is: "run 3" alone said nothing in a six-run report.
+        curves=[Curve(f"run {run.id}: {run.result.config.label()}", run.result.losses,
+                      run.result.loss_stride)
                 for run in runs if len(run.result.losses)],
         ladder=ladder_rows([run.result for run in runs], ids) if len(engines) > 1 else [],
         sweep=sweep if sweep is not None and sweep.points else None, sweep_label=sweep_label,
