@@ -81,3 +81,16 @@ def window_on(qtbot, tmp_path):
     for window in opened:
         if window.isVisible():
             window.close()
+
+
+@pytest.fixture
+def ladder_panel(qtbot):
+    """A Ladder view alone, shown at a size where every bar's words fit."""
+    from iris_gui.ui.panels.ladder import LadderPanel
+
+    widget = LadderPanel()
+    qtbot.addWidget(widget)
+    widget.resize(1000, 520)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget

@@ -16,13 +16,8 @@ CPU_MANUAL = 2  # index of the CPU's manual run among the sample results
 
 
 @pytest.fixture
-def panel(qtbot) -> LadderPanel:
-    widget = LadderPanel()
-    qtbot.addWidget(widget)
-    widget.resize(1000, 520)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+def panel(ladder_panel) -> LadderPanel:
+    return ladder_panel
 
 
 def test_only_the_bar_of_a_busy_run_is_marked_and_its_tooltip_says_how_busy(panel) -> None:

@@ -23,13 +23,8 @@ CPU_EAGER, CPU_LEAN, CPU_COMPILED = 1, 2, 4  # slots of the sample ladder
 
 
 @pytest.fixture
-def panel(qtbot) -> LadderPanel:
-    widget = LadderPanel()
-    qtbot.addWidget(widget)
-    widget.resize(1000, 520)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+def panel(ladder_panel) -> LadderPanel:
+    return ladder_panel
 
 
 def marked_pixels(path) -> int:
