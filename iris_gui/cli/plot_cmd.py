@@ -88,7 +88,7 @@ def _ladder(run_ids: list[int], out: Path, width: int) -> int:
         from PySide6.QtWidgets import QApplication
 
         from iris_gui.ui.offscreen import use_offscreen
-        from iris_gui.ui.panels.ladder import render_ladder
+        from iris_gui.ui.panels.ladder_figure import render_ladder
 
         use_offscreen()
         _app = QApplication.instance() or QApplication([])  # held until the file is written

@@ -10,7 +10,7 @@ from pathlib import Path
 from iris_gui.engine.sweep_model import SweepResult
 from iris_gui.report.content import Report
 from iris_gui.ui.panels.crossover import render_crossover
-from iris_gui.ui.panels.ladder import render_ladder
+from iris_gui.ui.panels.ladder_figure import render_ladder
 from iris_gui.ui.panels.loss_plot_buffer import PlotCurve
 from iris_gui.ui.plot_export import render_curves
 

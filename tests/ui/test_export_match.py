@@ -16,7 +16,8 @@ import pytest
 from figure_pixels import NO_RSVG, RSVG, column_centres, dark, dilated, ink, rasterise, rgb
 
 from iris_gui.ui.panels.crossover import render_crossover
-from iris_gui.ui.panels.ladder import PYTORCH_COLOUR, render_ladder
+from iris_gui.ui.panels.ladder import PYTORCH_COLOUR
+from iris_gui.ui.panels.ladder_figure import render_ladder
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
 from iris_gui.ui.panels.sample_ladder import sample_rows
 from iris_gui.ui.panels.sample_sweep import sample_sweep

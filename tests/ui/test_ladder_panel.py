@@ -28,8 +28,8 @@ from iris_gui.ui.panels.ladder import (
     REFERENCE_COLOUR,
     REFERENCE_FILL,
     LadderPanel,
-    render_ladder,
 )
+from iris_gui.ui.panels.ladder_figure import render_ladder
 from iris_gui.ui.panels.ladder_text import VS_NOTE
 from iris_gui.ui.panels.sample_ladder import (
     CPU_NAME,

@@ -1,5 +1,5 @@
 """The Crossover plot's marks: its log axes, a crossing as the plot numbers it, where the
-crossings' tags go, and what hovering a point says."""
+crossings' tags go, what hovering a point says, and the legend's entries and place."""
 
 from __future__ import annotations
 
@@ -12,6 +12,10 @@ from PySide6.QtCore import Qt
 from iris_gui.engine.sweep_model import FIT_TOLERANCE, Crossover, SweepPoint
 from iris_gui.ui.panels import crossover_text as words
 from iris_gui.ui.panels.loss_plot import FOREGROUND
+
+FIT_GREY = "#808080"
+BUSY_RING = "#e67e00"  # the results table's colour for a figure to read with care
+BUSY_LEGEND = "CPU busy: not a finding"
 
 
 @dataclass(frozen=True)
@@ -121,3 +125,41 @@ def place_legend(legend, view_width: float, view_height: float) -> tuple[float, 
             break
     legend.anchor(itemPos=(0.5, 0), parentPos=(0.5, 0), offset=(0, 2))
     return legend.boundingRect().height() + 2, 14.0
+
+
+def fill_legend(legend: pg.LegendItem, series: dict[str, pg.PlotDataItem], fits: bool,
+                misfits: bool, busy: bool, background: str) -> None:
+    """A line per series, then the key to what is drawn only when it is on the plot: the
+    fitted model, a point the model misses (hollow), a point measured on a busy CPU (ringed)."""
+    for name, item in series.items():
+        legend.addItem(item, name)
+    if fits:
+        legend.addItem(pg.PlotDataItem(pen=pg.mkPen(FIT_GREY, width=1.5,
+                                                    style=Qt.PenStyle.DashLine)), "fitted model")
+    # Samples of their own, in grey or the warning colour: the markers on the plot take their
+    # series' colours. Their one point is never drawn; the legend reads the symbol's style.
+    if misfits:
+        legend.addItem(pg.PlotDataItem([1.0], [1.0], pen=None, symbol="o", symbolSize=9,
+                                       symbolPen=pg.mkPen(FIT_GREY, width=1.6),
+                                       symbolBrush=pg.mkBrush(background)), words.MISFIT)
+    if busy:
+        legend.addItem(pg.PlotDataItem([1.0], [1.0], pen=None, symbol="o", symbolSize=13,
+                                       symbolPen=pg.mkPen(BUSY_RING, width=2), symbolBrush=None),
+                       BUSY_LEGEND)
+
+
+def overlay(kind: str, xs: list[float], ys: list[float], symbol: str, colour: str,
+            background: str) -> pg.PlotDataItem:
+    """Markers over some of a series' points. ``hollow``: the point stays, its empty fill says
+    the model misses it. ``busy``: a ring in the warning colour, the point shown but not a
+    measurement to draw conclusions from (its tooltip says why)."""
+    if kind == "hollow":
+        item = pg.PlotDataItem(xs, ys, pen=None, symbol=symbol, symbolSize=9,
+                               symbolPen=pg.mkPen(colour, width=1.6),
+                               symbolBrush=pg.mkBrush(background))
+        item.setZValue(3)
+    else:
+        item = pg.PlotDataItem(xs, ys, pen=None, symbol="o", symbolSize=17,
+                               symbolPen=pg.mkPen(BUSY_RING, width=2), symbolBrush=None)
+        item.setZValue(4)
+    return item

@@ -29,7 +29,6 @@ from iris_gui.ui.theme import PlotTheme, plot_theme_for, theme_changed_by
 
 SYMBOLS = {"eager": "o", "lean": "t", "manual": "s", "compiled": "d", "graph": "star",
            "native": "p"}
-FIT_GREY = "#808080"
 TAG_GAP_PX = 4  # between two tags on one level
 LEVEL_GAP_PX = 2  # between two levels of tags
 HOVER_PX = 8  # how near a point the pointer must be for its tooltip
@@ -37,8 +36,6 @@ X_PAD, Y_PAD = 0.2, 0.08  # decades around the data, so that no marker is cut in
 FIT_SAMPLES = 48
 
 
-BUSY_RING = "#e67e00"  # the results table's colour for a figure to read with care
-BUSY_LEGEND = "CPU busy: not a finding"
 
 
 class CrossoverPlot(QWidget):
@@ -240,26 +237,14 @@ class CrossoverPlot(QWidget):
                     off.append(point)
                     self._misfits.append(words.misfit_sentence(point.series, point.rows,
                                                                point.hidden, error))
-            if off:
-                # Hollow, over the filled marker: the point stays, its fill says it is off.
-                hollow = pg.PlotDataItem([self._x(p, axis) for p in off],
-                                         [p.epoch_us for p in off], pen=None, symbol=symbol,
-                                         symbolSize=9, symbolPen=pg.mkPen(colour, width=1.6),
-                                         symbolBrush=pg.mkBrush(self.plot_theme.background))
-                hollow.setZValue(3)
-                self._add(hollow)
-                self._hollow.append(hollow)
             busy = [p for p, _ in members if p.cpu_busy]
-            if busy:
-                # A ring in the warning colour: the point is shown, but it is not a measurement
-                # to draw conclusions from (its tooltip says why).
-                ring = pg.PlotDataItem([self._x(p, axis) for p in busy],
-                                       [p.epoch_us for p in busy], pen=None, symbol="o",
-                                       symbolSize=17, symbolPen=pg.mkPen(BUSY_RING, width=2),
-                                       symbolBrush=None)
-                ring.setZValue(4)
-                self._add(ring)
-                self._busy.append(ring)
+            for chosen, kind, kept in ((off, "hollow", self._hollow), (busy, "busy", self._busy)):
+                if chosen:
+                    item = marks.overlay(kind, [self._x(p, axis) for p in chosen],
+                                         [p.epoch_us for p in chosen], symbol, colour,
+                                         self.plot_theme.background)
+                    self._add(item)
+                    kept.append(item)
 
     def _draw_fits(self, shown: list[tuple[SweepPoint, float]], axis: str) -> None:
         assert self._result is not None
@@ -315,23 +300,9 @@ class CrossoverPlot(QWidget):
             self._tags.append((crossing, line, tag))
 
     def _fill_legend(self) -> None:
-        for series, items in self._lines.items():
-            self._legend.addItem(items[0], series)
-        if self._fits:
-            self._legend.addItem(pg.PlotDataItem(pen=pg.mkPen(FIT_GREY, width=1.5,
-                                                              style=Qt.PenStyle.DashLine)),
-                                 "fitted model")
-        if self._hollow:
-            # A sample of its own, in grey: the hollow markers take their series' colours. Its
-            # one point is never drawn; the legend reads the symbol from the point's style.
-            sample = pg.PlotDataItem([1.0], [1.0], pen=None, symbol="o", symbolSize=9,
-                                     symbolPen=pg.mkPen(FIT_GREY, width=1.6),
-                                     symbolBrush=pg.mkBrush(self.plot_theme.background))
-            self._legend.addItem(sample, words.MISFIT)
-        if self._busy:
-            ring = pg.PlotDataItem([1.0], [1.0], pen=None, symbol="o", symbolSize=13,
-                                   symbolPen=pg.mkPen(BUSY_RING, width=2), symbolBrush=None)
-            self._legend.addItem(ring, BUSY_LEGEND)
+        marks.fill_legend(self._legend, {s: items[0] for s, items in self._lines.items()},
+                          fits=bool(self._fits), misfits=bool(self._hollow),
+                          busy=bool(self._busy), background=self.plot_theme.background)
 
     def _add(self, item: pg.GraphicsObject, ignore_bounds: bool = False) -> None:
         self._plot.addItem(item, ignoreBounds=ignore_bounds)

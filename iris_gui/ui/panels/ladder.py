@@ -23,16 +23,15 @@ from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QToolTip, QV
 
 from iris_gui.engine.ladder import LadderRow
 from iris_gui.store.ladder_csv import export_ladder_csv
-from iris_gui.store.paths import StoreError
 from iris_gui.ui import scene_export
 from iris_gui.ui.panels import ladder_geometry as geometry
 from iris_gui.ui.panels import ladder_text as words
 from iris_gui.ui.panels.about_line import fit_wrapped, wrapped_label
 from iris_gui.ui.panels.loss_plot import BACKGROUND
 from iris_gui.ui.panels.sample_mark import SampleMark
-from iris_gui.ui.theme import LIGHT, PlotTheme, light_plots, plot_theme_for, theme_changed_by
+from iris_gui.ui.theme import LIGHT, PlotTheme, plot_theme_for, theme_changed_by
 
-__all__ = ["LadderPanel", "render_ladder"]
+__all__ = ["LadderPanel"]
 
 EMPTY_TEXT = "Select runs of several engines, or press Run the Ladder"
 BAR_HEIGHT = 0.6  # in row slots: the gap keeps neighbouring rungs apart
@@ -48,8 +47,6 @@ LEFT_MARGIN = 0.05  # decades
 MIN_PLOT_PX = 300.0  # the plot's width assumed before it has one
 FORMATS = (".png", ".svg", ".csv")
 SIZE_HINT = (640, 300)  # px: as much as the dock gives, about the results table's height
-# An offscreen render's logical width (wider PNGs scale it up, text included) and row height.
-RENDER_MAX_WIDTH, RENDER_SLOT_PX, RENDER_FRAME_PX, RENDER_MIN_HEIGHT = 1200, 30, 110, 320
 
 
 class LadderPanel(QWidget):
@@ -362,33 +359,6 @@ class LadderPanel(QWidget):
             QToolTip.hideText()
         else:
             QToolTip.showText(QCursor.pos(), text, self._plot_widget)
-
-
-def render_ladder(rows: list[LadderRow], path: Path, width: int = 1600,
-                  sample: bool = False) -> None:
-    """Draw ``rows`` on an offscreen panel and write them in the format the suffix names;
-    ``sample``: made-up rows, marked as such on the figure."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise StoreError(f"cannot write {path}: the suffix must be .png, .svg or .csv")
-    if suffix == ".csv":
-        export_ladder_csv(rows, path)
-        return
-    panel = LadderPanel()
-    try:
-        panel.set_rows(rows, sample=sample)
-        slots = len(rows) + len({row.device for row in rows})
-        panel.resize(min(int(width), RENDER_MAX_WIDTH),
-                     max(RENDER_MIN_HEIGHT, RENDER_FRAME_PX + RENDER_SLOT_PX * slots))
-        with light_plots([panel]):  # figures for documents are light, whatever the app is
-            if suffix == ".png":
-                panel.export_png(path, width)
-            else:
-                panel.export_svg(path)
-    finally:
-        panel.close()
-        panel.deleteLater()
 
 
 def main() -> None:
