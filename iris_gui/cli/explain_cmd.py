@@ -7,7 +7,7 @@ import json
 import os
 
 from iris_gui.cli.output import number, table
-from iris_gui.cli.train_cmd import _checked_config
+from iris_gui.cli.run_options import checked_config
 from iris_gui.engine.breakdown import Breakdown
 from iris_gui.engine.counted import counted
 from iris_gui.engine.engines import ENGINE_INFO
@@ -23,7 +23,7 @@ def explain_command(args: argparse.Namespace) -> int:
     if args.repeat > MAX_REPLICATES:
         args.command_parser.error(
             f"--repeat {args.repeat} is not allowed; explain takes 1 to {MAX_REPLICATES} replicates")
-    config = _checked_config(args)
+    config = checked_config(args)
     # Kineto prints a line on every profiler start and stop; it has no level that keeps its
     # errors but drops those, and a missing device trace is reported in the notes anyway.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")

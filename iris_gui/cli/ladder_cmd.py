@@ -35,7 +35,7 @@ def _engines(args: argparse.Namespace) -> list[str]:
 
 def _plan(args: argparse.Namespace) -> tuple[list[RunConfig], list[dict[str, Any]]]:
     """The configs to run and the rows that cannot run (with their reason)."""
-    from iris_gui.cli.train_cmd import _checked_config
+    from iris_gui.cli.run_options import checked_config
     from iris_gui.engine.devices import describe_devices
     from iris_gui.engine.ladder import ladder_configs
 
@@ -48,8 +48,8 @@ def _plan(args: argparse.Namespace) -> tuple[list[RunConfig], list[dict[str, Any
                 args.command_parser.error(str(error))
     known = {d.id: d for d in describe_devices()}
     wanted = list(known) if args.devices == ["all"] else args.devices
-    devices = [known[_checked_config(args, device=d, call="forward").device] for d in wanted]
-    base = _checked_config(args, call="forward")
+    devices = [known[checked_config(args, device=d, call="forward").device] for d in wanted]
+    base = checked_config(args, call="forward")
     configs, skipped = ladder_configs(base, devices, engines, record)
     unavailable = [{"device": s.device, "engine": s.engine, "status": "unavailable",
                     "message": s.reason} for s in skipped]
@@ -57,12 +57,12 @@ def _plan(args: argparse.Namespace) -> tuple[list[RunConfig], list[dict[str, Any
 
 
 def ladder_command(args: argparse.Namespace) -> int:
-    from iris_gui.cli.train_cmd import _exit_status, _record, _run_all
+    from iris_gui.cli.run_options import exit_status, run_configs, run_record
     from iris_gui.engine.compare import compare_groups
     from iris_gui.engine.ladder import ladder_rows
 
     configs, unavailable = _plan(args)
-    results, ids = _run_all(configs * args.repeat, args)
+    results, ids = run_configs(configs * args.repeat, args)
     count = len(configs)
     groups = [(results[i::count], ids[i::count]) for i in range(count)]
     groups = [(g, i) for g, i in groups if g]
@@ -75,14 +75,14 @@ def ladder_command(args: argparse.Namespace) -> int:
         by_id = {id(r): (r, i) for r, i in chosen}
         records = []
         for line, (result, run_id) in zip(ladder, _in_ladder_order(chosen, ladder, by_id)):
-            record = _record(result, run_id)
+            record = run_record(result, run_id)
             record["speedup"] = _clean(line.speedup)
             record["curve_deviation"] = _clean(line.curve_deviation)
             records.append(record)
         print(json.dumps(records + unavailable, indent=2, allow_nan=False))
     else:
         print(_ladder_table(ladder, unavailable, chosen))
-    return _exit_status(results)
+    return exit_status(results)
 
 
 def _in_ladder_order(chosen: list, ladder: list, by_id: dict) -> list:

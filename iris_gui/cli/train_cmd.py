@@ -5,13 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
-import threading
 from typing import Any
 
 from iris_gui.cli.output import (
     PARTIAL_LEGEND,
-    ProgressBar,
     contention_line,
     number,
     partial,
@@ -19,11 +16,9 @@ from iris_gui.cli.output import (
     table,
 )
 from iris_gui.cli.parser import config_from_args
-from iris_gui.cli.session import open_store
-from iris_gui.cli.signals import GUARD
-from iris_gui.engine.config import ConfigError, RunConfig
+from iris_gui.cli.run_options import checked_config, exit_status, run_configs, run_record
+from iris_gui.engine.config import ConfigError
 from iris_gui.engine.counted import counted
-from iris_gui.engine.engines import ENGINES, default_recording, recording_note
 
 
 def devices_command(args: argparse.Namespace) -> int:
@@ -44,67 +39,6 @@ def devices_command(args: argparse.Namespace) -> int:
     if reasons:
         print("unavailable engines:\n" + "\n".join(reasons))
     return 0
-
-
-def _checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
-    """The run the options describe (train's, explain's), with the engine's own recording
-    where none was chosen (said in one line once the rest is valid); a bad value exits 2."""
-    engine_default = {} if "record" in overrides else _engine_recording(args)
-    try:
-        config = config_from_args(args, **{**engine_default, **overrides})
-        from iris_gui.engine.devices import resolve_device  # torch: only once the values are valid
-        resolve_device(config.device)
-    except ConfigError as error:
-        args.command_parser.error(str(error))
-    if engine_default:
-        (sys.stderr if args.json else sys.stdout).write(recording_note(config.engine) + "\n")
-    return config
-
-
-def _record_chosen(args: argparse.Namespace) -> bool:
-    """Whether the user gave --record (the parser's default is None: "not given")."""
-    return args.record is not None
-
-
-def _engine_recording(args: argparse.Namespace) -> dict[str, str]:
-    """The engine's own recording when the user chose none and the engine cannot use the
-    note's every-epoch; an explicit --record is left for RunConfig to refuse in one line."""
-    engine = getattr(args, "engine", None)
-    if (not hasattr(args, "record") or _record_chosen(args) or engine not in ENGINES
-            or default_recording(engine) == "every-epoch"):
-        return {}
-    return {"record": default_recording(engine)}
-
-
-def _run_all(configs: list[RunConfig], args: argparse.Namespace) -> tuple[list, list[int | None]]:
-    """Train each config in turn, saving as it goes; Ctrl+C or SIGTERM stops the current one
-    and the rest (cli/signals.py), and a signal never interrupts a save."""
-    from iris_gui.engine.trainer import train
-
-    results, ids = [], []
-    stop = threading.Event()
-    # The stop is in place before the store opens: a signal from here on keeps the run.
-    with GUARD.stopping(stop), open_store(not args.no_save) as store:
-        for index, config in enumerate(configs):
-            label = f"{config.label()} " if len(configs) > 1 else ""
-            bar = ProgressBar(config.epochs, f"[{index + 1}/{len(configs)}] {label}") \
-                if not args.json else None
-            result = train(config, observer=bar, stop=stop.is_set)
-            if bar:
-                bar.close()
-            with GUARD.saving():
-                results.append(result)
-                ids.append(store.save(result) if store is not None else None)
-            if stop.is_set():
-                break
-    return results, ids
-
-
-def _record(result: Any, run_id: int | None) -> dict[str, Any]:
-    record = result.to_dict()
-    if run_id is not None:
-        record = {"id": run_id, **record}
-    return record
 
 
 def _summary_lines(result: Any, run_id: int | None) -> list[str]:
@@ -137,12 +71,12 @@ def _summary_lines(result: Any, run_id: int | None) -> list[str]:
 def train_command(args: argparse.Namespace) -> int:
     from iris_gui.engine.compare import compare_groups
 
-    config = _checked_config(args)
-    results, ids = _run_all([config] * args.repeat, args)
+    config = checked_config(args)
+    results, ids = run_configs([config] * args.repeat, args)
     # Replicates that failed part-way are left out of the figures (unless all did).
     row = compare_groups([results], ids=[ids])[0]
     chosen = row.representative
-    record = _record(chosen, row.id_of(chosen))
+    record = run_record(chosen, row.id_of(chosen))
     if len(results) > 1:
         record["repeat"] = {
             "ids": [i for i in row.ids if i is not None],
@@ -161,22 +95,7 @@ def train_command(args: argparse.Namespace) -> int:
             if row.left_out:
                 print(f"  {counted(len(row.left_out), 'replicate')} failed part-way, left out of these "
                       "figures")
-    return _exit_status(results)
-
-
-def _exit_status(results: list) -> int:
-    """1 if a run failed (each failure named on stderr, one line); if one was stopped, 130
-    (Ctrl+C) or 143 (SIGTERM), as the shell reports a process those signals ended."""
-    from iris_gui.store.paths import log_dir
-
-    for result in results:
-        if result.status.value == "failed":
-            sys.stderr.write(f"iris-gui: the run {result.config.label()} failed: "
-                             f"{result.message} (details in {log_dir() / 'cli.log'})\n")
-    statuses = {r.status.value for r in results}
-    if "failed" in statuses:
-        return 1
-    return GUARD.status() if "stopped" in statuses else 0
+    return exit_status(results)
 
 
 def compare_command(args: argparse.Namespace) -> int:
@@ -198,28 +117,28 @@ def compare_command(args: argparse.Namespace) -> int:
     from iris_gui.engine.devices import discover_devices
 
     devices = [d.id for d in discover_devices()] if args.devices == ["all"] else args.devices
-    combos = [_checked_config(args, device=d, record=r, call=c)
+    combos = [checked_config(args, device=d, record=r, call=c)
               for d in devices for r in args.records for c in args.calls]
     try:
         baseline = find_baseline([c.label() for c in combos], args.baseline)
     except ConfigError as error:
         args.command_parser.error(str(error))
     # Replicates interleave (all configs, then again) so a drift in machine load is shared.
-    results, ids = _run_all(combos * args.repeat, args)
+    results, ids = run_configs(combos * args.repeat, args)
     groups = [[r for r in results[i::len(combos)]] for i in range(len(combos))]
     id_groups = [ids[i::len(combos)] for i in range(len(combos))]
     ran = [(g, i) for g, i in zip(groups, id_groups) if g]
     compared = compare_groups([g for g, _ in ran], baseline, ids=[i for _, i in ran])
     if args.json:
-        print(json.dumps([_row_record(row) for row in compared], indent=2, allow_nan=False))
+        print(json.dumps([_rowrun_record(row) for row in compared], indent=2, allow_nan=False))
     else:
         print(_comparison_table(compared, args.repeat > 1))
-    return _exit_status(results)
+    return exit_status(results)
 
 
-def _row_record(row: Any) -> dict[str, Any]:
+def _rowrun_record(row: Any) -> dict[str, Any]:
     chosen = row.representative
-    record = _record(chosen, row.id_of(chosen))
+    record = run_record(chosen, row.id_of(chosen))
     record["speedup"] = row.speedup if math.isfinite(row.speedup) else None
     record["total_speedup"] = row.total_speedup if math.isfinite(row.total_speedup) else None
     if len(row.runs) > 1:

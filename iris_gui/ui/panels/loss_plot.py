@@ -341,8 +341,3 @@ class LossPlotPanel(QWidget):
         self._refit()
         self.log_y_changed.emit(on)
 
-
-if __name__ == "__main__":
-    from iris_gui.ui.panels.loss_plot_demo import main
-
-    main()

@@ -1,0 +1,93 @@
+"""What train, explain and compare --engines share: the run options checked into one RunConfig
+(with the engine's own loss recording when the user chose none, or one line and exit 2), the
+runs trained and saved in turn under the signal guard, their records and the exit status."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from typing import Any
+
+from iris_gui.cli.output import ProgressBar
+from iris_gui.cli.parser import config_from_args
+from iris_gui.cli.session import open_store
+from iris_gui.cli.signals import GUARD
+from iris_gui.engine.config import ConfigError, RunConfig
+from iris_gui.engine.engines import ENGINES, default_recording, recording_note
+
+
+def checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
+    """The run the options describe (train's, explain's), with the engine's own recording
+    where none was chosen (said in one line once the rest is valid); a bad value exits 2."""
+    engine_default = {} if "record" in overrides else _engine_recording(args)
+    try:
+        config = config_from_args(args, **{**engine_default, **overrides})
+        from iris_gui.engine.devices import resolve_device  # torch: only once the values are valid
+        resolve_device(config.device)
+    except ConfigError as error:
+        args.command_parser.error(str(error))
+    if engine_default:
+        (sys.stderr if args.json else sys.stdout).write(recording_note(config.engine) + "\n")
+    return config
+
+
+def _record_chosen(args: argparse.Namespace) -> bool:
+    """Whether the user gave --record (the parser's default is None: "not given")."""
+    return args.record is not None
+
+
+def _engine_recording(args: argparse.Namespace) -> dict[str, str]:
+    """The engine's own recording when the user chose none and the engine cannot use the
+    note's every-epoch; an explicit --record is left for RunConfig to refuse in one line."""
+    engine = getattr(args, "engine", None)
+    if (not hasattr(args, "record") or _record_chosen(args) or engine not in ENGINES
+            or default_recording(engine) == "every-epoch"):
+        return {}
+    return {"record": default_recording(engine)}
+
+
+def run_configs(configs: list[RunConfig], args: argparse.Namespace) -> tuple[list, list[int | None]]:
+    """Train each config in turn, saving as it goes; Ctrl+C or SIGTERM stops the current one
+    and the rest (cli/signals.py), and a signal never interrupts a save."""
+    from iris_gui.engine.trainer import train
+
+    results, ids = [], []
+    stop = threading.Event()
+    # The stop is in place before the store opens: a signal from here on keeps the run.
+    with GUARD.stopping(stop), open_store(not args.no_save) as store:
+        for index, config in enumerate(configs):
+            label = f"{config.label()} " if len(configs) > 1 else ""
+            bar = ProgressBar(config.epochs, f"[{index + 1}/{len(configs)}] {label}") \
+                if not args.json else None
+            result = train(config, observer=bar, stop=stop.is_set)
+            if bar:
+                bar.close()
+            with GUARD.saving():
+                results.append(result)
+                ids.append(store.save(result) if store is not None else None)
+            if stop.is_set():
+                break
+    return results, ids
+
+
+def run_record(result: Any, run_id: int | None) -> dict[str, Any]:
+    record = result.to_dict()
+    if run_id is not None:
+        record = {"id": run_id, **record}
+    return record
+
+
+def exit_status(results: list) -> int:
+    """1 if a run failed (each failure named on stderr, one line); if one was stopped, 130
+    (Ctrl+C) or 143 (SIGTERM), as the shell reports a process those signals ended."""
+    from iris_gui.store.paths import log_dir
+
+    for result in results:
+        if result.status.value == "failed":
+            sys.stderr.write(f"iris-gui: the run {result.config.label()} failed: "
+                             f"{result.message} (details in {log_dir() / 'cli.log'})\n")
+    statuses = {r.status.value for r in results}
+    if "failed" in statuses:
+        return 1
+    return GUARD.status() if "stopped" in statuses else 0
