@@ -39,7 +39,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from iris_gui.ui.app import create_window
-    from iris_gui.ui.settings import AppSettings
+    from iris_gui.ui.window.settings import AppSettings
 
     app = QApplication(sys.argv)
     settings = AppSettings(QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat))

@@ -43,7 +43,7 @@ def _main(argv: list[str] | None) -> int:
 
         require_qt("the self-test" if args.self_test else "the window")
         if args.self_test:
-            from iris_gui.ui.self_test import run_self_test
+            from iris_gui.ui.window.self_test import run_self_test
 
             return run_self_test()
         from iris_gui.ui.app import run_app

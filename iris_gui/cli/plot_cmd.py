@@ -14,7 +14,7 @@ from iris_gui.store.files import check_export_target
 from iris_gui.store.paths import StoreError
 
 if TYPE_CHECKING:
-    from iris_gui.ui.panels.loss_plot_buffer import PlotCurve
+    from iris_gui.figures.curves import PlotCurve
 
 FORMATS = (".png", ".svg", ".csv")
 
@@ -52,7 +52,7 @@ def plot_command(args: argparse.Namespace) -> int:
 
 
 def _stored_curves(run_ids: list[int]) -> list[PlotCurve]:
-    from iris_gui.ui.panels.loss_plot_buffer import PlotCurve
+    from iris_gui.figures.curves import PlotCurve
 
     with open_store(True) as store:
         found = store.curves(run_ids)
@@ -65,8 +65,8 @@ def _stored_curves(run_ids: list[int]) -> list[PlotCurve]:
 def _render(curves: list[PlotCurve], out: Path, width: int, log_y: bool) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from iris_gui.ui.offscreen import use_offscreen
-    from iris_gui.ui.plot_export import render_curves
+    from iris_gui.figures.offscreen import use_offscreen
+    from iris_gui.ui.panels.loss_plot_export import render_curves
 
     use_offscreen()  # no display is needed to draw a file
     _app = QApplication.instance() or QApplication([])  # held until the file is written
@@ -87,7 +87,7 @@ def _ladder(run_ids: list[int], out: Path, width: int) -> int:
     else:
         from PySide6.QtWidgets import QApplication
 
-        from iris_gui.ui.offscreen import use_offscreen
+        from iris_gui.figures.offscreen import use_offscreen
         from iris_gui.ui.panels.ladder_figure import render_ladder
 
         use_offscreen()
@@ -108,8 +108,8 @@ def _sweep(sweep_id: int, out: Path, width: int, suffix: str) -> int:
     else:
         from PySide6.QtWidgets import QApplication
 
-        from iris_gui.ui.offscreen import use_offscreen
-        from iris_gui.ui.panels.crossover import render_crossover
+        from iris_gui.figures.offscreen import use_offscreen
+        from iris_gui.ui.panels.crossover_render import render_crossover
 
         use_offscreen()
         _app = QApplication.instance() or QApplication([])  # held until the file is written

@@ -27,8 +27,8 @@ def report_command(args: argparse.Namespace) -> int:
     from PySide6.QtWidgets import QApplication
 
     from iris_gui.engine.command_line import command_for
+    from iris_gui.figures.offscreen import use_offscreen
     from iris_gui.report.writer import write_report
-    from iris_gui.ui.offscreen import use_offscreen
 
     use_offscreen()  # no display is needed to draw a file
     _app = QApplication.instance() or QApplication([])  # held until the report is written

@@ -17,11 +17,11 @@ from iris_gui.engine.errors import EngineError
 from iris_gui.engine.logs import configure_file_log
 from iris_gui.store.paths import log_dir
 from iris_gui.store.runs import RunStore
-from iris_gui.ui import gc_guard
-from iris_gui.ui.app_icon import app_icon
+from iris_gui.ui.jobs import gc_guard
+from iris_gui.ui.jobs.training_controller import TrainingController
 from iris_gui.ui.main_window import MainWindow
-from iris_gui.ui.settings import AppSettings
-from iris_gui.ui.training_controller import TrainingController
+from iris_gui.ui.window.app_icon import app_icon
+from iris_gui.ui.window.settings import AppSettings
 
 
 def open_store_or_explain() -> RunStore | None:

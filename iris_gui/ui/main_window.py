@@ -8,13 +8,7 @@ from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMessageBox, QSc
 
 from iris_gui.store.paths import log_dir
 from iris_gui.store.runs import RunStore
-from iris_gui.ui import close_during_run, export_dialogs
-from iris_gui.ui.about import show_about
-from iris_gui.ui.crossover_presenter import CrossoverPresenter
-from iris_gui.ui.explain_presenter import ExplainPresenter
-from iris_gui.ui.ladder_presenter import LadderPresenter
-from iris_gui.ui.menus import build_menus
-from iris_gui.ui.open_folder import open_folder
+from iris_gui.ui.jobs.training_controller import TrainingController
 from iris_gui.ui.panels.controls import BUSY_STATES, ControlsPanel
 from iris_gui.ui.panels.crossover import CrossoverPanel
 from iris_gui.ui.panels.explain import ExplainPanel
@@ -22,12 +16,19 @@ from iris_gui.ui.panels.ladder import LadderPanel
 from iris_gui.ui.panels.loss_plot import LossPlotPanel
 from iris_gui.ui.panels.results import ResultsPanel
 from iris_gui.ui.panels.run_status import RunStatusBar
-from iris_gui.ui.run_presenter import RunPresenter, empty_plot_hint
-from iris_gui.ui.settings import AppSettings
-from iris_gui.ui.shortcuts import ShortcutsDialog
-from iris_gui.ui.theme import ThemeController, light_plots
-from iris_gui.ui.training_controller import TrainingController
-from iris_gui.ui.window_placement import WindowPlacement
+from iris_gui.ui.presenters.crossover_presenter import CrossoverPresenter
+from iris_gui.ui.presenters.explain_presenter import ExplainPresenter
+from iris_gui.ui.presenters.ladder_presenter import LadderPresenter
+from iris_gui.ui.presenters.run_presenter import RunPresenter, empty_plot_hint
+from iris_gui.ui.presenters.views import Views
+from iris_gui.ui.window import close_during_run, export_dialogs
+from iris_gui.ui.window.about import show_about
+from iris_gui.ui.window.menus import build_menus
+from iris_gui.ui.window.open_folder import open_folder
+from iris_gui.ui.window.settings import AppSettings
+from iris_gui.ui.window.shortcuts import ShortcutsDialog
+from iris_gui.ui.window.theme import ThemeController, light_plots
+from iris_gui.ui.window.window_placement import WindowPlacement
 
 # Bumped whenever the docks change: a layout saved with other docks is then not restored (Qt
 # would squeeze a new dock beside the old ones) and the default arrangement is used.
@@ -75,10 +76,12 @@ class MainWindow(QMainWindow):
                      self.crossover_dock):
             self.view_menu.addAction(dock.toggleViewAction())
         self.theme = ThemeController(self)
-        self.presenter = RunPresenter(self, controller)
-        self.explain_presenter = ExplainPresenter(self)
-        self.ladder_presenter = LadderPresenter(self)
-        self.crossover_presenter = CrossoverPresenter(self)
+        views = Views(store, controller, self.status, self.controls, self.plot, self.results,
+                      self.explain, self.ladder, self.crossover, self.actions, self.ladder_dock)
+        self.ladder_presenter = LadderPresenter(views, self)
+        self.presenter = RunPresenter(views, self.ladder_presenter, self)
+        self.explain_presenter = ExplainPresenter(views, self)
+        self.crossover_presenter = CrossoverPresenter(views, self)
         self.placement = WindowPlacement(self)
         self.quit_question: QMessageBox | None = None
         self._quit_confirmed = False

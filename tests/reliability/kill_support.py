@@ -117,14 +117,14 @@ def _cli(argv: list[str]) -> None:
 
 
 def _window(runs: int, epochs: int) -> int:
-    from iris_gui.ui.offscreen import use_offscreen
+    from iris_gui.figures.offscreen import use_offscreen
 
     use_offscreen(force=True)
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
     from iris_gui.ui.app import create_window
-    from iris_gui.ui.settings import AppSettings
+    from iris_gui.ui.window.settings import AppSettings
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     scratch = Path(os.environ["IRIS_GUI_DATA_DIR"]).parent

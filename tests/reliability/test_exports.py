@@ -120,7 +120,7 @@ def test_the_cli_runs_csv_neutralises_formulas(data_dir: Path, tmp_path: Path) -
 
 
 def test_the_window_shows_a_refusal_in_a_box_before_drawing(tmp_path: Path, monkeypatch) -> None:
-    from iris_gui.ui import export_dialogs
+    from iris_gui.ui.window import export_dialogs
 
     fifo = tmp_path / "pipe.png"
     os.mkfifo(fifo)

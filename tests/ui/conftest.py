@@ -22,7 +22,7 @@ def open_window(qtbot, tmp_path, data_dir):
     from PySide6.QtCore import QSettings
 
     from iris_gui.ui.app import create_window
-    from iris_gui.ui.settings import AppSettings
+    from iris_gui.ui.window.settings import AppSettings
 
     opened = []
 
@@ -61,9 +61,9 @@ def window_on(qtbot, tmp_path):
     settings file, shown and exposed; closes the ones still open after."""
     from PySide6.QtCore import QSettings
 
+    from iris_gui.ui.jobs.training_controller import TrainingController
     from iris_gui.ui.main_window import MainWindow
-    from iris_gui.ui.settings import AppSettings
-    from iris_gui.ui.training_controller import TrainingController
+    from iris_gui.ui.window.settings import AppSettings
 
     opened = []
 

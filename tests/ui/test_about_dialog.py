@@ -12,7 +12,7 @@ from PySide6.QtGui import QDesktopServices
 
 from iris_gui import __version__
 from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.ui.about import AboutDialog
+from iris_gui.ui.window.about import AboutDialog
 
 DEVICES = [DeviceInfo("cpu", "cpu", "AMD EPYC"),
            DeviceInfo("cuda:0", "cuda", "NVIDIA H200", 150 * 2**30, "9.0")]

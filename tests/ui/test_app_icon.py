@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QApplication
 
 from iris_gui.resources import ICON_SIZES
 from iris_gui.ui.app import set_identity
-from iris_gui.ui.app_icon import app_icon
+from iris_gui.ui.window.app_icon import app_icon
 
 
 def test_the_icon_offers_every_rendered_size():
@@ -38,7 +38,7 @@ def test_a_created_window_shows_the_icon(qtbot, data_dir, tmp_path):
     from PySide6.QtCore import QSettings
 
     from iris_gui.ui.app import create_window
-    from iris_gui.ui.settings import AppSettings
+    from iris_gui.ui.window.settings import AppSettings
 
     window = create_window(AppSettings(QSettings(str(tmp_path / "s.ini"),
                                                  QSettings.Format.IniFormat)))

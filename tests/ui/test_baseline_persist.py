@@ -9,8 +9,8 @@ from PySide6.QtWidgets import QToolButton
 
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.results import ResultsPanel
-from iris_gui.ui.results_model import COLUMNS
-from iris_gui.ui.settings import AppSettings
+from iris_gui.ui.panels.results_model import COLUMNS
+from iris_gui.ui.window.settings import AppSettings
 
 # Sample run ids (panels/sample_runs.py).
 CPU, GPU, STOPPED, FAILED, DIVERGED = 1, 2, 3, 4, 5

@@ -7,8 +7,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QMessageBox
 
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.close_during_run import NOTE_NAME, STOP_AND_QUIT
-from iris_gui.ui.run_state import RunState
+from iris_gui.ui.jobs.run_state import RunState
+from iris_gui.ui.window.close_during_run import NOTE_NAME, STOP_AND_QUIT
 
 
 def _live_points(window) -> int:

@@ -8,7 +8,7 @@ from PySide6.QtCore import QRect, QSettings, Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QStyle, QStyleOptionComboBox
 
 from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.ui.geometry import fit_geometry
+from iris_gui.ui.window.geometry import fit_geometry
 
 DEVICES = [DeviceInfo("cpu", "cpu", "Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz"),
            DeviceInfo("cuda:0", "cuda", "NVIDIA H200", 150_110_000_000, "9.0")]
@@ -16,9 +16,9 @@ DEVICES = [DeviceInfo("cpu", "cpu", "Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00G
 
 @pytest.fixture(params=[(1280, 800), (1024, 700)], ids=lambda size: f"{size[0]}x{size[1]}")
 def run_panel(request, qtbot, tmp_path, store):
+    from iris_gui.ui.jobs.training_controller import TrainingController
     from iris_gui.ui.main_window import MainWindow
-    from iris_gui.ui.settings import AppSettings
-    from iris_gui.ui.training_controller import TrainingController
+    from iris_gui.ui.window.settings import AppSettings
 
     settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     window = MainWindow(store, settings, TrainingController())  # no worker: layout only

@@ -6,9 +6,9 @@ from PySide6.QtWidgets import QApplication, QComboBox
 
 from iris_gui.engine.config import MAX_EPOCHS, MAX_THREADS, RunConfig
 from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels import controls
 from iris_gui.ui.panels.controls import ControlsPanel, sample_devices
-from iris_gui.ui.run_state import RunState
 
 CPU = DeviceInfo("cpu", "cpu", "Test CPU")
 H200 = DeviceInfo("cuda:0", "cuda", "NVIDIA H200", 150_110_000_000, "9.0")

@@ -480,7 +480,7 @@ def test_the_panel_runs_alone_with_sample_data() -> None:
 
 def test_the_view_modules_do_not_import_torch() -> None:
     code = ("import sys; import iris_gui.ui.panels.crossover, iris_gui.ui.panels.sample_sweep, "
-            "iris_gui.ui.crossover_presenter, iris_gui.store.sweep_csv; "
+            "iris_gui.ui.presenters.crossover_presenter, iris_gui.store.sweep_csv; "
             "sys.exit('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0
 

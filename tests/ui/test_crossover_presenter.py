@@ -18,10 +18,10 @@ from iris_gui.engine.sweep_model import SweepResult, SweepSpec
 from iris_gui.store.paths import StoreError
 from iris_gui.store.runs import RunStore
 from iris_gui.store.sweeps import StoredSweep
-from iris_gui.ui.crossover_presenter import CrossoverPresenter
+from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.crossover import CrossoverPanel
 from iris_gui.ui.panels.sample_sweep import sample_cpu_sweep, sample_points, sample_sweep
-from iris_gui.ui.run_state import RunState
+from iris_gui.ui.presenters.crossover_presenter import CrossoverPresenter
 
 DEVICES = [DeviceInfo("cpu", "cpu", "AMD EPYC"), DeviceInfo("cuda:0", "cuda", "NVIDIA H200")]
 
@@ -174,9 +174,9 @@ def test_a_sweep_the_store_cannot_keep_is_still_shown_and_said(window) -> None:
 @pytest.fixture
 def main_window(qtbot, tmp_path, data_dir):
     """The main window over a store holding the sample sweep, with no worker started."""
+    from iris_gui.ui.jobs.training_controller import TrainingController
     from iris_gui.ui.main_window import MainWindow
-    from iris_gui.ui.settings import AppSettings
-    from iris_gui.ui.training_controller import TrainingController
+    from iris_gui.ui.window.settings import AppSettings
 
     store = RunStore.open(tmp_path / "runs.sqlite3")
     store.save_sweep(sample_sweep())

@@ -6,8 +6,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from iris_gui.engine.engines import ENGINE_INFO, ENGINES
+from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.controls import ControlsPanel, sample_devices
-from iris_gui.ui.run_state import RunState
 
 
 @pytest.fixture

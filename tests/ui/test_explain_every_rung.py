@@ -16,7 +16,7 @@ from PySide6.QtCore import QPointF, Qt
 
 from iris_gui.engine.breakdown import Breakdown
 from iris_gui.engine.config import RunConfig
-from iris_gui.ui.explain_presenter import explain_label
+from iris_gui.ui.presenters.explain_presenter import explain_label
 
 # (engine, recording): a rung that calls the module, and three that call none.
 RUNGS = [("eager", "every-epoch"), ("manual", "device"), ("compiled", "device"),

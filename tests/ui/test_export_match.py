@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 from figure_pixels import NO_RSVG, RSVG, column_centres, dark, dilated, ink, rasterise, rgb
 
-from iris_gui.ui.panels.crossover import render_crossover
+from iris_gui.ui.panels.crossover_render import render_crossover
 from iris_gui.ui.panels.ladder import PYTORCH_COLOUR
 from iris_gui.ui.panels.ladder_figure import render_ladder
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
+from iris_gui.ui.panels.loss_plot_export import export_png, export_svg, render_curves
 from iris_gui.ui.panels.sample_ladder import sample_rows
 from iris_gui.ui.panels.sample_sweep import sample_sweep
-from iris_gui.ui.plot_export import export_png, export_svg, render_curves
 
 needs_rsvg = pytest.mark.skipif(RSVG is None, reason=NO_RSVG)
 SVG = "{http://www.w3.org/2000/svg}"
@@ -168,7 +168,7 @@ def test_a_zoomed_view_is_cut_at_the_axes_as_on_screen(qtbot, curves, tmp_path) 
 def test_a_figure_is_drawn_light_when_the_app_is_dark(qapp, curves, tmp_path) -> None:
     """render_curves (the CLI's and the report's loss plot) builds its own panel, which takes
     the app's theme: in a dark window the figure must still be the light one."""
-    from iris_gui.ui.theme import built_palette
+    from iris_gui.ui.window.theme import built_palette
 
     render_curves(curves, tmp_path / "light.png", width=800)
     kept = qapp.palette()

@@ -15,7 +15,7 @@ from PySide6.QtGui import QDesktopServices
 
 from iris_gui.engine.faults import FAULT_ENV, FAULT_EXIT_CODE
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.run_state import RunState
+from iris_gui.ui.jobs.run_state import RunState
 
 EXECUTIONS = ["process", "in-process"]
 

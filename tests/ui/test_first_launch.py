@@ -15,8 +15,8 @@ from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea, QWidget
 
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.geometry import fit_geometry
-from iris_gui.ui.results_model import COLUMNS
+from iris_gui.ui.panels.results_model import COLUMNS
+from iris_gui.ui.window.geometry import fit_geometry
 
 LAPTOP = QRect(0, 0, 1280, 800)
 RUN_CONTROLS = ("dataset_combo", "hidden_edit", "device_combo", "optimizer_combo", "lr_edit",
@@ -26,9 +26,9 @@ KEY_COLUMNS = ("ID", "Device", "Engine", "Recording", "Call", "Status", "Epochs"
 
 
 def open_main_window(qtbot, tmp_path: Path, store: RunStore):
+    from iris_gui.ui.jobs.training_controller import TrainingController
     from iris_gui.ui.main_window import MainWindow
-    from iris_gui.ui.settings import AppSettings
-    from iris_gui.ui.training_controller import TrainingController
+    from iris_gui.ui.window.settings import AppSettings
 
     settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     window = MainWindow(store, settings, TrainingController())  # no worker: layout only
@@ -136,8 +136,8 @@ from PySide6.QtCore import QRect, QSettings
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from iris_gui.ui.main_window import MainWindow
-from iris_gui.ui.settings import AppSettings
-from iris_gui.ui.training_controller import TrainingController
+from iris_gui.ui.window.settings import AppSettings
+from iris_gui.ui.jobs.training_controller import TrainingController
 from iris_gui.store.runs import RunStore
 settings = AppSettings(QSettings(sys.argv[1], QSettings.Format.IniFormat))
 store = RunStore.open(sys.argv[2])
@@ -190,8 +190,8 @@ from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.main_window import MainWindow
-from iris_gui.ui.settings import AppSettings
-from iris_gui.ui.training_controller import TrainingController
+from iris_gui.ui.window.settings import AppSettings
+from iris_gui.ui.jobs.training_controller import TrainingController
 settings = AppSettings(QSettings(sys.argv[1], QSettings.Format.IniFormat))
 window = MainWindow(RunStore.open(sys.argv[2]), settings, TrainingController())
 window.show()

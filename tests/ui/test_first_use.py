@@ -8,8 +8,8 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from iris_gui.engine.config import RunConfig
-from iris_gui.ui.results_model import COLUMNS, DEFAULT_HIDDEN
-from iris_gui.ui.shortcuts import shortcut_rows
+from iris_gui.ui.panels.results_model import COLUMNS, DEFAULT_HIDDEN
+from iris_gui.ui.window.shortcuts import shortcut_rows
 
 TITLES = [c.title for c in COLUMNS]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from iris_gui.ui import gc_guard
+from iris_gui.ui.jobs import gc_guard
 
 
 def test_the_collector_runs_in_the_gui_thread_and_never_in_a_worker(qtbot):

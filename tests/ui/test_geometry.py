@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QMargins, QRect, QSize
 
-from iris_gui.ui.geometry import ASSUMED_FRAME, PREFERRED, first_geometry, fit_geometry, fits
+from iris_gui.ui.window.geometry import ASSUMED_FRAME, PREFERRED, first_geometry, fit_geometry, fits
 
 FRAME = QMargins(1, 30, 1, 1)
 LAPTOP = QRect(0, 0, 1280, 800)

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 
-from iris_gui.ui.open_folder import open_folder
+from iris_gui.ui.window.open_folder import open_folder
 
 
 def help_action(window, text: str):

@@ -305,7 +305,7 @@ def test_the_panel_runs_alone_with_sample_data() -> None:
 
 def test_the_panel_modules_do_not_import_torch() -> None:
     code = ("import sys; import iris_gui.ui.panels.ladder, iris_gui.ui.panels.sample_ladder, "
-            "iris_gui.ui.ladder_presenter; sys.exit('torch' in sys.modules)")
+            "iris_gui.ui.presenters.ladder_presenter; sys.exit('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0
 
 
@@ -313,9 +313,9 @@ def test_the_panel_modules_do_not_import_torch() -> None:
 def window(qtbot, tmp_path, data_dir):
     """The main window over a store of the sample ladder runs (ids 1 to 11), with no worker
     started: nothing here trains."""
+    from iris_gui.ui.jobs.training_controller import TrainingController
     from iris_gui.ui.main_window import MainWindow
-    from iris_gui.ui.settings import AppSettings
-    from iris_gui.ui.training_controller import TrainingController
+    from iris_gui.ui.window.settings import AppSettings
 
     store = RunStore.open(tmp_path / "runs.sqlite3")
     for result in sample_results():

@@ -177,6 +177,6 @@ def test_widened_grows_only_the_side_outgrown() -> None:
 
 def test_the_panel_modules_do_not_import_torch() -> None:
     # The window paints before torch loads; a panel that imported it would delay that by seconds.
-    code = ("import sys; import iris_gui.ui.panels.loss_plot_demo, iris_gui.ui.plot_export; "
+    code = ("import sys; import iris_gui.ui.panels.loss_plot_demo, iris_gui.ui.panels.loss_plot_export; "
             "sys.exit('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.run_state import RunState
+from iris_gui.ui.jobs.run_state import RunState
 
 READY_MS = 90_000
 
@@ -138,7 +138,7 @@ def test_menus_carry_the_usual_shortcuts(qtbot, open_window):
     assert a.stop.shortcut().toString() == "Esc"
     menus = [m.text().replace("&", "") for m in window.menuBar().actions()]
     assert menus == ["File", "Run", "View", "Help"]
-    from iris_gui.ui.about import about_text
+    from iris_gui.ui.window.about import about_text
 
     text = about_text(window.controller)
     assert "torch" in text and "Qt" in text and "pyqtgraph" in text and "cpu" in text

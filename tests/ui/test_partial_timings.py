@@ -20,7 +20,7 @@ from iris_gui.engine.config import RunConfig
 from iris_gui.engine.result import RunResult, RunStatus, Timings
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.results import ResultsPanel
-from iris_gui.ui.results_model import COLUMNS, PARTIAL_COLOUR, SORT_ROLE
+from iris_gui.ui.panels.results_model import COLUMNS, PARTIAL_COLOUR, SORT_ROLE
 
 # The sample runs (panels/sample_runs.py), then the ones each test's store adds.
 CPU, GPU, STOPPED, FAILED, DIVERGED = 1, 2, 3, 4, 5

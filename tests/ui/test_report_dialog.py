@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, Timings
 from iris_gui.store.runs import RunStore
-from iris_gui.ui import export_dialogs
+from iris_gui.ui.window import export_dialogs
 
 
 def run(engine: str, epoch_us: float) -> RunResult:
@@ -126,7 +126,7 @@ def test_a_report_that_fails_says_so_in_one_line(window, monkeypatch, tmp_path) 
 def test_file_dialogs_open_in_the_last_folder_used(window, monkeypatch, tmp_path) -> None:
     from PySide6.QtCore import QSettings
 
-    from iris_gui.ui.settings import AppSettings
+    from iris_gui.ui.window.settings import AppSettings
 
     window.settings = AppSettings(QSettings(str(tmp_path / "settings.ini"),
                                             QSettings.Format.IniFormat))

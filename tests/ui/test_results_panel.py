@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QToolButton
 
 from iris_gui.store.runs import RunStore, StoreError
 from iris_gui.ui.panels.results import ResultsPanel
+from iris_gui.ui.panels.results_model import COLUMNS, SORT_ROLE, STATUS_COLOURS
 from iris_gui.ui.panels.run_details import RunDetailsDialog
 from iris_gui.ui.panels.sample_runs import FAILED_MESSAGE, sample_results, sample_store
-from iris_gui.ui.results_model import COLUMNS, SORT_ROLE, STATUS_COLOURS
 
 # Sample run ids, in the order sample_store saves them.
 CPU, GPU, STOPPED, FAILED, DIVERGED = 1, 2, 3, 4, 5

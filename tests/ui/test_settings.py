@@ -7,7 +7,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from iris_gui.engine.config import MAX_EPOCHS, RunConfig
 from iris_gui.ui.panels.controls import ControlsPanel
-from iris_gui.ui.settings import AppSettings
+from iris_gui.ui.window.settings import AppSettings
 
 CONFIG = RunConfig(dataset="wine", hidden=(16, 8), optimizer="adam", lr=3e-4, epochs=5000,
                    device="cuda:0", record="every:250", call="call", seed=2**40)

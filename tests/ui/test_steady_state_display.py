@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QGroupBox
 from iris_gui.engine.steady import steady_state
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.results import ResultsPanel
-from iris_gui.ui.results_model import COLUMNS, NOISY_COLOUR
+from iris_gui.ui.panels.results_model import COLUMNS, NOISY_COLOUR
 
 CPU, GPU, STOPPED, FAILED, DIVERGED = 1, 2, 3, 4, 5
 

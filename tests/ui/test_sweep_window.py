@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.run_state import RunState
+from iris_gui.ui.jobs.run_state import RunState
 
 
 def _small_sweep(view, rows: str, seconds: float) -> None:

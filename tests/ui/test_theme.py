@@ -8,9 +8,17 @@ import pytest
 from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
-from iris_gui.ui import plot_export
+from iris_gui.ui.panels import loss_plot_export as plot_export
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
-from iris_gui.ui.theme import DARK, LIGHT, TABLEAU, TABLEAU_ON_DARK, is_dark, light_plots, same_hue
+from iris_gui.ui.window.theme import (
+    DARK,
+    LIGHT,
+    TABLEAU,
+    TABLEAU_ON_DARK,
+    is_dark,
+    light_plots,
+    same_hue,
+)
 
 
 @pytest.fixture
@@ -85,7 +93,7 @@ def test_curve_colours_stay_distinguishable_in_both_themes():
 
 def test_a_panel_made_under_a_dark_palette_starts_dark(qtbot):
     app = QApplication.instance()
-    from iris_gui.ui.theme import built_palette
+    from iris_gui.ui.window.theme import built_palette
 
     app.setPalette(built_palette(True))
     try:

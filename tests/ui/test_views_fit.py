@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui.ui.geometry import fit_geometry
 from iris_gui.ui.panels.sample_ladder import sample_rows
 from iris_gui.ui.panels.sample_sweep import sample_sweep
+from iris_gui.ui.window.geometry import fit_geometry
 
 LAPTOP = QRect(0, 0, 1280, 800)
 HTML = re.compile(r"<[a-zA-Z/!]")  # rich text wraps and is measured by its document

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.controls_form import RunConfigForm
-from iris_gui.ui.run_state import RunState
-from iris_gui.ui.settings import DEFAULT_EXECUTION
+from iris_gui.ui.window.settings import DEFAULT_EXECUTION
 
 TRAIN_TIP = "Train with these settings (Ctrl+Return)"
 RUN_ALL_TIP = "Run these settings once on each detected device"

@@ -44,7 +44,7 @@ from iris_gui.ui.panels.controls_items import (
     SCALER_ITEMS,
     device_choice,
 )
-from iris_gui.ui.settings import DEFAULT_EXECUTION
+from iris_gui.ui.window.settings import DEFAULT_EXECUTION
 
 DETECTING = "detecting devices…"
 THREADS_TIP = "intra-op threads; 1 is never slower for this model size"

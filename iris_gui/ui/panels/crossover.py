@@ -49,7 +49,6 @@ from iris_gui.ui.panels.loss_plot import BACKGROUND
 from iris_gui.ui.panels.no_wheel import guard_fields, guard_wheel
 from iris_gui.ui.panels.sample_mark import SampleMark
 from iris_gui.ui.panels.sample_sweep import SAMPLE_KEY
-from iris_gui.ui.theme import light_plots
 
 __all__ = ["CrossoverPanel"]
 
@@ -66,9 +65,6 @@ COLUMN_WIDTH = 350
 SETTINGS_TAB, FINDINGS_TAB, POINTS_TAB = 0, 1, 2
 ERROR_COLOUR = "#d32f2f"
 SIZE_HINT = (900, 320)
-# An offscreen render's size (``iris-gui plot --sweep``, the report): the plot beside the
-# column about 900×480 px, the figure the exports had before the column took the findings.
-RENDER_SIZE = (1270, 540)
 
 
 class CrossoverPanel(QWidget):
@@ -344,22 +340,6 @@ class CrossoverPanel(QWidget):
 def is_sample(result: SweepResult | None) -> bool:
     """Whether ``result`` is made up (sample_sweep.py marks its env): never a measurement."""
     return bool(result is not None and result.env.get(SAMPLE_KEY))
-
-
-def render_crossover(result: SweepResult, path: Path, width: int = 1600) -> None:
-    """Draw a sweep on an offscreen panel into ``path`` (.png at ``width``, or .svg), as the
-    window's File menu would: ``iris-gui plot --sweep``."""
-    panel = CrossoverPanel()
-    try:
-        panel.resize(*RENDER_SIZE)
-        panel.set_result(result)
-        with light_plots([panel.plot]):  # figures for documents are light, whatever the app is
-            if Path(path).suffix.lower() == ".svg":
-                panel.export_svg(path)
-            else:
-                panel.export_png(path, width)
-    finally:
-        panel.deleteLater()
 
 
 def main() -> None:

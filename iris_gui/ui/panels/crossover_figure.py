@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QGraphicsWidget
 
-from iris_gui.ui import scene_export
+from iris_gui.figures import scene_export
 
 
 def write_png(item: QGraphicsWidget, caption_html: str, path: Path, width: int,

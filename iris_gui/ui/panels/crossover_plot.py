@@ -25,7 +25,7 @@ from iris_gui.ui.panels import crossover_marks as marks
 from iris_gui.ui.panels import crossover_text as words
 from iris_gui.ui.panels.controls_fields import ValueCombo
 from iris_gui.ui.panels.loss_plot_buffer import OVERLAY_COLOURS
-from iris_gui.ui.theme import PlotTheme, plot_theme_for, theme_changed_by
+from iris_gui.ui.window.theme import PlotTheme, plot_theme_for, theme_changed_by
 
 SYMBOLS = {"eager": "o", "lean": "t", "manual": "s", "compiled": "d", "graph": "star",
            "native": "p"}

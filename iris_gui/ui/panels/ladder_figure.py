@@ -9,7 +9,7 @@ from iris_gui.engine.ladder import LadderRow
 from iris_gui.store.ladder_csv import export_ladder_csv
 from iris_gui.store.paths import StoreError
 from iris_gui.ui.panels.ladder import FORMATS, LadderPanel
-from iris_gui.ui.theme import light_plots
+from iris_gui.ui.window.theme import light_plots
 
 # An offscreen render's logical width (wider PNGs scale it up, text included) and row height.
 RENDER_MAX_WIDTH, RENDER_SLOT_PX, RENDER_FRAME_PX, RENDER_MIN_HEIGHT = 1200, 30, 110, 320

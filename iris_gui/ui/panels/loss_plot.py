@@ -30,7 +30,7 @@ from iris_gui.ui.panels.loss_plot_buffer import (
 )
 from iris_gui.ui.panels.loss_plot_hover import HoverReadout
 from iris_gui.ui.panels.sample_mark import SampleMark
-from iris_gui.ui.theme import LIGHT, PlotTheme, plot_theme_for, same_hue, theme_changed_by
+from iris_gui.ui.window.theme import LIGHT, PlotTheme, plot_theme_for, same_hue, theme_changed_by
 
 __all__ = ["LossPlotPanel", "PlotCurve"]
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iris_gui.figures.curves import PlotCurve
+
 LIVE_KEY = "live"
 LIVE_COLOUR = "#000000"
 # Tableau 10: distinct for up to ten overlays, and readable on white in print.
@@ -21,20 +23,6 @@ OVERLAY_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
 # Share of the new span added on a side that grew, so that a slowly falling loss does not
 # move the view on every frame.
 HEADROOM = 0.05
-
-
-@dataclass(frozen=True, eq=False)
-class PlotCurve:
-    """One displayed loss curve: ``losses[i]`` is the loss of epoch ``i * stride``."""
-
-    key: str  # "live" or "run 12": stable while shown, so its colour is too
-    label: str  # the legend text
-    losses: np.ndarray  # float32
-    stride: int = 1
-
-    @property
-    def epochs(self) -> np.ndarray:
-        return np.arange(len(self.losses), dtype=np.int64) * self.stride
 
 
 @dataclass(frozen=True)

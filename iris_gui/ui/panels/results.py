@@ -37,16 +37,16 @@ from iris_gui.engine.command_line import command_for
 from iris_gui.engine.counted import counted
 from iris_gui.store.export import export_runs_csv
 from iris_gui.store.runs import RunStore, StoreError
-from iris_gui.ui.column_menu import ColumnChooser
-from iris_gui.ui.panels.run_details import RunDetailsDialog
-from iris_gui.ui.results_columns import ColumnFitter
-from iris_gui.ui.results_model import (
+from iris_gui.ui.panels.results_columns import ColumnFitter
+from iris_gui.ui.panels.results_model import (
     COLUMNS,
     DEFAULT_HIDDEN,
     DEVICE_NAME_COLUMN,
     SORT_ROLE,
     RunsTableModel,
 )
+from iris_gui.ui.panels.run_details import RunDetailsDialog
+from iris_gui.ui.window.column_menu import ColumnChooser
 
 EMPTY_TEXT = ("Your runs appear here, one row each, with their timings.\n"
               "Press Train (Ctrl+Return) to make the first.")

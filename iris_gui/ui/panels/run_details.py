@@ -27,7 +27,7 @@ from iris_gui.engine.counted import counted
 from iris_gui.engine.numbers import measured
 from iris_gui.engine.result import RunResult
 from iris_gui.store.runs import StoredRun
-from iris_gui.ui.results_cells import (
+from iris_gui.ui.panels.results_cells import (
     MISSING,
     STEADY_MEANING,
     finite,
@@ -36,7 +36,7 @@ from iris_gui.ui.results_cells import (
     speedup_text,
     steady_text,
 )
-from iris_gui.ui.results_model import SPEEDUP_TITLE, STATUS_COLOURS
+from iris_gui.ui.panels.results_model import SPEEDUP_TITLE, STATUS_COLOURS
 
 # Names the user knows from the controls, where the field name alone reads poorly.
 CONFIG_NAMES = {"lr": "Learning rate", "hidden": "Hidden layers", "record": "Recording",

@@ -53,7 +53,7 @@ def _remove(scratch: Path) -> None:
 
 
 def _run_checks(scratch: Path) -> int:
-    from iris_gui.ui.offscreen import use_offscreen
+    from iris_gui.figures.offscreen import use_offscreen
 
     use_offscreen(force=True)
     os.environ["IRIS_GUI_DATA_DIR"] = str(scratch / "data")
@@ -62,9 +62,9 @@ def _run_checks(scratch: Path) -> int:
     from PySide6.QtGui import QImage
     from PySide6.QtWidgets import QApplication
 
-    from iris_gui.ui import plot_export
     from iris_gui.ui.app import create_window
-    from iris_gui.ui.settings import AppSettings
+    from iris_gui.ui.panels import loss_plot_export as plot_export
+    from iris_gui.ui.window.settings import AppSettings
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     checks: list[tuple[str, bool, str]] = []

@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui import __version__
-from iris_gui.ui.app_icon import app_icon
-from iris_gui.ui.open_folder import data_folder, open_data_folder
-from iris_gui.ui.training_controller import TrainingController
+from iris_gui.ui.jobs.training_controller import TrainingController
+from iris_gui.ui.window.app_icon import app_icon
+from iris_gui.ui.window.open_folder import data_folder, open_data_folder
 
 
 def torch_version(controller: TrainingController) -> str:

@@ -17,14 +17,14 @@ from iris_gui.engine.counted import counted
 from iris_gui.engine.errors import EngineError
 from iris_gui.engine.ladder import ladder_configs
 from iris_gui.engine.result import RunResult
+from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.controls_items import DATASET_SHAPES
 from iris_gui.ui.panels.loss_plot import PlotCurve
 from iris_gui.ui.panels.sample_runs import is_sample
-from iris_gui.ui.run_state import RunState
-from iris_gui.ui.training_controller import TrainingController
 
 if TYPE_CHECKING:
-    from iris_gui.ui.main_window import MainWindow
+    from iris_gui.ui.presenters.ladder_presenter import LadderPresenter
+    from iris_gui.ui.presenters.views import Views
 
 # The note's experiment: each device with each way of bringing the loss back.
 EXPERIMENT_RECORDS = ("every-epoch", "every:200", "device", "none")
@@ -64,15 +64,17 @@ def result_summary(run_id: int | None, result: RunResult) -> str:
 
 
 class RunPresenter(QObject):
-    def __init__(self, window: MainWindow, controller: TrainingController) -> None:
-        super().__init__(window)
-        self.window, self.controller = window, controller
+    def __init__(self, views: Views, ladder: LadderPresenter,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.views, self.controller, self.ladder = views, views.controller, ladder
+        controller = views.controller
         # While the window closes: the run the close stopped, for the next launch to name.
         self.closing = False
         self.stopped_on_close: tuple[int, int] | None = None
         # The stored run the status bar's progress text names, if any: deleted, it goes.
         self.named_run: int | None = None
-        w = window
+        w = views
         controller.state_changed.connect(self._on_state)
         controller.devices_ready.connect(self._on_devices)
         controller.run_started.connect(self._on_started)
@@ -96,7 +98,7 @@ class RunPresenter(QObject):
         self.controller.refresh_devices()
 
     def _on_state(self, state: RunState) -> None:
-        w = self.window
+        w = self.views
         w.controls.set_state(state)
         w.actions.train.setEnabled(state.can_train)
         w.actions.run_all.setEnabled(state.can_train)
@@ -109,18 +111,18 @@ class RunPresenter(QObject):
             w.status.showMessage("Stopping…")
 
     def _on_devices(self, devices: list) -> None:
-        self.window.controls.set_devices(devices)
-        self.window.status.showMessage(
+        self.views.controls.set_devices(devices)
+        self.views.status.showMessage(
             f"Ready: {counted(len(devices), 'device')} — {', '.join(d.id for d in devices)}", 8000)
 
     def _on_queue(self, waiting: int) -> None:
         if waiting:
-            self.window.status.showMessage(f"{counted(waiting, 'run')} queued", 4000)
+            self.views.status.showMessage(f"{counted(waiting, 'run')} queued", 4000)
 
     def _run_everywhere(self, base: RunConfig) -> None:
         devices = self.controller.devices or []
         configs = [base.replace(device=d.id, record=r) for d in devices for r in EXPERIMENT_RECORDS]
-        self.controller.train(configs, self.window.controls.execution())
+        self.controller.train(configs, self.views.controls.execution())
 
     def run_ladder(self, base: RunConfig, everywhere: bool) -> None:
         """Queue the engine ladder on the selected device (or every device): the note's loop,
@@ -130,20 +132,20 @@ class RunPresenter(QObject):
             devices = [d for d in devices if d.id == base.device]
         configs, skipped = ladder_configs(base, devices)
         # Each finished run joins the selection, so the Ladder grows rung by rung.
-        self.window.results.select_ids([])
-        self.window.ladder_dock.raise_()
-        self.controller.train(configs, self.window.controls.execution())
-        self.window.ladder_presenter.queued(len(configs), skipped)
+        self.views.results.select_ids([])
+        self.views.ladder_dock.raise_()
+        self.controller.train(configs, self.views.controls.execution())
+        self.ladder.queued(len(configs), skipped)
 
     def name_run(self, run_id: int, text: str) -> None:
         """Put ``text``, about stored run ``run_id``, beside the progress bar."""
-        self.window.status.progress_label.setText(text)
+        self.views.status.progress_label.setText(text)
         self.named_run = run_id
 
     def _forget_deleted(self) -> None:
         if self.named_run is not None and self.named_run not in {
-                run.id for run in self.window.results.model.runs}:
-            self.window.status.progress_label.setText("")
+                run.id for run in self.views.results.model.runs}:
+            self.views.status.progress_label.setText("")
             self.named_run = None
 
     def _on_started(self, token: int, config: RunConfig) -> None:
@@ -151,11 +153,11 @@ class RunPresenter(QObject):
         label = run_label(config)
         recording = config.recording
         stride = recording.interval if recording.mode == "every" else 1
-        self.window.plot.begin_live(token, label, config.epochs, stride)
-        self.window.status.begin(token, label, config.epochs)
+        self.views.plot.begin_live(token, label, config.epochs, stride)
+        self.views.status.begin(token, label, config.epochs)
 
     def _on_finished(self, token: int, result: RunResult) -> None:
-        w = self.window
+        w = self.views
         run_id = None
         try:
             run_id = w.store.save(result)
@@ -174,12 +176,12 @@ class RunPresenter(QObject):
         w.results.select_ids([*previous, run_id])
 
     def _on_problem(self, text: str) -> None:
-        self.window.status.showMessage(text, 15000)
-        box = QMessageBox(QMessageBox.Warning, "iris-gui", text, QMessageBox.Ok, self.window)
+        self.views.status.showMessage(text, 15000)
+        box = QMessageBox(QMessageBox.Warning, "iris-gui", text, QMessageBox.Ok, self.views.status.window())
         box.open()  # not exec(): a modal loop here would stall the plot and the worker's signals
 
     def _show_curves(self, ids: list[int]) -> None:
-        w = self.window
+        w = self.views
         try:
             curves = w.store.curves(ids)
         except EngineError as error:

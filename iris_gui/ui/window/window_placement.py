@@ -13,7 +13,7 @@ from PySide6.QtCore import QMargins, QObject, QRect, QTimer
 from PySide6.QtGui import QCursor, QGuiApplication
 from PySide6.QtWidgets import QMainWindow
 
-from iris_gui.ui.geometry import ASSUMED_FRAME, fit_geometry
+from iris_gui.ui.window.geometry import ASSUMED_FRAME, fit_geometry
 
 # After the first show, how often and how long to look for the window manager's frame: it
 # is known only once the manager has framed the window, a moment after it is mapped.

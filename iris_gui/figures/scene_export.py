@@ -49,10 +49,10 @@ from PySide6.QtGui import (
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget
 
+from iris_gui.figures.svg_flatten import Clip, flatten
 from iris_gui.store.files import write_atomically
 from iris_gui.store.paths import StoreError
-from iris_gui.ui.panels.loss_plot import FOREGROUND
-from iris_gui.ui.svg_flatten import Clip, flatten
+from iris_gui.ui.window.theme import LIGHT
 
 IGNORES = QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
 CAPTION_PAD = 10  # px (at the layout's size) around a caption
@@ -113,7 +113,7 @@ def _caption(html: str, width: float) -> QTextDocument | None:
     if not html:
         return None
     document = QTextDocument()
-    document.setDefaultStyleSheet(f"body {{ color: {FOREGROUND}; }}")
+    document.setDefaultStyleSheet(f"body {{ color: {LIGHT.foreground}; }}")
     document.setHtml(f"<body>{html}</body>")
     document.setTextWidth(max(width - 2 * CAPTION_PAD, 100.0))
     return document

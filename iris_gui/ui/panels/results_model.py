@@ -18,7 +18,7 @@ from iris_gui.engine.compare import steady_speedup
 from iris_gui.engine.engines import ENGINE_INFO
 from iris_gui.engine.result import RunStatus
 from iris_gui.store.runs import StoredRun
-from iris_gui.ui.results_cells import (
+from iris_gui.ui.panels.results_cells import (
     BASELINE_TEXT,
     MISSING,
     STEADY_MEANING,

@@ -15,21 +15,21 @@ from PySide6.QtCore import QObject
 
 from iris_gui.engine.errors import EngineError
 from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
-from iris_gui.ui.run_state import RunState
+from iris_gui.ui.jobs.run_state import RunState
 
 if TYPE_CHECKING:
-    from iris_gui.ui.main_window import MainWindow
+    from iris_gui.ui.presenters.views import Views
 
 MESSAGE_MS = 8000
 
 
 class CrossoverPresenter(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.panel = window.crossover
+    def __init__(self, views: Views, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.views = views
+        self.panel = views.crossover
         self._started: float | None = None  # when our sweep began (monotonic seconds)
-        controller = window.controller
+        controller = views.controller
         self.panel.start_requested.connect(self.start)
         self.panel.stop_requested.connect(controller.stop)
         self.panel.reopen_requested.connect(self.reopen)
@@ -43,7 +43,7 @@ class CrossoverPresenter(QObject):
         self.refresh_history()
 
     def start(self, spec: SweepSpec) -> None:
-        w = self.window
+        w = self.views
         self._started = time.monotonic()
         self.panel.begin(spec)
         self.panel.set_running(True)
@@ -52,7 +52,7 @@ class CrossoverPresenter(QObject):
 
     def reopen(self, sweep_id: int) -> None:
         try:
-            stored = self.window.store.get_sweep(sweep_id)
+            stored = self.views.store.get_sweep(sweep_id)
         except EngineError as error:
             self._say(f"The sweep cannot be reopened: {error}")
             return
@@ -62,7 +62,7 @@ class CrossoverPresenter(QObject):
     def refresh_history(self) -> None:
         """The stored sweeps, newest first; a store error is said and the list kept."""
         try:
-            stored = self.window.store.list_sweeps()
+            stored = self.views.store.list_sweeps()
         except EngineError as error:
             self._say(f"The earlier sweeps cannot be listed: {error}")
             return
@@ -81,7 +81,7 @@ class CrossoverPresenter(QObject):
         self._started = None
         self.panel.set_running(False)
         try:
-            sweep_id = self.window.store.save_sweep(result)
+            sweep_id = self.views.store.save_sweep(result)
         except EngineError as error:
             self.panel.set_result(result)
             self._say(f"The sweep could not be saved: {error}")
@@ -96,4 +96,4 @@ class CrossoverPresenter(QObject):
         self.panel.set_ready(state.can_train)
 
     def _say(self, text: str) -> None:
-        self.window.status.showMessage(text, MESSAGE_MS)
+        self.views.status.showMessage(text, MESSAGE_MS)

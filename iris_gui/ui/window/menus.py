@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
-from iris_gui.ui.open_folder import open_data_folder
-from iris_gui.ui.theme import MODE_TITLES, MODES
+from iris_gui.ui.window.open_folder import open_data_folder
+from iris_gui.ui.window.theme import MODE_TITLES, MODES
 
 
 @dataclass

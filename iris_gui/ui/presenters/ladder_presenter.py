@@ -18,24 +18,24 @@ from iris_gui.engine.ladder import Skipped, ladder_rows
 from iris_gui.ui.panels.ladder_text import run_facts
 
 if TYPE_CHECKING:
-    from iris_gui.ui.main_window import MainWindow
+    from iris_gui.ui.presenters.views import Views
 
 MAX_RUNS = 60  # ten rungs on six devices
 QUEUED_MS = 15_000
 
 
 class LadderPresenter(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, views: Views, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.views = views
         self._pending: list[int] | None = None  # a selection not yet shown
         self._on_screen = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)  # after the burst of signals one click makes
         self._timer.timeout.connect(self._show_pending)
-        window.results.selection_changed.connect(self._on_selection)
-        window.ladder_dock.visibilityChanged.connect(self._on_visibility)
+        views.results.selection_changed.connect(self._on_selection)
+        views.ladder_dock.visibilityChanged.connect(self._on_visibility)
 
     def _on_selection(self, ids: list[int]) -> None:
         self._pending = list(ids)
@@ -59,15 +59,15 @@ class LadderPresenter(QObject):
         """A ladder was queued: the rungs left out are listed in the Ladder view, and the status
         bar says only how many. The whole list there ran under the run's progress, which
         the status bar keeps at its right: the two messages overlapped."""
-        self.window.ladder.set_left_out([f"{s.device}/{s.engine}: {s.reason}" for s in skipped])
+        self.views.ladder.set_left_out([f"{s.device}/{s.engine}: {s.reason}" for s in skipped])
         left_out = f"; {len(skipped)} left out (listed in the Ladder view)" if skipped else ""
-        self.window.status.showMessage(f"The ladder: {counted(count, 'run')} queued{left_out}",
+        self.views.status.showMessage(f"The ladder: {counted(count, 'run')} queued{left_out}",
                                        QUEUED_MS)
 
     def show_runs(self, ids: list[int]) -> None:
         """The ladder of these stored runs (the first ``MAX_RUNS``); a store error is said in
         the status bar and leaves the ladder as it was."""
-        w = self.window
+        w = self.views
         shown = ids[:MAX_RUNS]
         try:
             runs = [w.store.get(run_id) for run_id in shown]

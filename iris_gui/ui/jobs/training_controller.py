@@ -15,8 +15,8 @@ from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QObject, QThread, S
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.sweep_model import SweepSpec
-from iris_gui.ui.run_state import RunState
-from iris_gui.ui.worker import TrainingWorker
+from iris_gui.ui.jobs.run_state import RunState
+from iris_gui.ui.jobs.worker import TrainingWorker
 
 log = logging.getLogger(__name__)
 

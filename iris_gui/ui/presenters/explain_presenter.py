@@ -14,10 +14,10 @@ from iris_gui.engine.breakdown import Breakdown
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.engines import ENGINE_INFO
 from iris_gui.engine.errors import EngineError
-from iris_gui.ui.run_state import RunState
+from iris_gui.ui.jobs.run_state import RunState
 
 if TYPE_CHECKING:
-    from iris_gui.ui.main_window import MainWindow
+    from iris_gui.ui.presenters.views import Views
 
 
 def explain_label(run_id: int | None, config: RunConfig) -> str:
@@ -31,19 +31,19 @@ def explain_label(run_id: int | None, config: RunConfig) -> str:
 
 
 class ExplainPresenter(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        window.explain.explain_requested.connect(self.explain_selection)
-        window.controller.explained.connect(self._on_explained)
-        window.controller.explain_failed.connect(self._on_failed)
-        window.explain.message.connect(lambda text: window.status.showMessage(text, 8000))
-        window.controller.state_changed.connect(self._on_state)
-        window.results.selection_changed.connect(self._show_stored)
-        self._on_state(window.controller.state)
+    def __init__(self, views: Views, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.views = views
+        views.explain.explain_requested.connect(self.explain_selection)
+        views.controller.explained.connect(self._on_explained)
+        views.controller.explain_failed.connect(self._on_failed)
+        views.explain.message.connect(lambda text: views.status.showMessage(text, 8000))
+        views.controller.state_changed.connect(self._on_state)
+        views.results.selection_changed.connect(self._show_stored)
+        self._on_state(views.controller.state)
 
     def explain_selection(self) -> None:
-        w = self.window
+        w = self.views
         runs = {run.id: run for run in w.results.model.runs}
         items = [(i, runs[i].result.config) for i in w.results.selected_ids() if i in runs]
         if not items:
@@ -58,13 +58,13 @@ class ExplainPresenter(QObject):
         w.explain.set_busy(True, f"Profiling {window_epochs:,} epochs of {names}…")
 
     def _on_state(self, state: RunState) -> None:
-        w = self.window
+        w = self.views
         w.explain.explain_button.setEnabled(state.can_train)
         if state is RunState.IDLE:
             w.explain.set_busy(False)
 
     def _on_explained(self, run_id: int | None, config: RunConfig, data: dict) -> None:
-        w = self.window
+        w = self.views
         if run_id is not None:
             try:
                 w.store.save_breakdown(run_id, data)
@@ -74,11 +74,11 @@ class ExplainPresenter(QObject):
         w.explain.add_breakdown(explain_label(run_id, config), Breakdown.from_dict(data))
 
     def _on_failed(self, run_id: int | None, config: RunConfig, reason: str) -> None:
-        self.window.explain.show_error(f"{explain_label(run_id, config)}: {reason}")
+        self.views.explain.show_error(f"{explain_label(run_id, config)}: {reason}")
 
     def _show_stored(self, ids: list[int]) -> None:
-        runs = {run.id: run for run in self.window.results.model.runs}
+        runs = {run.id: run for run in self.views.results.model.runs}
         stored = [(explain_label(i, runs[i].result.config), Breakdown.from_dict(runs[i].breakdown))
                   for i in ids if i in runs and runs[i].breakdown]
         if stored:
-            self.window.explain.set_breakdowns(stored)
+            self.views.explain.set_breakdowns(stored)

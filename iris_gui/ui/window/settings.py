@@ -18,7 +18,7 @@ from iris_gui.engine.errors import ConfigError
 
 EXECUTIONS = ("process", "in-process")
 DEFAULT_EXECUTION = "process"
-THEMES = ("system", "light", "dark")  # iris_gui.ui.theme.MODES
+THEMES = ("system", "light", "dark")  # iris_gui.ui.window.theme.MODES
 
 _CONFIG_KEY = "run/config"
 _EXECUTION_KEY = "run/execution"

@@ -1,0 +1,1 @@
+"""The bridge to the worker: the controller, its QThread worker, the run state."""

@@ -1,0 +1,1 @@
+"""Presenters: each wires panels to the controller and the store."""

@@ -1,0 +1,1 @@
+"""The window's chrome: menus, dialogs, settings, theme, placement."""

@@ -1,0 +1,164 @@
+"""The house's rules, as tests over the package's imports (issue 21).
+
+Every ``import`` and ``from ... import`` in ``iris_gui`` counts, at any depth: inside a function,
+under ``TYPE_CHECKING``, lazy or not. A lazy import is still an arrow in the design, and a
+circle drawn with one is still a circle. The rules:
+
+- ``engine`` imports nothing of ours above it; ``store`` only ``engine``.
+- ``figures`` (static pictures and the one export routine) imports no panel and no presenter.
+- ``report`` and ``cli`` import no panel, except the figure routines still listed in
+  ``DRAWN_THROUGH_PANELS`` (the ladder, the crossover and the loss curves are drawn by their
+  panels offscreen until ``figures`` draws them itself); that list may only shrink.
+- ``ui``'s top folder holds only the app's start and the main window.
+- No import circle anywhere.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "iris_gui"
+
+# What report and cli may still import from ui.panels, and only these: each a figure routine
+# that builds a panel offscreen. Remove a line when figures/ draws that picture itself.
+DRAWN_THROUGH_PANELS = {
+    ("iris_gui.report.figures", "iris_gui.ui.panels.ladder_figure"),
+    ("iris_gui.report.figures", "iris_gui.ui.panels.loss_plot_export"),
+    ("iris_gui.report.figures", "iris_gui.ui.panels.crossover_render"),
+    ("iris_gui.cli.plot_cmd", "iris_gui.ui.panels.ladder_figure"),
+    ("iris_gui.cli.plot_cmd", "iris_gui.ui.panels.loss_plot_export"),
+    ("iris_gui.cli.plot_cmd", "iris_gui.ui.panels.crossover_render"),
+}
+
+
+def module_files(root: Path = PACKAGE) -> dict[str, Path]:
+    found = {}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def import_graph(files: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the modules of ours it imports (a ``from pkg import mod`` counts as ``mod``)."""
+    graph: dict[str, set[str]] = {name: set() for name in files}
+    for name, path in files.items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                # "from pkg import mod" imports mod; "from mod import name" imports mod.
+                targets = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in files
+                           else node.module for a in node.names]
+            else:
+                continue
+            graph[name].update(t for t in targets if t in files and t != name)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles: strongly connected groups of two or more modules (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def arrows(graph: dict[str, set[str]], source: str, target: str) -> list[tuple[str, str]]:
+    """The imports from modules under ``source`` to modules under ``target``."""
+    def under(name: str, prefix: str) -> bool:
+        return name == prefix or name.startswith(prefix + ".")
+
+    return sorted((a, b) for a, targets in graph.items() if under(a, source)
+                  for b in targets if under(b, target))
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return import_graph(module_files())
+
+
+@pytest.mark.parametrize("below, above", [
+    ("iris_gui.engine", "iris_gui.store"), ("iris_gui.engine", "iris_gui.ui"),
+    ("iris_gui.engine", "iris_gui.cli"), ("iris_gui.engine", "iris_gui.report"),
+    ("iris_gui.engine", "iris_gui.figures"),
+    ("iris_gui.store", "iris_gui.ui"), ("iris_gui.store", "iris_gui.cli"),
+    ("iris_gui.store", "iris_gui.report"), ("iris_gui.store", "iris_gui.figures"),
+])
+def test_engine_and_store_import_nothing_above_them(graph, below, above) -> None:
+    assert arrows(graph, below, above) == []
+
+
+@pytest.mark.parametrize("forbidden", ["iris_gui.ui.panels", "iris_gui.ui.presenters"])
+def test_figures_import_no_panel_and_no_presenter(graph, forbidden) -> None:
+    assert arrows(graph, "iris_gui.figures", forbidden) == []
+
+
+@pytest.mark.parametrize("wing", ["iris_gui.report", "iris_gui.cli"])
+def test_report_and_cli_import_no_panel_but_the_listed_figure_routines(graph, wing) -> None:
+    found = set(arrows(graph, wing, "iris_gui.ui.panels"))
+    listed = {arrow for arrow in DRAWN_THROUGH_PANELS if arrow[0].startswith(wing + ".")}
+    assert found - listed == set(), "a new import of a panel"
+    assert listed - found == set(), "no longer imported: take it off DRAWN_THROUGH_PANELS"
+
+
+def test_nothing_imports_a_presenter_but_the_main_window_and_presenters(graph) -> None:
+    importers = {a for a, _ in arrows(graph, "iris_gui", "iris_gui.ui.presenters")}
+    assert {a for a in importers if not a.startswith("iris_gui.ui.presenters")} == {
+        "iris_gui.ui.main_window"}
+
+
+def test_the_top_of_ui_holds_only_the_app_start_and_the_main_window() -> None:
+    top = sorted(p.name for p in (PACKAGE / "ui").glob("*.py"))
+    assert top == ["__init__.py", "app.py", "main_window.py"]
+
+
+def test_no_import_circle_anywhere(graph) -> None:
+    assert cycles(graph) == []
+
+
+def test_the_checker_sees_a_circle_and_a_broken_rule(tmp_path) -> None:
+    """The rules above are only as good as the graph: on a made-up package with a circle and
+    an engine module importing ui, both are found."""
+    root = tmp_path / "iris_gui"
+    for name, text in {
+        "__init__.py": "", "engine/__init__.py": "", "ui/__init__.py": "",
+        "engine/a.py": "def f():\n    from iris_gui.ui import b\n",
+        "ui/b.py": "from iris_gui.engine.a import f\n",
+    }.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    made = import_graph(module_files(root))
+    assert cycles(made) == [["iris_gui.engine.a", "iris_gui.ui.b"]]
+    assert arrows(made, "iris_gui.engine", "iris_gui.ui") == [("iris_gui.engine.a", "iris_gui.ui.b")]
