@@ -34,7 +34,7 @@ def temp_settings(tmp: Path) -> Any:
     """AppSettings over an INI file in ``tmp``: the user's QSettings stay untouched."""
     from PySide6.QtCore import QSettings
 
-    from iris_gui.ui.settings import AppSettings
+    from iris_gui.ui.window.settings import AppSettings
 
     return AppSettings(QSettings(str(settings_path(tmp)), QSettings.Format.IniFormat))
 

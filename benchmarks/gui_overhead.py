@@ -122,7 +122,7 @@ class AppSide:
         window.plot.plot_item.scene().views()[0].viewport().installEventFilter(self._counter)
 
     def wait_idle(self, timeout_s: float) -> None:
-        from iris_gui.ui.run_state import RunState
+        from iris_gui.ui.jobs.run_state import RunState
 
         if self.controller.state is not RunState.IDLE:
             self.waiting_idle = True
@@ -185,7 +185,7 @@ class AppSide:
         self.ending = True
 
     def _on_state(self, state: Any) -> None:
-        from iris_gui.ui.run_state import RunState
+        from iris_gui.ui.jobs.run_state import RunState
 
         if state is not RunState.IDLE:
             return

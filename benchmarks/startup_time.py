@@ -114,8 +114,8 @@ from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 from iris_gui import APP_NAME, __version__
 from iris_gui.ui.app import create_window
-from iris_gui.ui.run_state import RunState
-from iris_gui.ui.settings import AppSettings
+from iris_gui.ui.jobs.run_state import RunState
+from iris_gui.ui.window.settings import AppSettings
 marks = {"start": start, "imported": time.time()}
 app = QApplication(sys.argv[:1])
 app.setApplicationName(APP_NAME)
