@@ -16,6 +16,7 @@ from iris_gui.engine.config import RunConfig
 from iris_gui.engine.counted import counted
 from iris_gui.engine.errors import EngineError
 from iris_gui.engine.ladder import ladder_configs
+from iris_gui.engine.numbers import figure
 from iris_gui.engine.result import RunResult
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.controls_items import DATASET_SHAPES
@@ -59,7 +60,9 @@ def result_summary(run_id: int | None, result: RunResult) -> str:
     if t.train_seconds == t.train_seconds:
         text += f" in {t.train_seconds:.2f} s"
     if t.epoch_us == t.epoch_us:
-        text += f" ({t.epoch_us:,.1f} µs/epoch)"
+        text += f" ({figure(t.epoch_us)} µs/epoch)"
+    if t.cpu_busy:
+        text += f" ⚠ CPU busy {t.cpu_wait_share:.0%}: not comparable"
     return text + (f" — {result.message}" if result.message else "")
 
 
