@@ -236,7 +236,7 @@ def test_one_to_eight_runs_get_readable_labels(panel, qtbot, runs, height) -> No
 def test_sample_breakdowns_say_so_on_the_chart_and_real_ones_do_not(panel) -> None:
     """The preview's made-up breakdowns carry the sample mark on the chart (issue 18: a view
     showing sample data says so on the picture); the window never sets it."""
-    from iris_gui.ui.panels.sample_mark import SAMPLE_MARK
+    from iris_gui.figures.sample_mark import SAMPLE_MARK
 
     panel.set_breakdowns(sample_breakdowns())
     assert panel.sample_text() == ""

@@ -19,6 +19,7 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from iris_gui.engine.ladder import LadderRow
+from iris_gui.figures.ladder_text import VS_NOTE
 from iris_gui.store.ladder_csv import LADDER_COLUMNS
 from iris_gui.store.paths import StoreError
 from iris_gui.store.runs import RunStore
@@ -30,7 +31,6 @@ from iris_gui.ui.panels.ladder import (
     LadderPanel,
 )
 from iris_gui.ui.panels.ladder_figure import render_ladder
-from iris_gui.ui.panels.ladder_text import VS_NOTE
 from iris_gui.ui.panels.sample_ladder import (
     CPU_NAME,
     GPU_NAME,

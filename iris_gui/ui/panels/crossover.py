@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.errors import ConfigError
 from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.store.sweep_csv import export_sweep_csv
 from iris_gui.ui.panels import crossover_figure as figure
 from iris_gui.ui.panels import crossover_text as words
@@ -47,7 +48,6 @@ from iris_gui.ui.panels.crossover_settings import SweepSettings
 from iris_gui.ui.panels.crossover_table import PointsTable
 from iris_gui.ui.panels.loss_plot import BACKGROUND
 from iris_gui.ui.panels.no_wheel import guard_fields, guard_wheel
-from iris_gui.ui.panels.sample_mark import SampleMark
 from iris_gui.ui.panels.sample_sweep import SAMPLE_KEY
 
 __all__ = ["CrossoverPanel"]

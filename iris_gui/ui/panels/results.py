@@ -348,7 +348,7 @@ class ResultsPanel(QWidget):
 
 
 def main() -> int:
-    from iris_gui.ui.panels.sample_mark import SAMPLE_COLOUR, SAMPLE_LINES
+    from iris_gui.figures.sample_mark import SAMPLE_COLOUR, SAMPLE_LINES
     from iris_gui.ui.panels.sample_runs import sample_store
 
     app = QApplication.instance() or QApplication(sys.argv)

@@ -1,4 +1,4 @@
-"""The ladder panel's words, without Qt: device headings, rung names, bar labels, hover text
+"""The ladder's words, without Qt: device headings, rung names, bar labels, hover text
 and the log axis's tick labels.
 
 Every figure is the ``LadderRow``'s own (speedup, IQR, noisy, compile time, curve deviation
