@@ -17,9 +17,9 @@ from PySide6.QtGui import QColor, QImage
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.figures.ladder import PYTORCH_COLOUR, REFERENCE_FILL
 from iris_gui.store.ladder_csv import LADDER_COLUMNS
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.panels.ladder import PYTORCH_COLOUR, REFERENCE_FILL
 
 SVG = "{http://www.w3.org/2000/svg}"
 EPOCHS = 300

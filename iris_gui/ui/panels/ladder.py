@@ -1,50 +1,33 @@
-"""The ladder panel: each rung's steady-state µs per epoch as a horizontal bar, grouped by device.
-
-The x axis is logarithmic (a CUDA graph and the note's loop differ twentyfold); each bar ends in
-its speedup against the note's loop on the same device, with the IQR as a whisker; native, which
-is not PyTorch, is hatched as the reference it is; a rung that failed or could not run is listed
-with its status and no bar. Every figure is the ``LadderRow``'s own (engine/ladder.py): this
-panel lays them out, and its CSV is those rows, so the picture and the file never disagree.
+"""The ladder panel: the ladder figure (figures/ladder.py) in a dock, with what only a screen
+has: hover tooltips on bars and rung names, the sentence over it, the rungs left out, an
+empty-state line, the app's theme, and a refit on resize. Its CSV is the rows it shows, so
+the picture and the file never disagree.
 
 Run ``python -m iris_gui.ui.panels.ladder`` to see the panel alone with sample data.
 """
 
 from __future__ import annotations
 
-import math
-from html import escape
 from pathlib import Path
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QCursor, QFontMetrics, QResizeEvent, QShowEvent
+from PySide6.QtGui import QCursor, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QToolTip, QVBoxLayout, QWidget
 
 from iris_gui.engine.ladder import LadderRow
-from iris_gui.figures import ladder_geometry as geometry
 from iris_gui.figures import ladder_text as words
 from iris_gui.figures import scene_export
+from iris_gui.figures.ladder import BAR_HEIGHT, LadderFigure
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.store.ladder_csv import export_ladder_csv
 from iris_gui.ui.panels.about_line import fit_wrapped, wrapped_label
 from iris_gui.ui.panels.loss_plot import BACKGROUND
-from iris_gui.ui.window.theme import LIGHT, PlotTheme, plot_theme_for, theme_changed_by
+from iris_gui.ui.window.theme import PlotTheme, plot_theme_for, theme_changed_by
 
 __all__ = ["LadderPanel"]
 
 EMPTY_TEXT = "Select runs of several engines, or press Run the Ladder"
-BAR_HEIGHT = 0.6  # in row slots: the gap keeps neighbouring rungs apart
-PYTORCH_COLOUR = "#1f77b4"  # the loss plot's first colour
-# Native is no PyTorch rung: hatched over a pale fill (the fill alone still tells it apart
-# where a viewer draws no hatching).
-REFERENCE_COLOUR, REFERENCE_FILL = "#2ca02c", LIGHT.reference_fill
-ERROR_COLOUR = "#d32f2f"  # the results table's colour for failed runs
-LABEL_PAD = 6  # px between the longest rung name and the plot's edge
-LABEL_GAP = "&nbsp;&nbsp;"  # between a bar's whisker and its label
-MAX_LABEL_SHARE = 0.6  # of the plot's width: past this a label is left to overflow
-LEFT_MARGIN = 0.05  # decades
-MIN_PLOT_PX = 300.0  # the plot's width assumed before it has one
 FORMATS = (".png", ".svg", ".csv")
 SIZE_HINT = (640, 300)  # px: as much as the dock gives, about the results table's height
 
@@ -52,16 +35,9 @@ SIZE_HINT = (640, 300)  # px: as much as the dock gives, about the results table
 class LadderPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot_theme: PlotTheme = plot_theme_for(self.palette())
         self._rows: list[LadderRow] = []
         self._facts: dict[int, words.RunFacts] = {}
-        # Whether the bars' labels drop "vs the note's loop" to fit a narrow plot, and the
-        # widest label's px in full (measured whenever drawn in full).
-        self._compact, self._full_px = False, 0.0
-        self._slots: list[str | LadderRow] = []  # top to bottom: a device heading or a row
-        self._left = 0.0  # where the bars start, log10 µs
-        self._texts: list[pg.TextItem] = []
-        self._rules: list[pg.InfiniteLine] = []
+        self._figure = LadderFigure(plot_theme_for(self.palette()))
         self._build()
         self._redraw()
 
@@ -73,12 +49,16 @@ class LadderPanel(QWidget):
     # -- what it shows, for tests and exports --------------------------------------------------
 
     @property
+    def plot_theme(self) -> PlotTheme:
+        return self._figure.theme
+
+    @property
     def plot_item(self) -> pg.PlotItem:
-        return self._plot_widget.getPlotItem()
+        return self._figure.plot_item
 
     @property
     def legend(self) -> pg.LegendItem:
-        return self._legend
+        return self._figure.legend
 
     @property
     def empty_label(self) -> QLabel:
@@ -86,20 +66,24 @@ class LadderPanel(QWidget):
 
     @property
     def pytorch_bars(self) -> pg.BarGraphItem:
-        return self._pytorch
+        return self._figure.pytorch_bars
 
     @property
     def reference_bars(self) -> pg.BarGraphItem:
-        return self._reference
+        return self._figure.reference_bars
 
     @property
     def whiskers(self) -> pg.ErrorBarItem:
-        return self._whiskers
+        return self._figure.whiskers
+
+    @property
+    def sample_mark(self) -> SampleMark:
+        return self._figure.sample_mark
 
     def texts(self, kind: str) -> dict[float, str]:
         """The plain text drawn in the plot by slot: ``heading``, ``bar`` or ``missing``."""
-        return {item.pos().y(): item.textItem.toPlainText().strip() for item in self._texts
-                if item.property("kind") == kind}
+        return {item.pos().y(): item.textItem.toPlainText().strip()
+                for item in self._figure.text_items if item.property("kind") == kind}
 
     def rung_names(self) -> dict[float, str]:
         """The left axis: a rung's name at each row's slot."""
@@ -108,35 +92,9 @@ class LadderPanel(QWidget):
     # -- building ---------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self._plot_widget = pg.PlotWidget()
-        item = self.plot_item
-        item.setLogMode(x=True)  # the bars are drawn in log10 µs; the axis reads µs
-        item.setLabel("bottom", "µs per epoch, steady state (log scale; whiskers: IQR)")
-        item.setContentsMargins(4, 30, 14, 4)  # the legend sits above the bars
-        item.getAxis("left").setStyle(tickLength=0)
-        item.vb.invertY(True)  # the ladder reads top down, as ladder_rows orders it
-        item.vb.setMouseEnabled(x=False, y=False)  # headings stay pinned to the left edge
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        self._pytorch = pg.BarGraphItem(x0=[], width=[], y=[], height=BAR_HEIGHT,
-                                        brush=PYTORCH_COLOUR)
-        self._reference_fill = pg.BarGraphItem(x0=[], width=[], y=[], height=BAR_HEIGHT,
-                                               pen=pg.mkPen(REFERENCE_COLOUR, width=1.5))
-        # No pen on the hatching: the legend would draw it as a line through the sample.
-        self._reference = pg.BarGraphItem(
-            x0=[], width=[], y=[], height=BAR_HEIGHT, pen=pg.mkPen(None),
-            brush=QBrush(QColor(REFERENCE_COLOUR), Qt.BrushStyle.BDiagPattern))
-        self._whiskers = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.25)
-        for bar in (self._pytorch, self._reference_fill, self._reference, self._whiskers):
-            item.addItem(bar)
-        self._legend = pg.LegendItem(colCount=2, horSpacing=12)
-        self._legend.setParentItem(item)
-        self._legend.anchor(itemPos=(0.5, 0), parentPos=(0.5, 0), offset=(0, 2))
-        self._legend.addItem(self._pytorch, "PyTorch")
-        self._legend.addItem(self._reference, "no framework (a reference)")
+        self._plot_widget = self._figure.widget
         self._plot_widget.scene().sigMouseMoved.connect(self._on_mouse_moved)
-        item.vb.sigResized.connect(self._fit_x)
-
+        self.plot_item.vb.sigResized.connect(self._figure.fit_x)
         self._empty = QLabel(EMPTY_TEXT)
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._empty.setWordWrap(True)
@@ -146,7 +104,6 @@ class LadderPanel(QWidget):
         self.about_label = wrapped_label(words.ABOUT)
         self.left_out_label = wrapped_label("")
         self.left_out_label.hide()
-        self.sample_mark = SampleMark(item)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -156,18 +113,7 @@ class LadderPanel(QWidget):
         self._set_theme_colours(self.plot_theme)
 
     def _set_theme_colours(self, theme: PlotTheme) -> None:
-        self.plot_theme = theme
-        item = self.plot_item
-        self._plot_widget.setBackground(theme.background)
-        for side in ("bottom", "left"):
-            item.getAxis(side).setPen(theme.foreground)
-            item.getAxis(side).setTextPen(theme.foreground)
-        self._pytorch.setOpts(pen=pg.mkPen(theme.background))
-        self._reference_fill.setOpts(brush=theme.reference_fill)
-        self._whiskers.setData(pen=pg.mkPen(theme.foreground, width=1.2))
-        self._legend.setLabelTextColor(theme.foreground)
-        for _, label in self._legend.items:
-            label.setText(label.text, color=theme.foreground)
+        self._figure.set_colours(theme)
         self._empty.setStyleSheet(f"color: {theme.muted};")
         self.left_out_label.setStyleSheet(f"color: {theme.muted};")
 
@@ -175,7 +121,7 @@ class LadderPanel(QWidget):
         """Background, axes, legend, words and rules in ``theme``'s colours; the bars keep
         theirs (the no-framework fill excepted, pale on white and deep on black)."""
         self._set_theme_colours(theme)
-        self._draw_texts()
+        self._figure.draw_texts()
 
     def changeEvent(self, event: QEvent) -> None:  # a Qt override
         theme = theme_changed_by(self, event)
@@ -223,14 +169,15 @@ class LadderPanel(QWidget):
     def bar_at(self, x: float, y: float) -> str | None:
         """The hover text at view point (x in log10 µs, y in slots), or None off the rows. A
         row without a bar answers anywhere along its slot."""
-        row = words.row_at(self._slots, y, BAR_HEIGHT / 2)
-        if row is None or (words.has_bar(row) and not self._left <= x <= words.whisker_end(row)):
+        row = words.row_at(self._figure.slots, y, BAR_HEIGHT / 2)
+        if row is None or (words.has_bar(row)
+                           and not self._figure.left <= x <= words.whisker_end(row)):
             return None
         return words.hover_text(row, self._facts.get(row.run_id))
 
     def rung_at(self, y: float) -> str | None:
         """What the rung named at slot ``y`` (in the left axis) is, or None off the names."""
-        row = words.row_at(self._slots, y, 0.5)
+        row = words.row_at(self._figure.slots, y, 0.5)
         return None if row is None else words.rung_tip(row)
 
     def export_png(self, path: Path, width: int = 1600) -> None:
@@ -251,93 +198,7 @@ class LadderPanel(QWidget):
 
     def _redraw(self) -> None:
         self._stack.setCurrentWidget(self._plot_widget if self._rows else self._empty)
-        devices = dict.fromkeys(row.device for row in self._rows)
-        self._slots = []
-        for device in devices:
-            group = [row for row in self._rows if row.device == device]
-            self._slots += [words.device_heading(group[0]), *group]
-        timed = [row for row in self._rows if words.has_bar(row)]
-        self._compact = False  # drawn in full first, measured, shortened if need be
-        lowest = min((row.epoch_us for row in timed), default=1.0)
-        # Just left of a decade at least 0.3 decades below the fastest rung, so that its bar
-        # shows and the decade's label fits.
-        self._left = math.floor(math.log10(lowest) - 0.3) - LEFT_MARGIN
-        self._draw_bars()
-        self._draw_texts()
-        self._name_rungs()
-        self.plot_item.vb.setYRange(-0.5, max(len(self._slots), 1) - 0.5, padding=0)
-        self._fit_x()
-
-    def _draw_bars(self) -> None:
-        rows = [(slot, row) for slot, row in enumerate(self._slots)
-                if not isinstance(row, str) and words.has_bar(row)]
-        for bar, framework in ((self._pytorch, True), (self._reference_fill, False),
-                               (self._reference, False)):
-            chosen = [(slot, row) for slot, row in rows if row.framework == framework]
-            bar.setOpts(**geometry.bars(chosen, self._left), height=BAR_HEIGHT)
-        self._whiskers.setData(**geometry.whiskers(rows))
-
-    def _draw_texts(self) -> None:
-        item = self.plot_item
-        for text in self._texts:
-            item.removeItem(text)
-        for rule in self._rules:
-            item.removeItem(rule)
-        self._texts, self._rules = [], []
-        for slot, row in enumerate(self._slots):
-            if isinstance(row, str):
-                self._add_text("heading", f"<b>{escape(row)}</b>", self._left, slot)
-                if slot > 0:
-                    rule = pg.InfiniteLine(slot - 0.5, angle=0,
-                                           pen=pg.mkPen(self.plot_theme.rule))
-                    item.addItem(rule, ignoreBounds=True)
-                    self._rules.append(rule)
-            elif words.has_bar(row):
-                self._add_text("bar", LABEL_GAP + words.bar_html(row, self._compact),
-                               math.log10(words.whisker_end_us(row)), slot)
-            else:
-                self._add_text("missing", f'<span style="color:{ERROR_COLOUR}">'
-                               f"{escape(words.missing_label(row))}</span>", self._left, slot)
-
-    def _add_text(self, kind: str, html: str, x: float, y: float) -> None:
-        colour = self.plot_theme.foreground
-        text = pg.TextItem(anchor=(0, 0.5), color=colour)
-        text.setHtml(f'<span style="color:{colour}">{html}</span>')
-        text.setProperty("kind", kind)
-        text.setPos(x, y)
-        self.plot_item.addItem(text, ignoreBounds=True)
-        self._texts.append(text)
-
-    def _name_rungs(self) -> None:
-        axis = self.plot_item.getAxis("left")
-        slots = [slot for slot, row in enumerate(self._slots) if not isinstance(row, str)]
-        names = words.rung_names([self._slots[slot] for slot in slots])
-        ticks = [(float(slot), name) for slot, name in zip(slots, names)]
-        axis.setTicks([ticks, []])
-        # Sized from the names now: pyqtgraph widens the axis only after a paint that found a
-        # name too wide, and skips that name until then.
-        metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
-        widest = max((metrics.horizontalAdvance(name) for _, name in ticks), default=0)
-        axis.setWidth(widest + axis.style["tickTextOffset"][0] + LABEL_PAD)
-
-    def _fit_x(self) -> None:
-        """Widen the x range so that every bar's label fits to its right at this width; in
-        short form where the full one would take more than its share of the plot."""
-        pixels = max(self.plot_item.vb.width(), MIN_PLOT_PX)
-        if not self._compact:
-            self._full_px = max((text.boundingRect().width() for text in self._texts
-                                 if text.property("kind") == "bar"), default=0.0)
-        compact = self._full_px > MAX_LABEL_SHARE * pixels
-        if compact != self._compact:
-            self._compact = compact
-            self._draw_texts()
-        ends = [(text.pos().x(), text) for text in self._texts if text.property("kind") == "bar"]
-        right = max((end for end, _ in ends), default=self._left + 1.0)
-        for end, text in ends:
-            share = min(text.boundingRect().width() / pixels, MAX_LABEL_SHARE)
-            right = max(right, (end - share * self._left) / (1.0 - share))
-        self.plot_item.vb.setXRange(self._left, right, padding=0)
-        self.plot_item.getAxis("bottom").setTicks(words.log_ticks(self._left, right))
+        self._figure.draw(self._rows)
 
     def _settle(self) -> None:
         """Give a never-shown panel its geometry, so that nothing is dropped from an export."""
@@ -345,7 +206,7 @@ class LadderPanel(QWidget):
             self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
             self.show()
         QApplication.processEvents()
-        self._fit_x()
+        self._figure.fit_x()
 
     def _on_mouse_moved(self, scene_pos: object) -> None:
         text = None
