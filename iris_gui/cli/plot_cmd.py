@@ -1,6 +1,6 @@
 """``iris-gui plot --runs 1,2 --out loss.png``: stored runs' loss curves drawn offscreen by the
 same panel the window shows, so a figure made from the command line matches the screen;
-``--ladder`` draws those runs' engine ladder instead, with the Ladder view's panel."""
+``--ladder`` draws those runs' engine ladder instead, the figure the Ladder view shows."""
 
 from __future__ import annotations
 
@@ -87,8 +87,8 @@ def _ladder(run_ids: list[int], out: Path, width: int) -> int:
     else:
         from PySide6.QtWidgets import QApplication
 
+        from iris_gui.figures.ladder_file import render_ladder
         from iris_gui.figures.offscreen import use_offscreen
-        from iris_gui.ui.panels.ladder_figure import render_ladder
 
         use_offscreen()
         _app = QApplication.instance() or QApplication([])  # held until the file is written

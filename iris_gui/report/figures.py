@@ -9,9 +9,9 @@ from pathlib import Path
 
 from iris_gui.engine.sweep_model import SweepResult
 from iris_gui.figures.curves import PlotCurve
+from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.report.content import Report
 from iris_gui.ui.panels.crossover_render import render_crossover
-from iris_gui.ui.panels.ladder_figure import render_ladder
 from iris_gui.ui.panels.loss_plot_export import render_curves
 
 WIDTH = 1200  # px: sharp on a page, small enough to embed

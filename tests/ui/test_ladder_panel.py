@@ -20,12 +20,12 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from iris_gui.engine.ladder import LadderRow
 from iris_gui.figures.ladder import PYTORCH_COLOUR, REFERENCE_COLOUR, REFERENCE_FILL
+from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.figures.ladder_text import VS_NOTE
 from iris_gui.store.ladder_csv import LADDER_COLUMNS
 from iris_gui.store.paths import StoreError
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.ladder import EMPTY_TEXT, LadderPanel
-from iris_gui.ui.panels.ladder_figure import render_ladder
 from iris_gui.ui.panels.sample_ladder import (
     CPU_NAME,
     GPU_NAME,

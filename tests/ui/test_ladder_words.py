@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QColor
 
+from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.figures.ladder_text import VS_NOTE
 from iris_gui.figures.sample_mark import SAMPLE_COLOUR, SAMPLE_LINES, SAMPLE_MARK
 from iris_gui.ui.panels.ladder import LadderPanel
-from iris_gui.ui.panels.ladder_figure import render_ladder
 from iris_gui.ui.panels.sample_ladder import sample_facts, sample_rows
 from tests.ui.figure_pixels import rgb
 

@@ -28,7 +28,6 @@ from iris_gui.ui.window.theme import PlotTheme, plot_theme_for, theme_changed_by
 __all__ = ["LadderPanel"]
 
 EMPTY_TEXT = "Select runs of several engines, or press Run the Ladder"
-FORMATS = (".png", ".svg", ".csv")
 SIZE_HINT = (640, 300)  # px: as much as the dock gives, about the results table's height
 
 

@@ -1,0 +1,68 @@
+"""The ladder as a file (``iris-gui plot --ladder``, the report): the figure drawn offscreen, light
+whatever the app's theme, at a height that fits its rows; or its rows as CSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QApplication
+
+from iris_gui.engine.ladder import LadderRow
+from iris_gui.figures import scene_export
+from iris_gui.figures.ladder import LadderFigure
+from iris_gui.figures.ladder_text import ABOUT
+from iris_gui.store.ladder_csv import export_ladder_csv
+from iris_gui.store.paths import StoreError
+from iris_gui.ui.window.theme import LIGHT
+
+FORMATS = (".png", ".svg", ".csv")
+# A render's logical width (wider PNGs scale it up, text included) and row height.
+RENDER_MAX_WIDTH, RENDER_SLOT_PX, RENDER_FRAME_PX, RENDER_MIN_HEIGHT = 1200, 30, 110, 320
+# The figure was first drawn in the panel, under its sentence (ladder_text.ABOUT, wrapped with
+# these margins) and a 2 px gap; the files keep the plot's height as it was there, so that a
+# picture in a document does not change with this module.
+ABOUT_MARGINS, ABOUT_GAP = (8, 4, 8, 0), 2
+
+
+def render_ladder(rows: list[LadderRow], path: Path, width: int = 1600,
+                  sample: bool = False) -> None:
+    """Draw ``rows`` offscreen and write them in the format the suffix names; ``sample``:
+    made-up rows, marked as such on the figure."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise StoreError(f"cannot write {path}: the suffix must be .png, .svg or .csv")
+    if suffix == ".csv":
+        export_ladder_csv(rows, path)
+        return
+    figure = LadderFigure(LIGHT)  # figures for documents are light, whatever the app is
+    widget = figure.widget
+    try:
+        figure.sample_mark.set_shown(sample and bool(rows))
+        figure.draw(rows)
+        slots = len(rows) + len({row.device for row in rows})
+        across = min(int(width), RENDER_MAX_WIDTH)
+        height = max(RENDER_MIN_HEIGHT, RENDER_FRAME_PX + RENDER_SLOT_PX * slots)
+        widget.resize(across, height - _about_height(across) - ABOUT_GAP)
+        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        widget.show()
+        QApplication.processEvents()
+        figure.fit_x()
+        background = LIGHT.background
+        if suffix == ".png":
+            scene_export.write_png(figure.plot_item, path, width, background)
+        else:
+            scene_export.write_svg(figure.plot_item, path, "engine ladder", background)
+    finally:
+        widget.close()
+        widget.deleteLater()
+
+
+def _about_height(width: int) -> int:
+    left, top, right, bottom = ABOUT_MARGINS
+    room = QRect(0, 0, width - left - right, 100_000)
+    text = QFontMetrics(QApplication.font("QLabel")).boundingRect(
+        room, Qt.TextFlag.TextWordWrap, ABOUT)
+    return text.height() + top + bottom
