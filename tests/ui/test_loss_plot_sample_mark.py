@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtGui import QColor, QImage
 
+from iris_gui.figures import sample_mark
 from iris_gui.figures.sample_mark import SAMPLE_COLOUR, SAMPLE_MARK
-from iris_gui.ui.panels import sample_mark
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
 from iris_gui.ui.panels.loss_plot_demo import sample_panel
 from iris_gui.ui.panels.loss_plot_export import export_png, export_svg
