@@ -20,8 +20,8 @@ from PySide6.QtGui import QBrush, QColor, QFontMetrics
 from iris_gui.engine.ladder import LadderRow
 from iris_gui.figures import ladder_geometry as geometry
 from iris_gui.figures import ladder_text as words
+from iris_gui.figures.plot_theme import LIGHT, PlotTheme
 from iris_gui.figures.sample_mark import SampleMark
-from iris_gui.ui.window.theme import LIGHT, PlotTheme
 
 __all__ = ["LadderFigure"]
 

@@ -13,9 +13,9 @@ from iris_gui.engine.ladder import LadderRow
 from iris_gui.figures import scene_export
 from iris_gui.figures.ladder import LadderFigure
 from iris_gui.figures.ladder_text import ABOUT
+from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.store.ladder_csv import export_ladder_csv
 from iris_gui.store.paths import StoreError
-from iris_gui.ui.window.theme import LIGHT
 
 FORMATS = (".png", ".svg", ".csv")
 # A render's logical width (wider PNGs scale it up, text included) and row height.

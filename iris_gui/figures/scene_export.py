@@ -49,10 +49,10 @@ from PySide6.QtGui import (
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget
 
+from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.figures.svg_flatten import Clip, flatten
 from iris_gui.store.files import write_atomically
 from iris_gui.store.paths import StoreError
-from iris_gui.ui.window.theme import LIGHT
 
 IGNORES = QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
 CAPTION_PAD = 10  # px (at the layout's size) around a caption

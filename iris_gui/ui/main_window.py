@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMessageBox, QScrollArea, QWidget
 
+from iris_gui.figures.plot_theme import light_plots
 from iris_gui.store.paths import log_dir
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.jobs.training_controller import TrainingController
@@ -27,7 +28,7 @@ from iris_gui.ui.window.menus import build_menus
 from iris_gui.ui.window.open_folder import open_folder
 from iris_gui.ui.window.settings import AppSettings
 from iris_gui.ui.window.shortcuts import ShortcutsDialog
-from iris_gui.ui.window.theme import ThemeController, light_plots
+from iris_gui.ui.window.theme import ThemeController
 from iris_gui.ui.window.window_placement import WindowPlacement
 
 # Bumped whenever the docks change: a layout saved with other docks is then not restored (Qt

@@ -8,9 +8,7 @@ import pytest
 from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
-from iris_gui.ui.panels import loss_plot_export as plot_export
-from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
-from iris_gui.ui.window.theme import (
+from iris_gui.figures.plot_theme import (
     DARK,
     LIGHT,
     TABLEAU,
@@ -19,6 +17,8 @@ from iris_gui.ui.window.theme import (
     light_plots,
     same_hue,
 )
+from iris_gui.ui.panels import loss_plot_export as plot_export
+from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
 
 
 @pytest.fixture

@@ -20,12 +20,12 @@ from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolTip, QVBoxLayout, QWidget
 
 from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult, flops_per_epoch
+from iris_gui.figures.plot_theme import PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.store.sweep_csv import point_fit_errors
 from iris_gui.ui.panels import crossover_marks as marks
 from iris_gui.ui.panels import crossover_text as words
 from iris_gui.ui.panels.controls_fields import ValueCombo
 from iris_gui.ui.panels.loss_plot_buffer import OVERLAY_COLOURS
-from iris_gui.ui.window.theme import PlotTheme, plot_theme_for, theme_changed_by
 
 SYMBOLS = {"eager": "o", "lean": "t", "manual": "s", "compiled": "d", "graph": "star",
            "native": "p"}

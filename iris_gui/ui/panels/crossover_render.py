@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.figures.plot_theme import light_plots
 from iris_gui.ui.panels.crossover import CrossoverPanel
-from iris_gui.ui.window.theme import light_plots
 
 # An offscreen render's size (``iris-gui plot --sweep``, the report): the plot beside the
 # column about 900×480 px, the figure the exports had before the column took the findings.

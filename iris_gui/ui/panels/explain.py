@@ -30,10 +30,10 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui.engine.breakdown import CATEGORIES, Breakdown
+from iris_gui.figures.plot_theme import PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.ui.panels.explain_text import breakdown_html
 from iris_gui.ui.panels.loss_plot_buffer import OVERLAY_COLOURS
-from iris_gui.ui.window.theme import PlotTheme, plot_theme_for, theme_changed_by
 
 __all__ = ["ExplainPanel"]
 

@@ -19,11 +19,11 @@ from iris_gui.engine.ladder import LadderRow
 from iris_gui.figures import ladder_text as words
 from iris_gui.figures import scene_export
 from iris_gui.figures.ladder import BAR_HEIGHT, LadderFigure
+from iris_gui.figures.plot_theme import PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.store.ladder_csv import export_ladder_csv
 from iris_gui.ui.panels.about_line import fit_wrapped, wrapped_label
 from iris_gui.ui.panels.loss_plot import BACKGROUND
-from iris_gui.ui.window.theme import PlotTheme, plot_theme_for, theme_changed_by
 
 __all__ = ["LadderPanel"]
 

@@ -18,6 +18,7 @@ from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from iris_gui.engine.result import Chunk
+from iris_gui.figures.plot_theme import LIGHT, PlotTheme, plot_theme_for, same_hue, theme_changed_by
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.ui.panels.loss_plot_buffer import (
     LIVE_KEY,
@@ -30,7 +31,6 @@ from iris_gui.ui.panels.loss_plot_buffer import (
     widened,
 )
 from iris_gui.ui.panels.loss_plot_hover import HoverReadout
-from iris_gui.ui.window.theme import LIGHT, PlotTheme, plot_theme_for, same_hue, theme_changed_by
 
 __all__ = ["LossPlotPanel", "PlotCurve"]
 

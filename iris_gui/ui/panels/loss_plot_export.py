@@ -31,10 +31,10 @@ from PySide6.QtWidgets import QApplication
 
 from iris_gui.figures import scene_export
 from iris_gui.figures.curve_reduce import m4_indices
+from iris_gui.figures.plot_theme import light_plots
 from iris_gui.store.curve_csv import export_curves_csv
 from iris_gui.store.paths import StoreError
 from iris_gui.ui.panels.loss_plot import BACKGROUND, LossPlotPanel, PlotCurve
-from iris_gui.ui.window.theme import light_plots
 
 FORMATS = (".png", ".svg", ".csv")
 # The panel's logical size for an offscreen render; wider exports scale it up (text included),

@@ -1,108 +1,22 @@
-"""Light and dark: the application's palette, and the colours the plots draw with.
+"""Light and dark: the application's palette, and the View → Theme setting.
 
 The window follows the system's colour scheme (Qt 6.5+ reports it, and says when it changes);
 View → Theme overrides it (System / Light / Dark), remembered in the settings. Where the
 platform draws its own palette for the scheme, Qt's palette is kept; where it does not (Qt's
-offscreen platform, an X11 desktop without a platform theme), a palette is built here.
-
-The plots (pyqtgraph) do not read Qt's palette, so each plot panel reads a ``PlotTheme`` chosen
-from its palette's darkness and redraws with it when the palette changes
-(``theme_changed_by``). Light is what the plots always drew, so exports and the tests see the
-same colours as before; exported figures are drawn light whatever the screen shows
-(``light_plots``), since they end up in documents.
+offscreen platform, an X11 desktop without a platform theme), a palette is built here. The
+plots' colours, which follow the palette, are figures/plot_theme.py's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Protocol
-
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication
+
+from iris_gui.figures.plot_theme import is_dark
 
 MODES = ("system", "light", "dark")
 MODE_TITLES = {"system": "&System", "light": "&Light", "dark": "&Dark"}
-
-
-@dataclass(frozen=True)
-class PlotTheme:
-    name: str
-    background: str
-    foreground: str
-    legend_brush: tuple[int, int, int, int]
-    live: str  # the loss plot's live curve
-    # Ten distinct curve colours; index i in one theme is the same hue as index i in the other.
-    curves: tuple[str, ...]
-    rule: str  # thin separating lines
-    reference_fill: str  # the ladder's no-framework bars, under their hatching
-    muted: str  # empty-state text drawn over a plot
-
-
-# Tableau 10: distinct for up to ten curves, and readable on white in print.
-TABLEAU = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
-# The same hues lifted for a dark background (each at least 4.5:1 against it).
-TABLEAU_ON_DARK = ("#5aa9e6", "#ff9f40", "#5cc85c", "#ff6b6b", "#b596e0",
-                   "#c99a8a", "#f28fd0", "#b0b0b0", "#d9d94a", "#3fd0e0")
-
-LIGHT = PlotTheme("light", background="#ffffff", foreground="#202020",
-                  legend_brush=(255, 255, 255, 200), live="#000000", curves=TABLEAU,
-                  rule="#c8c8c8", reference_fill="#e3f2e1", muted="#707070")
-DARK = PlotTheme("dark", background="#1b1b1b", foreground="#dcdcdc",
-                 legend_brush=(27, 27, 27, 210), live="#ffffff", curves=TABLEAU_ON_DARK,
-                 rule="#4a4a4a", reference_fill="#1f3b22", muted="#9a9a9a")
-
-
-def is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Window).lightness() < 128
-
-
-def plot_theme_for(palette: QPalette) -> PlotTheme:
-    return DARK if is_dark(palette) else LIGHT
-
-
-def same_hue(colour: str, theme: PlotTheme) -> str:
-    """``colour`` (a curve colour of either theme) as ``theme`` draws that hue."""
-    for other in (LIGHT, DARK):
-        if colour in other.curves:
-            return theme.curves[other.curves.index(colour)]
-    return colour
-
-
-class ThemedPlot(Protocol):
-    plot_theme: PlotTheme
-
-    def apply_plot_theme(self, theme: PlotTheme) -> None: ...
-
-    def setUpdatesEnabled(self, enable: bool) -> None: ...
-
-
-def theme_changed_by(widget: QWidget, event: QEvent) -> PlotTheme | None:
-    """For a plot panel's ``changeEvent``: the theme to redraw with when ``event`` changed its
-    palette's darkness, else None."""
-    if event.type() != QEvent.Type.PaletteChange:
-        return None
-    wanted = plot_theme_for(widget.palette())
-    return None if wanted == getattr(widget, "plot_theme", None) else wanted
-
-
-@contextmanager
-def light_plots(panels: Sequence[ThemedPlot]) -> Iterator[None]:
-    """Draw ``panels`` light for an export, without the screen showing it: they stop
-    repainting meanwhile, and go back to their own theme after."""
-    kept = [(panel, panel.plot_theme) for panel in panels if panel.plot_theme != LIGHT]
-    for panel, _ in kept:
-        panel.setUpdatesEnabled(False)
-        panel.apply_plot_theme(LIGHT)
-    try:
-        yield
-    finally:
-        for panel, theme in kept:
-            panel.apply_plot_theme(theme)
-            panel.setUpdatesEnabled(True)
 
 
 def built_palette(dark: bool) -> QPalette:
