@@ -100,9 +100,13 @@ class EnvRecord:
     cpu_model: str = ""
     os: str = ""
     python: str = ""
-    execution: str = "in-process"
+    execution: str = "in-process"  # "in-process" | "process" | "ssh"
     # What was paid before the clocks started (trainer.warm_up), in words.
     warm_up: str = ""
+    # The host the run was measured on, by its name in the hosts list, and its ssh
+    # destination; empty for this machine.
+    host: str = ""
+    host_destination: str = ""
 
 
 # Identity equality: a result holds numpy arrays, whose == is elementwise, and two runs with

@@ -58,15 +58,15 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None) -> Non
             conn.send(("devices", [d.to_dict() for d in describe_devices()]))
             continue
         if kind == "explain":
-            conn.send(_explain_here(*payload))
+            conn.send(explain_job(*payload))
             continue
         if kind == "sweep":
-            conn.send(_sweep_here(payload, conn, stop))
+            conn.send(sweep_job(payload, conn, stop))
             continue
-        conn.send(_train_here(payload, conn, stop))
+        conn.send(train_job(payload, conn, stop))
 
 
-def _train_here(payload: dict[str, Any], conn: Connection, stop: Any) -> tuple[str, Any]:
+def train_job(payload: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:
     """Every exception becomes an answer: a refusal for bad input, else a ``failed`` result."""
     from iris_gui.engine.trainer import train
 
@@ -88,7 +88,7 @@ def _train_here(payload: dict[str, Any], conn: Connection, stop: Any) -> tuple[s
                        (result.chunk_epochs, result.chunk_seconds)))
 
 
-def _sweep_here(spec: dict[str, Any], conn: Connection, stop: Any) -> tuple[str, Any]:
+def sweep_job(spec: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:
     """A sweep, each point streamed as it is measured; answers as a run does."""
     from dataclasses import asdict
 
@@ -108,7 +108,7 @@ def _sweep_here(spec: dict[str, Any], conn: Connection, stop: Any) -> tuple[str,
         return ("failed", f"{type(error).__name__}: {error}")
 
 
-def _explain_here(config: dict[str, Any], window: int) -> tuple[str, Any]:
+def explain_job(config: dict[str, Any], window: int) -> tuple[str, Any]:
     from iris_gui.engine.explain import explain
 
     try:

@@ -95,12 +95,12 @@ def test_an_error_escaping_the_trainer_is_a_failed_result_not_a_silent_worker(mo
         raise RuntimeError("CUDA error: an illegal memory access was encountered")
 
     monkeypatch.setattr(trainer, "train", broken)
-    kind, (record, losses, _chunks) = worker_process._train_here(
+    kind, (record, losses, _chunks) = worker_process.train_job(
         RunConfig(epochs=10).to_dict(), conn=None, stop=threading.Event())
     assert kind == "result" and record["status"] == "failed"
     assert record["message"] == "RuntimeError: CUDA error: an illegal memory access was encountered"
     assert record["env"]["execution"] == "process" and len(losses) == 0
-    kind, reason = worker_process._explain_here({"device": "cpu", "epochs": -5}, 20)
+    kind, reason = worker_process.explain_job({"device": "cpu", "epochs": -5}, 20)
     assert kind == "error" and "epochs" in reason
     monkeypatch.setattr(InProcessRunner, "run", InProcessRunner.run)
     monkeypatch.setattr(trainer, "train", broken)

@@ -1,0 +1,41 @@
+"""What a host sends back, named as this machine lists it: its devices carry the host's name.
+
+The host's engine saw ``cuda:0``; the window, the store and every comparison see ``lab:cuda:0``,
+so a run on a host never sits in a group with this machine's runs, and its record says where it
+was measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.remote.hosts import Host
+from iris_gui.engine.remote.names import host_device
+from iris_gui.engine.result import RunResult
+from iris_gui.engine.sweep_model import SweepResult, SweepSpec
+
+
+def remote_result(result: RunResult, config: RunConfig, host: Host) -> RunResult:
+    """``result`` with the config as asked (device ``HOST:...``) and the host in its record."""
+    result.config = config
+    result.env = replace(result.env, device=config.device, execution="ssh", host=host.name,
+                         host_destination=host.destination)
+    return result
+
+
+def prefixed_sweep(result: SweepResult, spec: SweepSpec, host: Host) -> SweepResult:
+    """A host's sweep with its devices named ``HOST:...`` (points, fits, crossovers, env)."""
+    for point in result.points:
+        point.device = host_device(host.name, point.device)
+    result.spec = spec
+    env = dict(result.env)
+    for key in ("accelerators",):
+        if isinstance(env.get(key), list):
+            env[key] = [host_device(host.name, d) for d in env[key]]
+    if isinstance(env.get("device_names"), dict):
+        env["device_names"] = {host_device(host.name, d): name
+                               for d, name in env["device_names"].items()}
+    env["host"], env["host_destination"] = host.name, host.destination
+    result.env = env
+    return result.analyse()

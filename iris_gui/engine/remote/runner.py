@@ -1,0 +1,316 @@
+"""RemoteRunner: a worker on another machine, through ssh, with ProcessRunner's interface.
+
+``start() -> devices`` (the host's, named ``HOST:cuda:0``), ``run(config, observer)``,
+``explain``, ``sweep``, ``request_stop(grace)`` from any thread, ``close()``. The timings are
+taken by the engine on the host, so the link is never inside a measurement; what the link
+costs is when a chunk reaches the plot (benchmarks/remote_overhead.py).
+
+Two threads per connection read ssh's stdout (frames, into a queue) and stderr (its last lines,
+for the one-line reason when the connection fails). A run whose connection is lost is kept as
+``failed`` with the epochs received; a stop not answered within the grace ends the ssh process,
+which ends the worker on the host (its stdin closes).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import subprocess
+import threading
+import time
+from collections import deque
+from dataclasses import replace
+from typing import Any
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.remote import framing
+from iris_gui.engine.remote.hosts import Host
+from iris_gui.engine.remote.names import host_device, split_device
+from iris_gui.engine.remote.protocol import check_hello
+from iris_gui.engine.remote.remote_results import prefixed_sweep, remote_result
+from iris_gui.engine.remote.ssh import explain_failure, worker_argv
+from iris_gui.engine.result import RunResult, RunStatus
+from iris_gui.engine.runner import (
+    POLL_SECONDS,
+    STOP_GRACE_SECONDS,
+    JobFailed,
+    WorkerCancelled,
+    WorkerCrashed,
+    WorkerError,
+    _Partial,
+)
+from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+
+log = logging.getLogger(__name__)
+
+START_TIMEOUT_SECONDS = 120.0  # ssh, then torch's import and a warm-up on the host
+CLOSED = ("closed", None)  # the reader's last message: the channel ended
+
+
+class RemoteRunner:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.devices: list[DeviceInfo] = []
+        self.torch_version = ""
+        self.remote_pid = 0
+        self._process: subprocess.Popen | None = None
+        self._messages: queue.Queue = queue.Queue()
+        self._stderr: deque[str] = deque(maxlen=40)
+        self._write_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._grace = STOP_GRACE_SECONDS
+        self._job = 0
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def start(self, timeout: float = START_TIMEOUT_SECONDS) -> list[DeviceInfo]:
+        """Connect and wait for the host's greeting; WorkerError in one line if it fails."""
+        if self.alive:
+            return self.devices
+        self._connect()
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                kind, payload = self._messages.get(timeout=POLL_SECONDS)
+                break
+            except queue.Empty:
+                if self._stop.is_set():
+                    self._kill()
+                    self._stop.clear()
+                    raise WorkerCancelled(f"the connection to {self.host.name} was stopped")
+                if time.monotonic() > deadline:
+                    self._kill()
+                    raise WorkerError(f"{self.host.name}: no answer from {self.host.destination}"
+                                      f" within {timeout:.0f} s") from None
+        if (kind, payload) == CLOSED:
+            raise WorkerError(self._failure())
+        try:
+            hello = check_hello(self.host.name, kind, payload)
+        except Exception:
+            self._kill()
+            raise
+        self.remote_pid = hello.pid
+        self.torch_version = hello.torch_version
+        self.devices = [replace(d, id=host_device(self.host.name, d.id)) for d in hello.devices]
+        return self.devices
+
+    def _connect(self) -> None:
+        self._messages = queue.Queue()
+        self._stderr.clear()
+        argv = worker_argv(self.host)
+        log.info("connecting to %s: %s", self.host.name, argv)
+        try:
+            # A session of its own: Ctrl+C in the terminal stops the run through the protocol
+            # (the run is kept), rather than killing ssh under it.
+            self._process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.PIPE, start_new_session=True)
+        except OSError as error:
+            raise WorkerError(f"{self.host.name}: ssh could not be started ({error}); install "
+                              "the OpenSSH client") from None
+        threading.Thread(target=self._read_frames, args=(self._process, self._messages),
+                         daemon=True, name=f"iris-gui-ssh-{self.host.name}").start()
+        threading.Thread(target=self._read_stderr, args=(self._process,), daemon=True,
+                         name=f"iris-gui-ssh-err-{self.host.name}").start()
+
+    def _read_frames(self, process: subprocess.Popen, messages: queue.Queue) -> None:
+        stream = process.stdout
+        try:
+            noise = framing.skip_to_magic(stream)
+            if noise.strip():
+                log.info("%s printed before the worker started: %r", self.host.name, noise[:200])
+            while True:
+                messages.put(framing.read_frame(stream))
+        except framing.FramingError as error:
+            if not isinstance(error, framing.StreamClosed):
+                self._stderr.append(str(error))
+                log.error("%s: %s", self.host.name, error)
+        except (OSError, ValueError):
+            pass
+        messages.put(CLOSED)
+
+    def _read_stderr(self, process: subprocess.Popen) -> None:
+        for raw in process.stderr:
+            line = raw.decode(errors="replace").rstrip()
+            if line:
+                self._stderr.append(line)
+                log.info("%s: %s", self.host.name, line)
+
+    def _failure(self) -> str:
+        """Why the connection ended, in one line (waits briefly for ssh's exit and last words)."""
+        code = None
+        if self._process is not None:
+            try:
+                code = self._process.wait(3.0)
+            except subprocess.TimeoutExpired:
+                pass
+        self._kill()
+        return explain_failure(self.host, code, "\n".join(self._stderr))
+
+    def _send(self, kind: str, payload: Any = None) -> None:
+        data = framing.encode(kind, payload)
+        with self._write_lock:
+            if self._process is None or self._process.stdin is None:
+                return
+            try:
+                self._process.stdin.write(data)
+                self._process.stdin.flush()
+            except (OSError, ValueError):
+                pass  # the reader sees the channel close and says why
+
+    def request_stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
+        self._grace = grace
+        self._stop.set()
+        self._send("stop", self._job)
+
+    def refresh_devices(self) -> list[DeviceInfo]:
+        self.start()
+        self._send("devices")
+        kind, payload = self._next_message(None)
+        if kind == "devices":
+            self.devices = [replace(DeviceInfo.from_dict(d), id=host_device(self.host.name,
+                                                                             d["id"]))
+                            for d in payload]
+        return self.devices
+
+    def _next_message(self, stop_seen: list[float] | None) -> tuple[str, Any]:
+        """The next message, or ("timeout", None) once a stop has waited past its grace."""
+        while True:
+            try:
+                return self._messages.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                if stop_seen is not None and self._stop.is_set():
+                    stop_seen[0] = stop_seen[0] or time.monotonic()
+                    if time.monotonic() - stop_seen[0] > self._grace:
+                        return ("timeout", None)
+
+    def _begin(self, kind: str, body: Any) -> None:
+        self.start()
+        self._job += 1
+        self._send(kind, [self._job, body])
+        if self._stop.is_set():  # pressed while the job was queued: it still counts
+            self._send("stop", self._job)
+
+    def run(self, config: RunConfig, observer: Any = None) -> RunResult:
+        try:
+            return self._run(config, observer)
+        finally:
+            self._stop.clear()
+            self._grace = STOP_GRACE_SECONDS
+
+    def _run(self, config: RunConfig, observer: Any) -> RunResult:
+        _, local = split_device(config.device)
+        self._begin("run", replace(config, device=local).to_dict())
+        partial = _Partial(config, self._device_name(config.device))
+        stop_seen = [0.0]
+        while True:
+            kind, payload = self._next_message(stop_seen)
+            if kind == "chunk":
+                partial.add(payload)
+                if observer is not None:
+                    observer(payload)
+            elif kind == "result":
+                record, losses, chunks = payload
+                return remote_result(RunResult.from_dict(record, losses, chunks), config,
+                                     self.host)
+            elif kind == "error":
+                raise ConfigError(f"{self.host.name}: {payload}")
+            elif kind == "timeout":
+                self._kill()
+                return partial.result(RunStatus.STOPPED, (
+                    f"stopped after {partial.epochs_done} of {config.epochs} epochs; "
+                    f"{self.host.name} did not answer within {self._grace:g} s and the "
+                    "connection was closed"))
+            elif (kind, payload) == CLOSED:
+                reason = self._failure()
+                result = partial.result(RunStatus.FAILED, (
+                    f"connection to {self.host.name} lost at epoch {partial.epochs_done} "
+                    f"({reason})"))
+                return remote_result(result, config, self.host)
+
+    def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
+        try:
+            _, local = split_device(config.device)
+            self._begin("explain", [replace(config, device=local).to_dict(), window])
+            while True:
+                kind, payload = self._next_message([0.0])
+                if kind == "breakdown":
+                    return payload
+                if kind == "error":
+                    raise ConfigError(payload)
+                if kind == "failed":
+                    raise JobFailed(f"explain failed on {self.host.name}: {payload}")
+                if kind == "timeout":
+                    self._kill()
+                    raise WorkerCancelled("explain stopped")
+                if (kind, payload) == CLOSED:
+                    raise WorkerCrashed(f"connection to {self.host.name} lost while "
+                                        f"explaining ({self._failure()})")
+        finally:
+            self._stop.clear()
+
+    def sweep(self, spec: SweepSpec, observer: Any = None) -> SweepResult:
+        """A sweep of this host's devices (``spec.devices`` named ``HOST:...``)."""
+        try:
+            local = tuple(split_device(d)[1] for d in spec.devices)
+            self._begin("sweep", replace(spec, devices=local).to_dict())
+            heard = SweepResult(spec)
+            while True:
+                kind, payload = self._next_message([0.0])
+                if kind == "sweep-point":
+                    point, done, total = payload
+                    point["device"] = host_device(self.host.name, point["device"])
+                    heard.points.append(SweepPoint(**point))
+                    if observer is not None:
+                        observer(heard.points[-1], done, total)
+                elif kind == "sweep-result":
+                    return prefixed_sweep(SweepResult.from_dict(payload), spec, self.host)
+                elif kind == "error":
+                    raise ConfigError(payload)
+                elif kind in ("failed", "timeout") or (kind, payload) == CLOSED:
+                    if kind == "timeout":
+                        self._kill()
+                    message = {"failed": f"the sweep failed on {self.host.name}: {payload}",
+                               "timeout": "stopped; the host did not answer and the "
+                                          "connection was closed"}.get(
+                        kind, f"connection to {self.host.name} lost ({self._failure()})")
+                    heard.status = "stopped" if kind == "timeout" else "failed"
+                    heard.message = message
+                    return heard.analyse()
+        finally:
+            self._stop.clear()
+            self._grace = STOP_GRACE_SECONDS
+
+    def _device_name(self, device_id: str) -> str:
+        return next((d.name for d in self.devices if d.id == device_id), device_id)
+
+    def _kill(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        for stream in (process.stdin,):
+            try:
+                stream.close()
+            except (OSError, ValueError):
+                pass
+        if process.poll() is None:
+            process.kill()
+        try:
+            process.wait(2.0)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def close(self, timeout: float = 0.5) -> None:
+        """Ask the worker to quit and close the channel; ends ssh if it lingers."""
+        if self.alive:
+            self._send("quit")
+            try:
+                assert self._process is not None
+                self._process.stdin.close()
+                self._process.wait(timeout)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                pass
+        self._kill()

@@ -1,0 +1,142 @@
+"""``iris-gui worker --stdio``: the worker process's jobs, on a channel that is stdin and stdout.
+
+Run by ssh on the host that has the device. It writes ``MAGIC`` and a ``hello`` (protocol,
+product version, torch, devices) and then answers jobs as the local worker process does (the
+same functions: worker_process.py). Three things differ from a pipe between two processes:
+
+- stdout carries frames only: the real descriptor is kept for them and fd 1 is pointed at
+  stderr, so a library that prints cannot corrupt the stream.
+- A stop is a message, not a shared event: a reader thread takes every frame off stdin, sets
+  the stop for the job it names and queues the rest for the main thread.
+- When the channel closes (the window quit, the link died, ssh was killed), stdin ends and the
+  process exits at once, in the middle of a job if need be: nothing is left running on a host
+  that nobody is listening to.
+
+Logs go to stderr, which ssh carries back to the window's log: nothing is written on the host.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import sys
+import threading
+from typing import Any, BinaryIO
+
+from iris_gui.engine.remote import framing, protocol
+
+log = logging.getLogger(__name__)
+
+
+class FrameChannel:
+    """What worker_process's jobs call ``conn``: ``send`` a message, from any thread."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+
+    def send(self, message: tuple[str, Any]) -> None:
+        kind, payload = message
+        data = framing.encode(kind, payload)
+        with self._lock:
+            try:
+                self._stream.write(data)
+                self._stream.flush()
+            except (BrokenPipeError, OSError):
+                os._exit(0)  # nobody is reading: the channel is gone
+
+
+class JobStop:
+    """A stop for one job by its number: a stop may arrive just before its job does."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stopped: set[int] = set()
+        self.current: int | None = None
+
+    def request(self, job: int) -> None:
+        with self._lock:
+            self._stopped.add(job)
+
+    def is_set(self) -> bool:
+        with self._lock:
+            return self.current in self._stopped
+
+    def finish(self, job: int) -> None:
+        with self._lock:
+            self._stopped = {j for j in self._stopped if j > job}
+            self.current = None
+
+
+def _read_stdin(stream: BinaryIO, jobs: queue.Queue, stop: JobStop) -> None:
+    while True:
+        try:
+            kind, payload = framing.read_frame(stream)
+        except framing.StreamClosed:
+            os._exit(0)  # the channel closed: end now, whatever is running
+        except framing.FramingError as error:
+            log.error("worker: %s; exiting", error)
+            os._exit(2)
+        if kind == "stop":
+            stop.request(int(payload))
+        else:
+            jobs.put((kind, payload))
+
+
+def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
+    channel = FrameChannel(stdout)
+    stdout.write(framing.MAGIC)
+    stdout.flush()
+    try:
+        hello = protocol.worker_hello()
+    except ImportError as error:
+        reason = (f"{error.name or 'a module'} cannot be imported by {sys.executable} on this "
+                  f"host ({error}); install it there or give the host the Python that has torch")
+        channel.send(("refused", reason))
+        return
+    channel.send(("hello", hello))
+    jobs: queue.Queue = queue.Queue()
+    stop = JobStop()
+    threading.Thread(target=_read_stdin, args=(stdin, jobs, stop), daemon=True,
+                     name="iris-gui-stdin").start()
+    from iris_gui.engine.devices import describe_devices, discover_devices
+    from iris_gui.engine.worker_process import explain_job, sweep_job, train_job
+
+    while True:
+        kind, payload = jobs.get()
+        if kind == "quit":
+            return
+        if kind == "devices":
+            discover_devices.cache_clear()
+            channel.send(("devices", [d.to_dict() for d in describe_devices()]))
+            continue
+        job, body = payload
+        stop.current = job
+        try:
+            if kind == "explain":
+                answer = explain_job(*body)
+            elif kind == "sweep":
+                answer = sweep_job(body, channel, stop)
+            elif kind == "run":
+                answer = train_job(body, channel, stop)
+            else:
+                answer = ("error", f"the worker does not know the job {kind!r}")
+        finally:
+            stop.finish(job)
+        channel.send(answer)
+
+
+def main() -> int:
+    """The command's body: frames on the real stdout, everything else on stderr."""
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")  # as in worker_process: no profiler chatter
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="iris-gui worker: %(levelname)s %(message)s")
+    frames_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    frames_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    serve(frames_in, frames_out)
+    sys.stderr.flush()
+    # As the local worker does on quit: torch's teardown takes a second nobody waits for.
+    os._exit(0)
