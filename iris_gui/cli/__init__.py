@@ -49,6 +49,12 @@ def _main(argv: list[str] | None) -> int:
         from iris_gui.ui.app import run_app
 
         return run_app()
+    if args.command == "worker":
+        # Before the log is configured: a worker writes nothing on its host (logs go to
+        # stderr, which ssh carries back).
+        from iris_gui.engine.remote.stdio_worker import main as worker_main
+
+        return worker_main()
     from iris_gui.engine.errors import EngineError
     from iris_gui.engine.logs import configure_file_log
     from iris_gui.store.paths import log_dir
@@ -81,6 +87,9 @@ def _main(argv: list[str] | None) -> int:
         if args.command == "plot":
             from iris_gui.cli.plot_cmd import plot_command
             return plot_command(args)
+        if args.command == "hosts":
+            from iris_gui.cli.hosts_cmd import hosts_command
+            return hosts_command(args)
         if args.command == "report":
             from iris_gui.cli.report_cmd import report_command
             return report_command(args)

@@ -6,6 +6,7 @@ import argparse
 from typing import NoReturn
 
 from iris_gui import __version__
+from iris_gui.cli.remote_parser import add_remote_commands
 from iris_gui.engine.config import (
     DATASETS,
     OPTIMIZERS,
@@ -268,6 +269,7 @@ def _add_sweep_commands(commands: argparse._SubParsersAction) -> None:
     delete.add_argument("id", type=_id)
     for action_parser in (listing, show, delete):
         action_parser.set_defaults(command_parser=action_parser)
+    add_remote_commands(commands)
 
 
 def config_from_args(args: argparse.Namespace, **overrides: object) -> RunConfig:

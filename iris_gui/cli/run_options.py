@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from contextlib import closing
 from typing import Any
 
 from iris_gui.cli.output import ProgressBar
@@ -23,13 +24,27 @@ def checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
     engine_default = {} if "record" in overrides else _engine_recording(args)
     try:
         config = config_from_args(args, **{**engine_default, **overrides})
-        from iris_gui.engine.devices import resolve_device  # torch: only once the values are valid
-        resolve_device(config.device)
+        check_device(config.device)
     except ConfigError as error:
         args.command_parser.error(str(error))
     if engine_default:
         (sys.stderr if args.json else sys.stdout).write(recording_note(config.engine) + "\n")
     return config
+
+
+def check_device(device: str) -> None:
+    """A device of this machine must be present; a host's must name a known host (its devices
+    are checked there, when it is reached)."""
+    from iris_gui.engine.remote.hosts import find_host
+    from iris_gui.engine.remote.names import split_device
+
+    host, _ = split_device(device)
+    if host is not None:
+        find_host(host)
+        return
+    from iris_gui.engine.devices import resolve_device  # torch: only once the values are valid
+
+    resolve_device(device)
 
 
 def _record_chosen(args: argparse.Namespace) -> bool:
@@ -50,17 +65,22 @@ def _engine_recording(args: argparse.Namespace) -> dict[str, str]:
 def run_configs(configs: list[RunConfig], args: argparse.Namespace) -> tuple[list, list[int | None]]:
     """Train each config in turn, saving as it goes; Ctrl+C or SIGTERM stops the current one
     and the rest (cli/signals.py), and a signal never interrupts a save."""
+    from iris_gui.engine.remote.host_runners import HostRunners
     from iris_gui.engine.trainer import train
 
     results, ids = [], []
     stop = threading.Event()
+    hosts = HostRunners()
     # The stop is in place before the store opens: a signal from here on keeps the run.
-    with GUARD.stopping(stop), open_store(not args.no_save) as store:
+    with GUARD.stopping(stop), open_store(not args.no_save) as store, closing(hosts):
         for index, config in enumerate(configs):
             label = f"{config.label()} " if len(configs) > 1 else ""
             bar = ProgressBar(config.epochs, f"[{index + 1}/{len(configs)}] {label}") \
                 if not args.json else None
-            result = train(config, observer=bar, stop=stop.is_set)
+            if hosts.for_device(config.device) is None:
+                result = train(config, observer=bar, stop=stop.is_set)
+            else:
+                result = hosts.run(config, bar, stop.is_set)
             if bar:
                 bar.close()
             with GUARD.saving():

@@ -1,0 +1,81 @@
+"""``iris-gui hosts add|list|test|remove|setup``: the machines whose devices are trained on over
+ssh. A refused value or a failed connection is one line (exit 2 for input, 1 for a host that
+could not be reached or set up)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from iris_gui.cli.output import table
+from iris_gui.engine.errors import EngineError
+from iris_gui.engine.remote.hosts import Host, add_host, find_host, load_hosts, remove_host
+
+
+def hosts_command(args: argparse.Namespace) -> int:
+    if args.action == "add":
+        host = Host(args.name, args.destination, args.prefix, args.remote_command)
+        add_host(host)
+        print(f"added {host.describe()}; check it with `iris-gui hosts test {host.name}`")
+        return 0
+    if args.action == "remove":
+        remove_host(args.name)
+        print(f"removed {args.name} (its stored runs are kept)")
+        return 0
+    if args.action == "list":
+        return _list(args)
+    host = find_host(args.name)
+    if args.action == "test":
+        return _test(host, args.json)
+    return _setup(host)
+
+
+def _list(args: argparse.Namespace) -> int:
+    hosts = load_hosts()
+    if args.json:
+        print(json.dumps([vars(h) for h in hosts], indent=2))
+    elif not hosts:
+        print("no hosts yet: iris-gui hosts add NAME DESTINATION")
+    else:
+        print(table(["name", "destination", "prefix", "command"],
+                    [[h.name, h.destination, h.prefix or "-", h.command or "-"] for h in hosts]))
+    return 0
+
+
+def _test(host: Host, as_json: bool) -> int:
+    from iris_gui.engine.remote.runner import RemoteRunner
+
+    runner = RemoteRunner(host)
+    began = time.perf_counter()
+    try:
+        devices = runner.start()
+    except EngineError as error:
+        sys.stderr.write(f"iris-gui: {error}\n")
+        return 1
+    finally:
+        runner.close()
+    seconds = time.perf_counter() - began
+    if as_json:
+        print(json.dumps({"host": host.name, "seconds": seconds, "torch_version":
+                          runner.torch_version, "devices": [d.to_dict() for d in devices]},
+                         indent=2))
+        return 0
+    print(f"{host.name}: connected in {seconds:.1f} s, torch {runner.torch_version}")
+    for device in devices:
+        print(f"  {device.describe()}")
+    return 0
+
+
+def _setup(host: Host) -> int:
+    from iris_gui.engine.remote.install import SetupError, setup_host
+
+    print(f"installing this iris-gui on {host.name} ({host.destination}) ...", flush=True)
+    try:
+        version = setup_host(host)
+    except SetupError as error:
+        sys.stderr.write(f"iris-gui: {error}\n")
+        return 1
+    print(f"{host.name}: {version} installed; check it with `iris-gui hosts test {host.name}`")
+    return 0
