@@ -29,7 +29,7 @@ def hosts_command(args: argparse.Namespace) -> int:
     host = find_host(args.name)
     if args.action == "test":
         return _test(host, args.json)
-    return _setup(host)
+    return _setup(host, args.python)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -68,12 +68,12 @@ def _test(host: Host, as_json: bool) -> int:
     return 0
 
 
-def _setup(host: Host) -> int:
+def _setup(host: Host, python: str) -> int:
     from iris_gui.engine.remote.install import SetupError, setup_host
 
     print(f"installing this iris-gui on {host.name} ({host.destination}) ...", flush=True)
     try:
-        version = setup_host(host)
+        version = setup_host(host, python)
     except SetupError as error:
         sys.stderr.write(f"iris-gui: {error}\n")
         return 1

@@ -29,6 +29,8 @@ def add_remote_commands(commands: Any) -> None:
         "setup", help="install this iris-gui on the host, in a virtual environment of its own "
                       "that uses the host's torch (no internet needed there)")
     setup.add_argument("name")
+    setup.add_argument("--python", default="python3",
+                       help="the host's Python that has torch (default python3 on its PATH)")
     for action_parser in (add, listing, test, remove, setup):
         action_parser.set_defaults(command_parser=action_parser)
     worker = commands.add_parser(

@@ -24,16 +24,21 @@ def spec_from_args(args: argparse.Namespace) -> SweepSpec:
 
 def sweep_command(args: argparse.Namespace) -> int:
     from iris_gui.engine.errors import ConfigError
+    from iris_gui.engine.remote.host_runners import HostRunners
     from iris_gui.engine.sweep import run_sweep
 
     spec = spec_from_args(args)
     stop = StopOnInterrupt()
     progress = _Progress() if not args.json and sys.stderr.isatty() else None
+    hosts = HostRunners()
     try:
         with stop.installed():
-            result = run_sweep(spec, progress, stop)
+            result = hosts.sweep(spec, lambda part, relay: run_sweep(part, relay, stop),
+                                 progress, stop)
     except ConfigError as error:
         args.command_parser.error(str(error))
+    finally:
+        hosts.close()
     if progress is not None:
         progress.close()
     sweep_id = None

@@ -44,7 +44,13 @@ from iris_gui.engine.recording import make_recorder
 from iris_gui.engine.rungs import availability, get_rung
 from iris_gui.engine.rungs.base import Prepared
 from iris_gui.engine.steady import steady_state
-from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec, flops_per_epoch
+from iris_gui.engine.sweep_model import (
+    NO_ACCELERATOR_NOTE,
+    SweepPoint,
+    SweepResult,
+    SweepSpec,
+    flops_per_epoch,
+)
 from iris_gui.engine.warmup import warm_process, warm_step
 
 log = logging.getLogger(__name__)
@@ -245,7 +251,7 @@ def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
     result = SweepResult(spec, started_at=datetime.now().astimezone().isoformat(
         timespec="seconds"), env=_environment())
     if not result.env["accelerators"]:
-        result.notes.append("no accelerator was present: the sweep compares CPU series")
+        result.notes.append(NO_ACCELERATOR_NOTE)
     sizes = [(rows, hidden) for hidden in spec.hidden for rows in spec.rows]
     total, done = len(sizes) * len(series), 0
     broken: dict[str, str] = {}  # device -> why its later points are not measured

@@ -35,6 +35,8 @@ FIT_TOLERANCE = 0.15
 NOT_A_FINDING = "not a finding: measured while the CPU was busy"
 
 
+NO_ACCELERATOR_NOTE = "no accelerator was present: the sweep compares CPU series"
+
 @dataclass(frozen=True)
 class SweepSpec:
     """What to sweep. ``threads`` applies to CPU series ("1", "all" or a number)."""

@@ -8,7 +8,8 @@ the trainer does, and turns it into the runner's stop message.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from iris_gui.engine.config import RunConfig
@@ -16,6 +17,27 @@ from iris_gui.engine.remote.hosts import Host, find_host, load_hosts
 from iris_gui.engine.remote.names import split_device
 from iris_gui.engine.remote.runner import RemoteRunner
 from iris_gui.engine.result import RunResult
+from iris_gui.engine.sweep_model import SweepResult, SweepSpec
+
+
+@contextmanager
+def stop_watched(runner: Any, stop: Callable[[], bool]) -> Iterator[None]:
+    """While the block runs, ``stop()`` turning true calls ``runner.request_stop()`` once."""
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.wait(0.05):
+            if stop():
+                runner.request_stop()
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True, name="iris-gui-remote-stop")
+    watcher.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        watcher.join()
 
 
 class HostRunners:
@@ -39,21 +61,16 @@ class HostRunners:
         """Train ``config`` on its host; ``stop()`` turning true stops it as a local run is."""
         runner = self.for_device(config.device)
         assert runner is not None, "a device of this machine has no remote runner"
-        finished = threading.Event()
-
-        def watch() -> None:
-            while not finished.wait(0.05):
-                if stop():
-                    runner.request_stop()
-                    return
-
-        watcher = threading.Thread(target=watch, daemon=True, name="iris-gui-remote-stop")
-        watcher.start()
-        try:
+        with stop_watched(runner, stop):
             return runner.run(config, observer)
-        finally:
-            finished.set()
-            watcher.join()
+
+    def sweep(self, spec: SweepSpec, local_sweep: Any, observer: Any,
+              stop: Callable[[], bool]) -> SweepResult:
+        """``spec`` across this machine (``local_sweep(spec, observer)``) and its hosts."""
+        from iris_gui.engine.remote.sweep_across import sweep_across
+
+        with stop_watched(self, stop):
+            return sweep_across(spec, local_sweep, self, observer)
 
     def request_stop(self) -> None:
         for runner in self._runners.values():

@@ -33,7 +33,7 @@ venv="$HOME/VENV"
 py="${1:-python3}"
 command -v "$py" >/dev/null 2>&1 || fail "there is no $py on this host"
 "$py" -c 'import torch, numpy, sklearn' 2>/dev/null \
-  || fail "$py on this host cannot import torch, numpy and scikit-learn; install them for it"
+  || fail "$py on this host cannot import torch, numpy and scikit-learn: name the Python that can with --python"
 tmp=$(mktemp -d) || fail "cannot make a temporary folder"
 trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/WHEEL" || fail "the wheel did not arrive"
@@ -41,11 +41,15 @@ if [ ! -x "$venv/bin/python" ]; then
   mkdir -p "$(dirname "$venv")" && "$py" -m venv --system-site-packages --without-pip "$venv" \
     || fail "cannot make $venv"
 fi
+# --system-site-packages reaches the base interpreter's packages only; when $py is itself in a
+# virtual or conda environment, its own site-packages hold torch: a .pth file adds them.
+site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+"$py" -c 'import sysconfig; print("\n".join(dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])))' \
+  > "$site/iris-gui-host-python.pth" || fail "cannot write $site/iris-gui-host-python.pth"
 if "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
   "$venv/bin/python" -m pip install --quiet --no-deps --no-index --force-reinstall \
     --disable-pip-version-check "$tmp/WHEEL" >&2 || fail "pip could not install the wheel"
 else
-  site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   rm -rf "$site/iris_gui" && "$venv/bin/python" -m zipfile -e "$tmp/WHEEL" "$site" \
     || fail "the wheel could not be unpacked"
   printf '#!%s\nimport sys\nfrom iris_gui.cli import main\nsys.exit(main())\n' \
@@ -93,7 +97,8 @@ def _digest(data: bytes) -> str:
 
 
 def setup_host(host: Host, python: str = "python3", timeout: float = SETUP_TIMEOUT) -> str:
-    """Install this version on ``host``; the installed iris-gui's ``--version`` line."""
+    """Install this version on ``host`` for its ``python`` (the one with torch); the installed
+    iris-gui's ``--version`` line."""
     script = SCRIPT.replace("VENV", SETUP_VENV).replace("WHEEL", wheel_name())
     words = [*shlex.split(host.prefix), "sh", "-c", script, "sh", python]
     try:

@@ -1,0 +1,78 @@
+"""A sweep whose series live on several machines: each machine sweeps its own devices, in
+turn, and the points are put together into one result, fitted and crossed as one.
+
+Machines are swept one after another, never at once: two sweeps at the same time would share
+this machine's cores (the local one's, and the ssh and JSON work of the remote one's) and the
+points would measure each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from iris_gui.engine.remote.host_runners import HostRunners
+from iris_gui.engine.remote.names import split_device
+from iris_gui.engine.sweep_model import NO_ACCELERATOR_NOTE, SweepPoint, SweepResult, SweepSpec
+
+LocalSweep = Callable[[SweepSpec, Any], SweepResult]
+
+
+def devices_by_machine(devices: tuple[str, ...]) -> dict[str | None, tuple[str, ...]]:
+    """``{None: this machine's devices, "lab": ("lab:cuda:0", ...)}`` in the order given;
+    ``all`` means this machine's devices."""
+    groups: dict[str | None, list[str]] = {}
+    for device in devices:
+        host, _ = split_device(device)
+        groups.setdefault(host, []).append(device)
+    return {host: tuple(found) for host, found in groups.items()}
+
+
+def sweep_across(spec: SweepSpec, local_sweep: LocalSweep, hosts: HostRunners,
+                 observer: Callable[[SweepPoint, int, int], None] | None = None) -> SweepResult:
+    groups = devices_by_machine(spec.devices)
+    if list(groups) == [None]:
+        return local_sweep(spec, observer)
+    merged = SweepResult(spec)
+    done_before, left = 0, sum(len(d) for d in groups.values())
+    for host, devices in groups.items():
+        left -= len(devices)
+
+        def relay(point: SweepPoint, done: int, total: int, before: int = done_before,
+                  mine: int = len(devices), rest: int = left) -> None:
+            # Later machines' points are not known yet: estimated at this one's per device.
+            if observer is not None:
+                observer(point, before + done, before + total + round(total / mine * rest))
+
+        sub = replace(spec, devices=devices)
+        if host is None:
+            part = local_sweep(sub, relay)
+        else:
+            runner = hosts.for_device(devices[0])
+            assert runner is not None
+            part = runner.sweep(sub, relay)
+        done_before += len(part.points)
+        _merge(merged, part, host)
+        if part.status != "completed":
+            break
+    accelerators = [*merged.env.get("accelerators", []),
+                    *(a for env in merged.env.get("hosts", {}).values()
+                      for a in env.get("accelerators", []))]
+    merged.notes = [n for n in dict.fromkeys(merged.notes)
+                    if not (accelerators and n == NO_ACCELERATOR_NOTE)]
+    return merged.analyse()
+
+
+def _merge(merged: SweepResult, part: SweepResult, host: str | None) -> None:
+    merged.points.extend(part.points)
+    merged.notes.extend(part.notes)
+    merged.started_at = merged.started_at or part.started_at
+    if host is None:
+        merged.env = {**part.env, "hosts": merged.env.get("hosts", {})}
+    else:
+        merged.env.setdefault("hosts", {})[host] = part.env
+    if part.status != "completed":
+        where = "this machine" if host is None else host
+        merged.status = part.status
+        merged.message = f"{where}: {part.message}" if part.message else where
