@@ -58,10 +58,12 @@ class RemoteRunner:
         self._process: subprocess.Popen | None = None
         self._messages: queue.Queue = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=40)
+        self._stderr_reader: threading.Thread | None = None
         self._write_lock = threading.Lock()
         self._stop = threading.Event()
         self._grace = STOP_GRACE_SECONDS
         self._job = 0
+        self._closing = False  # close() was asked: a channel that ends is not a lost one
 
     @property
     def alive(self) -> bool:
@@ -99,6 +101,7 @@ class RemoteRunner:
         return self.devices
 
     def _connect(self) -> None:
+        self._closing = False
         self._messages = queue.Queue()
         self._stderr.clear()
         argv = worker_argv(self.host)
@@ -113,8 +116,10 @@ class RemoteRunner:
                               "the OpenSSH client") from None
         threading.Thread(target=self._read_frames, args=(self._process, self._messages),
                          daemon=True, name=f"iris-gui-ssh-{self.host.name}").start()
-        threading.Thread(target=self._read_stderr, args=(self._process,), daemon=True,
-                         name=f"iris-gui-ssh-err-{self.host.name}").start()
+        self._stderr_reader = threading.Thread(
+            target=self._read_stderr, args=(self._process,), daemon=True,
+            name=f"iris-gui-ssh-err-{self.host.name}")
+        self._stderr_reader.start()
 
     def _read_frames(self, process: subprocess.Popen, messages: queue.Queue) -> None:
         stream = process.stdout
@@ -147,6 +152,8 @@ class RemoteRunner:
                 code = self._process.wait(3.0)
             except subprocess.TimeoutExpired:
                 pass
+        if self._stderr_reader is not None:
+            self._stderr_reader.join(2.0)  # ssh's last words may still be in the pipe
         self._kill()
         return explain_failure(self.host, code, "\n".join(self._stderr))
 
@@ -170,10 +177,11 @@ class RemoteRunner:
         self.start()
         self._send("devices")
         kind, payload = self._next_message(None)
-        if kind == "devices":
-            self.devices = [replace(DeviceInfo.from_dict(d), id=host_device(self.host.name,
-                                                                             d["id"]))
-                            for d in payload]
+        if kind != "devices":
+            raise WorkerCrashed(f"connection to {self.host.name} lost while listing its "
+                                f"devices ({self._failure()})")
+        self.devices = [replace(DeviceInfo.from_dict(d), id=host_device(self.host.name, d["id"]))
+                        for d in payload]
         return self.devices
 
     def _next_message(self, stop_seen: list[float] | None) -> tuple[str, Any]:
@@ -220,10 +228,16 @@ class RemoteRunner:
                 raise ConfigError(f"{self.host.name}: {payload}")
             elif kind == "timeout":
                 self._kill()
-                return partial.result(RunStatus.STOPPED, (
+                result = partial.result(RunStatus.STOPPED, (
                     f"stopped after {partial.epochs_done} of {config.epochs} epochs; "
                     f"{self.host.name} did not answer within {self._grace:g} s and the "
                     "connection was closed"))
+                return remote_result(result, config, self.host)
+            elif (kind, payload) == CLOSED and self._closing:
+                result = partial.result(RunStatus.STOPPED, (
+                    f"stopped after {partial.epochs_done} of {config.epochs} epochs: the "
+                    f"connection to {self.host.name} was closed"))
+                return remote_result(result, config, self.host)
             elif (kind, payload) == CLOSED:
                 reason = self._failure()
                 result = partial.result(RunStatus.FAILED, (
@@ -304,7 +318,9 @@ class RemoteRunner:
             pass
 
     def close(self, timeout: float = 0.5) -> None:
-        """Ask the worker to quit and close the channel; ends ssh if it lingers."""
+        """Ask the worker to quit and close the channel; ends ssh if it lingers. A run in
+        progress on another thread ends as stopped."""
+        self._closing = True
         if self.alive:
             self._send("quit")
             try:
