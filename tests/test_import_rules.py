@@ -7,8 +7,8 @@ circle drawn with one is still a circle. The rules:
 - ``engine`` imports nothing of ours above it; ``store`` only ``engine``.
 - ``figures`` (static pictures and the one export routine) imports no panel and no presenter.
 - ``report`` and ``cli`` import no panel, except the figure routines still listed in
-  ``DRAWN_THROUGH_PANELS`` (the crossover and the loss curves are drawn by their panels
-  offscreen until ``figures`` draws them itself); that list may only shrink.
+  ``DRAWN_THROUGH_PANELS`` (the crossover is drawn by its panel offscreen until ``figures``
+  draws it itself); that list may only shrink.
 - ``ui``'s top folder holds only the app's start and the main window.
 - No import circle anywhere.
 """
@@ -25,9 +25,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "iris_gui"
 # What report and cli may still import from ui.panels, and only these: each a figure routine
 # that builds a panel offscreen. Remove a line when figures/ draws that picture itself.
 DRAWN_THROUGH_PANELS = {
-    ("iris_gui.report.figures", "iris_gui.ui.panels.loss_plot_export"),
     ("iris_gui.report.figures", "iris_gui.ui.panels.crossover_render"),
-    ("iris_gui.cli.plot_cmd", "iris_gui.ui.panels.loss_plot_export"),
     ("iris_gui.cli.plot_cmd", "iris_gui.ui.panels.crossover_render"),
 }
 

@@ -65,8 +65,8 @@ def _stored_curves(run_ids: list[int]) -> list[PlotCurve]:
 def _render(curves: list[PlotCurve], out: Path, width: int, log_y: bool) -> None:
     from PySide6.QtWidgets import QApplication
 
+    from iris_gui.figures.loss_file import render_curves
     from iris_gui.figures.offscreen import use_offscreen
-    from iris_gui.ui.panels.loss_plot_export import render_curves
 
     use_offscreen()  # no display is needed to draw a file
     _app = QApplication.instance() or QApplication([])  # held until the file is written

@@ -1,10 +1,19 @@
-"""A loss curve as the figures and the live plot both take it: data, no Qt."""
+"""A loss curve as the figures and the live plot both take it, and which colour each is drawn in
+(a rule on names and colour strings; the plots apply it). No Qt: the CLI reads curves without it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+
+LIVE_KEY = "live"
+LIVE_COLOUR = "#000000"
+# Tableau 10: distinct for up to ten overlays, and readable on white in print. The light
+# theme's curve colours (plot_theme.TABLEAU), spelled out here because the CLI reads curves
+# with Qt blocked and plot_theme imports Qt.
+OVERLAY_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 
 
 @dataclass(frozen=True, eq=False)
@@ -19,3 +28,15 @@ class PlotCurve:
     @property
     def epochs(self) -> np.ndarray:
         return np.arange(len(self.losses), dtype=np.int64) * self.stride
+
+
+def pick_colour(assigned: dict[str, str], key: str) -> str:
+    """A curve keeps its colour while it stays shown (``assigned``, updated here); a new one
+    takes the first colour no shown curve has."""
+    if key == LIVE_KEY:
+        return LIVE_COLOUR
+    if key not in assigned:
+        used = set(assigned.values())
+        free = [colour for colour in OVERLAY_COLOURS if colour not in used]
+        assigned[key] = free[0] if free else OVERLAY_COLOURS[len(assigned) % len(OVERLAY_COLOURS)]
+    return assigned[key]

@@ -12,8 +12,11 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 
 from iris_gui.engine.result import Chunk
+from iris_gui.figures.curves import OVERLAY_COLOURS
+from iris_gui.figures.loss_range import widened
+from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
-from iris_gui.ui.panels.loss_plot_buffer import LiveBuffer, widened
+from iris_gui.ui.panels.loss_plot_buffer import LiveBuffer
 from iris_gui.ui.panels.loss_plot_demo import sample_panel
 
 
@@ -168,6 +171,10 @@ def test_live_buffer_takes_the_chunk_stride_and_marks_gaps() -> None:
     assert not buffer.append(25, 1, np.array([1.0], np.float32))  # another stride: refused
 
 
+def test_the_overlay_colours_are_the_light_themes_curve_colours() -> None:
+    assert OVERLAY_COLOURS == LIGHT.curves  # spelled out twice: figures/curves.py has no Qt
+
+
 def test_widened_grows_only_the_side_outgrown() -> None:
     assert widened((0.0, 1.0), 0.2, 0.9) is None
     low, high = widened((0.0, 1.0), 0.2, 2.0)
@@ -177,6 +184,6 @@ def test_widened_grows_only_the_side_outgrown() -> None:
 
 def test_the_panel_modules_do_not_import_torch() -> None:
     # The window paints before torch loads; a panel that imported it would delay that by seconds.
-    code = ("import sys; import iris_gui.ui.panels.loss_plot_demo, iris_gui.ui.panels.loss_plot_export; "
+    code = ("import sys; import iris_gui.ui.panels.loss_plot_demo, iris_gui.figures.loss_file; "
             "sys.exit('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0

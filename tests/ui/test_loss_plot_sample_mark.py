@@ -7,10 +7,10 @@ import numpy as np
 from PySide6.QtGui import QColor, QImage
 
 from iris_gui.figures import sample_mark
+from iris_gui.figures.loss_file import export_png, export_svg
 from iris_gui.figures.sample_mark import SAMPLE_COLOUR, SAMPLE_MARK
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
 from iris_gui.ui.panels.loss_plot_demo import sample_panel
-from iris_gui.ui.panels.loss_plot_export import export_png, export_svg
 
 
 def _mark_pixels(path) -> int:

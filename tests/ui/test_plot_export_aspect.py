@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
+from iris_gui.figures.loss_file import export_png, export_svg, render_curves
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
-from iris_gui.ui.panels.loss_plot_export import export_png, export_svg, render_curves
 
 
 @pytest.fixture
@@ -58,6 +58,6 @@ def test_the_svg_has_the_same_shape_and_the_export_shows_the_zoom_on_screen(qtbo
     width = float(text.split('width="', 1)[1].split('"', 1)[0].removesuffix("px"))
     height = float(text.split('height="', 1)[1].split('"', 1)[0].removesuffix("px"))
     assert 0.5 <= height / width <= 0.65, (width, height)
-    twin = flat.figure_twin(600, 360)
-    qtbot.addWidget(twin)
+    twin = flat.figure_twin()
+    qtbot.addWidget(twin.widget)
     assert [round(v) for v in twin.plot_item.vb.viewRange()[0]] == [100, 600]

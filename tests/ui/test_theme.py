@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
+from iris_gui.figures import loss_file as plot_export
 from iris_gui.figures.plot_theme import (
     DARK,
     LIGHT,
@@ -17,7 +18,6 @@ from iris_gui.figures.plot_theme import (
     light_plots,
     same_hue,
 )
-from iris_gui.ui.panels import loss_plot_export as plot_export
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
 
 

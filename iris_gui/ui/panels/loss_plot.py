@@ -7,6 +7,10 @@ grid (measured: 55-65 ms per redraw with one) and fixed view ranges that widen o
 data falls outside them (pyqtgraph's auto-range rescans every curve: ~8 ms per redraw against
 1.3-1.8 ms). ``python benchmarks/plot_redraw.py`` measures it.
 
+The picture itself (curves in their colours, axes, legend, log y, the sample mark) is
+figures/loss.py's ``LossFigure``, which files draw without a panel; this panel shows one and
+adds the live run, the read-out, the "log y" box, the empty hint and following the data.
+
 Run ``python -m iris_gui.ui.panels.loss_plot`` to see the panel alone with sample data.
 """
 
@@ -18,28 +22,19 @@ from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from iris_gui.engine.result import Chunk
-from iris_gui.figures.plot_theme import LIGHT, PlotTheme, plot_theme_for, same_hue, theme_changed_by
-from iris_gui.figures.sample_mark import SampleMark
-from iris_gui.ui.panels.loss_plot_buffer import (
-    LIVE_KEY,
-    Bounds,
-    LiveBuffer,
-    PlotCurve,
-    bounds_of,
-    curves_bounds,
-    pick_colour,
-    widened,
-)
+from iris_gui.figures.curves import LIVE_KEY, PlotCurve
+from iris_gui.figures.loss import LossFigure
+from iris_gui.figures.loss_range import EMPTY_Y, Bounds, bounds_of, curves_bounds, fitted, widened
+from iris_gui.figures.plot_theme import LIGHT, PlotTheme, plot_theme_for, theme_changed_by
+from iris_gui.ui.panels.loss_plot_buffer import LiveBuffer
 from iris_gui.ui.panels.loss_plot_hover import HoverReadout
 
 __all__ = ["LossPlotPanel", "PlotCurve"]
 
 REDRAW_MS = 33  # ~30 Hz: smoother than chunks arrive (every ~30 ms), cheaper than the screen
-PEAK_BINS_PER_PIXEL = 1.0
-# The light theme's colours: what exports and the other views draw a figure with.
+# The light theme's colours, still imported from here by views not yet moved to figures/.
 BACKGROUND = LIGHT.background
 FOREGROUND = LIGHT.foreground
-EMPTY_Y = (0.0, 1.0)  # a new plot's own range
 EMPTY_HINT = ("Press Train (Ctrl+Return) to run the note's experiment: "
               "a 4-10-3 MLP on Iris, 20,000 epochs")
 
@@ -50,16 +45,14 @@ class LossPlotPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plot_theme: PlotTheme = plot_theme_for(self.palette())
-        self._plot_widget = pg.PlotWidget(background=self.plot_theme.background)
+        self.figure = LossFigure(self.plot_theme)
+        self._plot_widget = self.figure.widget
         self._live: LiveBuffer | None = None
         self._live_label = ""
         self._live_total = 0
         self._live_item: pg.PlotDataItem | None = None
         self._live_token: int | None = None
         self._live_dirty = False
-        self._overlays: list[PlotCurve] = []
-        self._overlay_items: list[pg.PlotDataItem] = []
-        self._colours: dict[str, str] = {}
         self._pending: Bounds | None = None  # data added since the view last took it in
         self._x_view: tuple[float, float] | None = None
         self._y_view: tuple[float, float] | None = None
@@ -68,7 +61,7 @@ class LossPlotPanel(QWidget):
 
     @property
     def plot_item(self) -> pg.PlotItem:
-        return self._plot_widget.getPlotItem()
+        return self.figure.plot_item
 
     @property
     def readout(self) -> QLabel:
@@ -85,13 +78,6 @@ class LossPlotPanel(QWidget):
 
     def _build(self) -> None:
         item = self.plot_item
-        item.setLabel("bottom", "epoch")
-        item.setLabel("left", "loss")
-        item.setContentsMargins(4, 10, 14, 4)  # room for the last tick label and the top
-        item.addLegend(offset=(-10, 10))
-        item.setDownsampling(auto=True, mode="peak")
-        item.setClipToView(True)
-        item.disableAutoRange()
         item.vb.sigRangeChangedManually.connect(self._stop_following)
         item.ctrl.logYCheck.toggled.connect(self._on_log_toggled)
 
@@ -124,7 +110,6 @@ class LossPlotPanel(QWidget):
         self._redraw_timer.setInterval(REDRAW_MS)
         self._redraw_timer.timeout.connect(self.flush)
         self._hover = HoverReadout(self.plot_item, self._readout, self._displayed)
-        self._sample_mark = SampleMark(self.plot_item)
 
     # -- live run ---------------------------------------------------------------------------
 
@@ -135,7 +120,7 @@ class LossPlotPanel(QWidget):
         self._live = LiveBuffer(stride)
         self._live_label = label
         self._live_total = max(1, int(total_epochs))
-        self._live_item = self._add_item(LIVE_KEY, label, z=10)
+        self._live_item = self.figure.add_line(LIVE_KEY, label, z=10)
         self._refit()
 
     def append_chunk(self, token: int, chunk: Chunk) -> None:
@@ -168,39 +153,29 @@ class LossPlotPanel(QWidget):
 
     def set_overlays(self, curves: list[PlotCurve]) -> None:
         """Show these stored curves beside the live one (replacing the previous selection)."""
-        for item in self._overlay_items:
-            self.plot_item.removeItem(item)
-        self._overlays = list(curves)
-        self._colours = {k: c for k, c in self._colours.items()
-                         if k in {curve.key for curve in curves} | {LIVE_KEY}}
-        self._overlay_items = []
-        for curve in self._overlays:
-            item = self._add_item(curve.key, curve.label, z=0)
-            item.setData(curve.epochs.astype(np.float64), curve.losses)
-            self._overlay_items.append(item)
+        self.figure.draw(curves)
         self._refit()
 
     def set_sample(self, shown: bool) -> None:
         """Mark the picture as made-up sample data (the previews'), in the plot itself, so a
         screenshot or an export of it cannot pass for a measurement."""
-        self._sample_mark.set_shown(shown)
+        self.figure.sample_mark.set_shown(shown)
 
     def sample_text(self) -> str:
         """The mark's words while it is shown, else ""."""
-        return self._sample_mark.text()
+        return self.figure.sample_mark.text()
 
-    def figure_twin(self, width: int, height: int) -> LossPlotPanel:
-        """A never-shown copy of what this panel shows (curves in their colours, the axis
-        scale, the view, the sample mark) at ``width`` × ``height``: exports draw it, so a
-        figure's shape is its own, not whatever the window's layout gave the plot."""
-        twin = LossPlotPanel()
-        twin.resize(width, height)
-        twin._colours = dict(self._colours)
+    def figure_twin(self) -> LossFigure:
+        """A never-shown figure of what this panel shows (curves in their colours, the axis
+        scale, the view, the sample mark), drawn light: exports draw it, at a shape of their
+        own, not whatever the window's layout gave the plot."""
+        twin = LossFigure(LIGHT)  # figures for documents are light, whatever the app is
+        twin.colours = dict(self.figure.colours)
         twin.set_log_y(self.log_y())
-        twin.set_overlays(self.curves())
+        twin.draw(self.curves())
         x_view, y_view = self.plot_item.vb.viewRange()
-        twin._apply_range(tuple(x_view), tuple(y_view))
-        twin.set_sample(bool(self.sample_text()))
+        twin.set_view(tuple(x_view), tuple(y_view))
+        twin.sample_mark.set_shown(bool(self.sample_text()))
         return twin
 
     def set_log_y(self, on: bool) -> None:
@@ -217,20 +192,8 @@ class LossPlotPanel(QWidget):
     def apply_plot_theme(self, theme: PlotTheme) -> None:
         """Draw background, axes, legend and curves in ``theme``'s colours."""
         self.plot_theme = theme
-        item = self.plot_item
-        self._plot_widget.setBackground(theme.background)
-        for side in ("bottom", "left"):
-            item.getAxis(side).setPen(theme.foreground)
-            item.getAxis(side).setTextPen(theme.foreground)
-        legend = item.legend
-        legend.setLabelTextColor(theme.foreground)
-        legend.setBrush(theme.legend_brush)
+        self.figure.set_colours(theme)
         self._empty.setStyleSheet(f"color: {theme.muted}; font-size: 11pt;")
-        for key, drawn in self._keyed_items():
-            drawn.setPen(pg.mkPen(self._colour(key), width=drawn.opts["pen"].widthF()))
-        # The legend keeps a copy of each label's text colour; set it afresh.
-        for _, label in legend.items:
-            label.setText(label.text, color=theme.foreground)
 
     def changeEvent(self, event: QEvent) -> None:  # a Qt override
         theme = theme_changed_by(self, event)
@@ -264,37 +227,15 @@ class LossPlotPanel(QWidget):
     # -- internals ---------------------------------------------------------------------------
 
     def _displayed(self) -> list[PlotCurve]:
-        shown = list(self._overlays)
+        shown = list(self.figure.curves)
         if self._live is not None and self._live_item is not None:
             live = PlotCurve(LIVE_KEY, self._live_label, self._live.losses, self._live.stride)
             shown.insert(0, live)
         return shown
 
-    def _colour(self, key: str) -> str:
-        if key == LIVE_KEY:
-            return self.plot_theme.live
-        return same_hue(pick_colour(self._colours, key), self.plot_theme)
-
-    def _keyed_items(self) -> list[tuple[str, pg.PlotDataItem]]:
-        found = [(curve.key, item) for curve, item in zip(self._overlays, self._overlay_items)]
-        if self._live_item is not None:
-            found.append((LIVE_KEY, self._live_item))
-        return found
-
-    def _add_item(self, key: str, label: str, z: int) -> pg.PlotDataItem:
-        item = pg.PlotDataItem(name=label, pen=pg.mkPen(self._colour(key), width=1))
-        # Peak mode keeps each bin's min and max, so one bin per pixel column draws the same
-        # envelope as every point; pyqtgraph's default (5 per pixel) keeps 5x the points.
-        item.opts["autoDownsampleFactor"] = PEAK_BINS_PER_PIXEL
-        item.setZValue(z)
-        self.plot_item.addItem(item)
-        item.setDownsampling(auto=True, method="peak")
-        item.setClipToView(True)
-        return item
-
     def _drop_live_item(self) -> None:
         if self._live_item is not None:
-            self.plot_item.removeItem(self._live_item)
+            self.figure.remove_line(self._live_item)
         self._live_item = None
         self._live = None
         self._live_total = 0
@@ -308,14 +249,13 @@ class LossPlotPanel(QWidget):
         """Fit the view to everything shown (a new run, selection or axis), then follow the
         data: X from 0 to the live run's last epoch or the longest curve, Y with headroom."""
         found = curves_bounds(self._displayed())
-        x_hi = max(self._live_total, 0.0 if found is None else found.x_hi) or 1.0
-        y = None if found is None else widened(None, *found.y_span(self.log_y()))
+        x, y = fitted(found, self.log_y(), self._live_total)
         if found is None and self._live_item is None:
             y = EMPTY_Y  # nothing left (the runs shown were deleted): not their old range
         self._follow = True
         self._pending = None
         self._x_view = self._y_view = None  # a view with no data yet takes the first that comes
-        self._apply_range((0.0, float(x_hi)), y)
+        self._apply_range(x, y)
         self._empty.setVisible(found is None and self._live_item is None)
         self.flush()
 
@@ -324,9 +264,7 @@ class LossPlotPanel(QWidget):
             self._x_view = x
         if y is not None:
             self._y_view = y
-        if x is not None or y is not None:
-            # Our own ranges replace pyqtgraph's auto-range, which would rescan every curve.
-            self.plot_item.vb.setRange(xRange=x, yRange=y, padding=0, disableAutoRange=True)
+        self.figure.set_view(x, y)
 
     def _stop_following(self, *_: object) -> None:
         self._follow = False

@@ -13,8 +13,9 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from iris_gui.engine.result import Chunk
+from iris_gui.figures.curves import PlotCurve
 from iris_gui.ui.panels.loss_plot import LossPlotPanel
-from iris_gui.ui.panels.loss_plot_buffer import PlotCurve, synthetic_losses
+from iris_gui.ui.panels.loss_plot_buffer import synthetic_losses
 
 SAMPLE_EPOCHS = 20_000
 CHUNK_MS = 30

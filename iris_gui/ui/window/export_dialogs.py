@@ -12,9 +12,9 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from iris_gui.engine.errors import EngineError
+from iris_gui.figures import loss_file as plot_export
 from iris_gui.store.curve_csv import export_curves_csv
 from iris_gui.store.files import check_export_target
-from iris_gui.ui.panels import loss_plot_export as plot_export
 from iris_gui.ui.panels.crossover import CrossoverPanel
 from iris_gui.ui.panels.ladder import LadderPanel
 from iris_gui.ui.panels.loss_plot import LossPlotPanel

@@ -62,8 +62,8 @@ def _run_checks(scratch: Path) -> int:
     from PySide6.QtGui import QImage
     from PySide6.QtWidgets import QApplication
 
+    from iris_gui.figures import loss_file as plot_export
     from iris_gui.ui.app import create_window
-    from iris_gui.ui.panels import loss_plot_export as plot_export
     from iris_gui.ui.window.settings import AppSettings
 
     app = QApplication.instance() or QApplication([sys.argv[0]])

@@ -1,0 +1,125 @@
+"""The loss plot drawn from ``PlotCurve``s: loss against epoch, one line per curve in its own
+colour, a legend, linear or log y; no interaction. The loss plot panel shows it (and adds the
+live run, the read-out and following the data); a file is it (loss_file.py).
+
+Curves are drawn as the live view needs them for a frame to stay short (peak downsampling, one
+bin per pixel column; clip to view; no grid; no auto-range, the view is set from the curves'
+bounds); an export swaps in each curve's full-resolution points for its time (loss_file.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+from iris_gui.figures.curves import LIVE_KEY, PlotCurve, pick_colour
+from iris_gui.figures.loss_range import EMPTY_Y, curves_bounds, fitted
+from iris_gui.figures.plot_theme import LIGHT, PlotTheme, same_hue
+from iris_gui.figures.sample_mark import SampleMark
+
+__all__ = ["LossFigure"]
+
+# Peak mode keeps each bin's min and max, so one bin per pixel column draws the same envelope
+# as every point; pyqtgraph's default (5 per pixel) keeps 5x the points.
+PEAK_BINS_PER_PIXEL = 1.0
+
+
+class LossFigure:
+    """The loss plot in a plot widget of its own: ``draw`` the curves, ``fit`` the view."""
+
+    def __init__(self, theme: PlotTheme = LIGHT) -> None:
+        self.theme = theme
+        # Curve key -> its colour (light hue), kept while the curve is shown.
+        self.colours: dict[str, str] = {}
+        self.curves: list[PlotCurve] = []  # what ``draw`` drew, in legend order
+        self._drawn: list[pg.PlotDataItem] = []
+        self._keyed: list[tuple[str, pg.PlotDataItem]] = []  # every curve's line, by key
+        self.widget = pg.PlotWidget(background=theme.background)
+        self._build()
+
+    @property
+    def plot_item(self) -> pg.PlotItem:
+        return self.widget.getPlotItem()
+
+    def _build(self) -> None:
+        item = self.plot_item
+        item.setLabel("bottom", "epoch")
+        item.setLabel("left", "loss")
+        item.setContentsMargins(4, 10, 14, 4)  # room for the last tick label and the top
+        item.addLegend(offset=(-10, 10))
+        item.setDownsampling(auto=True, mode="peak")
+        item.setClipToView(True)
+        item.disableAutoRange()
+        self.sample_mark = SampleMark(item)
+        self.set_colours(self.theme)
+
+    def set_colours(self, theme: PlotTheme) -> None:
+        """Background, axes, legend and curves in ``theme``'s colours."""
+        self.theme = theme
+        item = self.plot_item
+        self.widget.setBackground(theme.background)
+        for side in ("bottom", "left"):
+            item.getAxis(side).setPen(theme.foreground)
+            item.getAxis(side).setTextPen(theme.foreground)
+        legend = item.legend
+        legend.setLabelTextColor(theme.foreground)
+        legend.setBrush(theme.legend_brush)
+        for key, line in self._keyed:
+            line.setPen(pg.mkPen(self.colour(key), width=line.opts["pen"].widthF()))
+        # The legend keeps a copy of each label's text colour; set it afresh.
+        for _, label in legend.items:
+            label.setText(label.text, color=theme.foreground)
+
+    def colour(self, key: str) -> str:
+        if key == LIVE_KEY:
+            return self.theme.live
+        return same_hue(pick_colour(self.colours, key), self.theme)
+
+    def draw(self, curves: list[PlotCurve]) -> None:
+        """Draw ``curves`` in place of those drawn before; a curve still shown keeps its
+        colour, a new one takes the first free one. Lines added with ``add_line`` stay."""
+        for line in self._drawn:
+            self.remove_line(line)
+        self.curves = list(curves)
+        self.colours = {key: colour for key, colour in self.colours.items()
+                        if key in {curve.key for curve in curves} | {LIVE_KEY}}
+        self._drawn = []
+        for curve in self.curves:
+            line = self.add_line(curve.key, curve.label, z=0)
+            line.setData(curve.epochs.astype(np.float64), curve.losses)
+            self._drawn.append(line)
+
+    def add_line(self, key: str, label: str, z: int) -> pg.PlotDataItem:
+        """An empty line for curve ``key`` in its colour, named ``label`` in the legend."""
+        line = pg.PlotDataItem(name=label, pen=pg.mkPen(self.colour(key), width=1))
+        line.opts["autoDownsampleFactor"] = PEAK_BINS_PER_PIXEL
+        line.setZValue(z)
+        self.plot_item.addItem(line)
+        line.setDownsampling(auto=True, method="peak")
+        line.setClipToView(True)
+        self._keyed.append((key, line))
+        return line
+
+    def remove_line(self, line: pg.PlotDataItem) -> None:
+        self.plot_item.removeItem(line)
+        self._keyed = [(key, kept) for key, kept in self._keyed if kept is not line]
+
+    def set_log_y(self, on: bool) -> None:
+        self.plot_item.setLogMode(y=bool(on))
+        self.plot_item.disableAutoRange()  # pyqtgraph turns it on with a log toggle
+
+    def log_y(self) -> bool:
+        return self.plot_item.ctrl.logYCheck.isChecked()
+
+    def fit(self) -> None:
+        """The view of a finished figure: X from 0 to the longest curve's last epoch, Y over
+        every curve's losses with headroom."""
+        found = curves_bounds(self.curves)
+        x, y = fitted(found, self.log_y())
+        self.set_view(x, EMPTY_Y if found is None else y)
+
+    def set_view(self, x: tuple[float, float] | None, y: tuple[float, float] | None) -> None:
+        """Show ``x`` × ``y`` in view units (log10 on a log axis); None keeps that axis."""
+        if x is not None or y is not None:
+            # Our own ranges replace pyqtgraph's auto-range, which would rescan every curve.
+            self.plot_item.vb.setRange(xRange=x, yRange=y, padding=0, disableAutoRange=True)
