@@ -21,8 +21,8 @@ from iris_gui.engine.sweep_model import (
     fit_series,
     flops_per_epoch,
 )
+from iris_gui.figures import crossover_text as words
 from iris_gui.store.sweep_csv import sweep_rows
-from iris_gui.ui.panels import crossover_text as words
 
 SPEC = SweepSpec(rows=(120, 1_000, 3_000), hidden=(8,), devices=("cpu",), engines=("eager",),
                  threads=("1", "2"), min_seconds=0.05, min_epochs=10)

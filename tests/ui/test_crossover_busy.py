@@ -8,8 +8,8 @@ import math
 from dataclasses import replace
 
 from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.figures.crossover_marks import BUSY_LEGEND
 from iris_gui.ui.panels.crossover import CrossoverPanel
-from iris_gui.ui.panels.crossover_marks import BUSY_LEGEND
 from iris_gui.ui.panels.sample_sweep import SPEC, sample_env, sample_points
 
 

@@ -27,10 +27,10 @@ from iris_gui.engine.sweep_model import (
     flops_per_epoch,
     series_label,
 )
+from iris_gui.figures.crossover_text import MISFIT, NO_ACCELERATOR
 from iris_gui.store.paths import StoreError
 from iris_gui.store.sweep_csv import SWEEP_COLUMNS
 from iris_gui.ui.panels.crossover import HISTORY_PROMPT, CrossoverPanel
-from iris_gui.ui.panels.crossover_text import MISFIT, NO_ACCELERATOR
 from iris_gui.ui.panels.sample_sweep import sample_cpu_sweep, sample_points, sample_sweep
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -38,10 +38,10 @@ from PySide6.QtWidgets import (
 from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.errors import ConfigError
 from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.figures import crossover_text as words
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.store.sweep_csv import export_sweep_csv
 from iris_gui.ui.panels import crossover_figure as figure
-from iris_gui.ui.panels import crossover_text as words
 from iris_gui.ui.panels.about_line import fit_wrapped, wrapped_label
 from iris_gui.ui.panels.crossover_plot import CrossoverPlot
 from iris_gui.ui.panels.crossover_settings import SweepSettings

@@ -20,12 +20,11 @@ from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolTip, QVBoxLayout, QWidget
 
 from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult, flops_per_epoch
-from iris_gui.figures.plot_theme import PlotTheme, plot_theme_for, theme_changed_by
+from iris_gui.figures import crossover_marks as marks
+from iris_gui.figures import crossover_text as words
+from iris_gui.figures.plot_theme import TABLEAU, PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.store.sweep_csv import point_fit_errors
-from iris_gui.ui.panels import crossover_marks as marks
-from iris_gui.ui.panels import crossover_text as words
 from iris_gui.ui.panels.controls_fields import ValueCombo
-from iris_gui.ui.panels.loss_plot_buffer import OVERLAY_COLOURS
 
 SYMBOLS = {"eager": "o", "lean": "t", "manual": "s", "compiled": "d", "graph": "star",
            "native": "p"}
@@ -177,7 +176,7 @@ class CrossoverPlot(QWidget):
             self._colours = {}
         for series in dict.fromkeys(p.series for p in (result.points if result else [])):
             if series not in self._colours:
-                self._colours[series] = OVERLAY_COLOURS[len(self._colours) % len(OVERLAY_COLOURS)]
+                self._colours[series] = TABLEAU[len(self._colours) % len(TABLEAU)]
         self._fill_slices()
         self.redraw()
 

@@ -7,8 +7,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.figures import crossover_text as words
 from iris_gui.store.sweep_csv import sweep_rows
-from iris_gui.ui.panels import crossover_text as words
 
 HEADERS = ("Series", "Rows", "Hidden", "µs/epoch ± IQR", "FLOPs/epoch", "GFLOP/s",
            "Fit error", "Status")

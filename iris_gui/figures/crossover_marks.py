@@ -10,8 +10,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from iris_gui.engine.sweep_model import FIT_TOLERANCE, Crossover, SweepPoint
-from iris_gui.ui.panels import crossover_text as words
-from iris_gui.ui.panels.loss_plot import FOREGROUND
+from iris_gui.figures import crossover_text as words
+from iris_gui.figures.plot_theme import LIGHT
 
 FIT_GREY = "#808080"
 BUSY_RING = "#e67e00"  # the results table's colour for a figure to read with care
@@ -32,7 +32,7 @@ class LogAxis(pg.AxisItem):
     """Decades labelled as counts or durations; the steps between them unlabelled."""
 
     def __init__(self, orientation: str, kind: str) -> None:
-        super().__init__(orientation, pen=FOREGROUND, textPen=FOREGROUND)
+        super().__init__(orientation, pen=LIGHT.foreground, textPen=LIGHT.foreground)
         self.kind = kind
 
     def logTickValues(self, minVal, maxVal, size, stdTicks):  # a pyqtgraph override
