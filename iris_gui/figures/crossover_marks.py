@@ -1,15 +1,14 @@
-"""The Crossover plot's marks: its log axes, a crossing as the plot numbers it, where the
-crossings' tags go, what hovering a point says, and the legend's entries and place."""
+"""The Crossover figure's marks: its log axes, a crossing as the plot numbers it, where the
+crossings' tags go, and the legend's entries and place."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from iris_gui.engine.sweep_model import FIT_TOLERANCE, Crossover, SweepPoint
+from iris_gui.engine.sweep_model import Crossover
 from iris_gui.figures import crossover_text as words
 from iris_gui.figures.plot_theme import LIGHT
 
@@ -60,17 +59,6 @@ def crossing_items(crossing: Crossing, background: str) -> tuple[pg.InfiniteLine
     return line, tag
 
 
-def nearest_tip(tips: list[tuple[float, float, str]], vb: pg.ViewBox, x: float, y: float,
-                within_px: float) -> str | None:
-    """The text of the tip (log10 x, log10 y, text) nearest view point (x, y), if it lies
-    within ``within_px`` pixels on screen, else None."""
-    (x0, x1), (y0, y1) = vb.viewRange()
-    sx, sy = max(vb.width(), 1.0) / (x1 - x0), max(vb.height(), 1.0) / (y1 - y0)
-    near = [(math.hypot((tx - x) * sx, (ty - y) * sy), text) for tx, ty, text in tips]
-    best = min(near, default=None)
-    return best[1] if best is not None and best[0] <= within_px else None
-
-
 def tag_levels(centres: list[float], halves: list[float], gap: float) -> tuple[int, list[int]]:
     """Levels for tags centred at ``centres`` px (in order), ``halves`` px half-wide: each on
     the first level whose last tag ends ``gap`` px left of it. Returns (levels, each tag's)."""
@@ -83,23 +71,6 @@ def tag_levels(centres: list[float], halves: list[float], gap: float) -> tuple[i
         ends[level] = centre + half
         placed.append(level)
     return len(ends), placed
-
-
-def point_tip(point: SweepPoint, error: float) -> str:
-    """Everything the sweep knows about one point, a line per fact."""
-    lines = [point.series, f"{point.rows:,} rows × hidden width {point.hidden:,}",
-             f"{words.us_cell(point.epoch_us, point.epoch_us_iqr)} µs per epoch (median ± IQR)",
-             (f"{words.compact(point.flops_per_epoch)} FLOPs per epoch, "
-              f"{words.gflops_text(point.gflops)} GFLOP/s")]
-    if math.isfinite(error):
-        off = abs(error) > FIT_TOLERANCE
-        lines.append(f"fit error {error:+.1%}" + (f": {words.MISFIT}" if off else ""))
-    if point.cpu_busy:
-        lines.append(f"measured while the CPU was busy ({point.cpu_wait_share:.0%} of it waiting "
-                     "for a core): not a finding, and left out of its series' fit")
-    if point.remeasured:
-        lines.append("measured twice: the first try waited for a core; the better one is shown")
-    return "\n".join(lines)
 
 
 # Below this height (px) the legend goes beside the plot, as long as it takes at most this

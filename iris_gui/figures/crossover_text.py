@@ -1,5 +1,6 @@
-"""The Crossover view's words, without Qt: tick labels, the findings under the plot, the table's
-cells and the progress line.
+"""The crossover's words, without Qt: tick labels, the notes and the key under a figure, the
+findings beside the view's plot, the table's cells and the progress line; and whether a sweep
+is made up. The figure (figures/crossover.py) and the Crossover view share them.
 
 Every figure is the sweep's own (``SweepResult``'s points, fits and crossovers, the fit error
 of each point from store/sweep_csv.py): this module only words and rounds them for the screen.
@@ -28,10 +29,18 @@ AXES = {
     "flops": ("FLOPs per epoch", "FLOPs per epoch, forward + backward (log scale)"),
 }
 Y_TITLE = "time per epoch (log scale)"
+# Set true in the made-up sweep's env (ui/panels/sample_sweep.py), where it travels through the
+# store with the sweep: the figure then marks the plot as sample data.
+SAMPLE_KEY = "sample"
 NO_ACCELERATOR = "no accelerator was present: the sweep compares CPU series"
 MISFIT = "the model does not fit here"
 _PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 _UNITS = {"rows": "rows", "hidden": "hidden units"}
+
+
+def is_sample(result: SweepResult | None) -> bool:
+    """Whether ``result`` is made up (its env says so): never a measurement."""
+    return bool(result is not None and result.env.get(SAMPLE_KEY))
 
 
 def slice_choices(axis: str, points: Iterable[SweepPoint]) -> list[tuple[str, int | None]]:
@@ -117,6 +126,18 @@ def status_notes(result: SweepResult) -> list[str]:
                      "crossings are not findings")
     notes.extend(result.notes)
     return list(dict.fromkeys(notes))
+
+
+def sweep_notes(result: SweepResult | None, axis: str) -> list[str]:
+    """The notes over the findings and in a figure's key: the sweep's own, and, along the hidden
+    width, that one width leaves nothing to compare."""
+    if result is None:
+        return []
+    notes = status_notes(result)
+    if axis == "hidden" and result.points and len({p.hidden for p in result.points}) < 2:
+        notes.append("one hidden width was swept: sweep several (e.g. 10,100,1000) to "
+                     "compare along it")
+    return notes
 
 
 def us_cell(epoch_us: float, iqr_us: float) -> str:

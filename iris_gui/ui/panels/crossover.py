@@ -5,9 +5,9 @@ engine x CPU threads); the engine fits ``µs/epoch = floor + work / throughput``
 finds where two series cross (engine/sweep_model.py). A sentence on top says what is compared;
 the left column holds Start, Stop, progress with an ETA, the earlier sweeps to reopen, and
 three tabs: the new sweep's settings, what the shown sweep found, and every point. The plot
-beside them draws a sweep as it grows point by point or as it was stored. A made-up sweep is
-marked as such on the plot. The figures are the ``SweepResult``'s; its CSV is
-``store/sweep_csv.py``'s rows.
+beside them (the crossover figure, figures/crossover.py) draws a sweep as it grows point by
+point or as it was stored. A made-up sweep is marked as such on the plot. The figures are the
+``SweepResult``'s; its CSV is ``store/sweep_csv.py``'s rows.
 
 Run ``python -m iris_gui.ui.panels.crossover`` to see the panel alone with sample data.
 """
@@ -39,7 +39,6 @@ from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.errors import ConfigError
 from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.figures import crossover_text as words
-from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.store.sweep_csv import export_sweep_csv
 from iris_gui.ui.panels import crossover_figure as figure
 from iris_gui.ui.panels.about_line import fit_wrapped, wrapped_label
@@ -48,7 +47,6 @@ from iris_gui.ui.panels.crossover_settings import SweepSettings
 from iris_gui.ui.panels.crossover_table import PointsTable
 from iris_gui.ui.panels.loss_plot import BACKGROUND
 from iris_gui.ui.panels.no_wheel import guard_fields, guard_wheel
-from iris_gui.ui.panels.sample_sweep import SAMPLE_KEY
 
 __all__ = ["CrossoverPanel"]
 
@@ -150,7 +148,7 @@ class CrossoverPanel(QWidget):
 
         self.plot = CrossoverPlot()
         self.plot.redrawn.connect(self._show_findings)
-        self.sample_mark = SampleMark(self.plot.plot_item)
+        self.sample_mark = self.plot.sample_mark
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(column)
         self.splitter.addWidget(self.plot)
@@ -260,7 +258,7 @@ class CrossoverPanel(QWidget):
         made-up data says so on the plot."""
         if self.tabs.currentIndex() == SETTINGS_TAB:
             self.tabs.setCurrentIndex(FINDINGS_TAB)
-        self.sample_mark.set_shown(is_sample(self._result))
+        self.sample_mark.set_shown(words.is_sample(self._result))
 
     def set_history(self, items: list[tuple[int, str]]) -> None:
         """Earlier sweeps to reopen: (stored id, label), newest first."""
@@ -282,16 +280,6 @@ class CrossoverPanel(QWidget):
         except ConfigError:
             return SweepSpec()
 
-    def _notes(self) -> list[str]:
-        if self._result is None:
-            return []
-        notes = words.status_notes(self._result)
-        hidden = {p.hidden for p in self._result.points}
-        if self.plot.axis() == "hidden" and len(hidden) < 2 and self._result.points:
-            notes.append("one hidden width was swept: sweep several (e.g. 10,100,1000) to "
-                         "compare along it")
-        return notes
-
     def _show_findings(self) -> None:
         if self._result is None or not self._result.points:
             self.findings.setHtml(f"<p>{escape(IDLE_TEXT)}</p>")
@@ -303,15 +291,15 @@ class CrossoverPanel(QWidget):
             c for c in self._result.crossovers if (axis == "flops" or c.axis == axis)
             and c.a in shown and c.b in shown)
         fits = [words.fit_sentence(f) for f in self._result.fits if math.isfinite(f.gflops)]
-        self.findings.setHtml(words.findings_html(self._notes(), numbered, throughout, fits,
+        notes = words.sweep_notes(self._result, axis)
+        self.findings.setHtml(words.findings_html(notes, numbered, throughout, fits,
                                                   self.plot.misfits()))
 
     # -- exports -------------------------------------------------------------------------------
 
     def caption_html(self) -> str:
         """The key an exported figure carries under the plot."""
-        numbered = [(c.number, c.crossover, c.colour) for c in self.plot.crossings()]
-        return words.caption_html(self._notes(), numbered, self.plot.misfits())
+        return self.plot.figure.caption_html()
 
     def export_png(self, path: Path, width: int = 1600) -> None:
         """The plot, its legend and the key to its crossings as a PNG ``width`` pixels wide."""
@@ -335,11 +323,6 @@ class CrossoverPanel(QWidget):
             self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
             self.show()
         QApplication.processEvents()
-
-
-def is_sample(result: SweepResult | None) -> bool:
-    """Whether ``result`` is made up (sample_sweep.py marks its env): never a measurement."""
-    return bool(result is not None and result.env.get(SAMPLE_KEY))
 
 
 def main() -> None:

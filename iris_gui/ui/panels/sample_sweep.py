@@ -19,10 +19,8 @@ from iris_gui.engine.sweep_model import (
     SweepSpec,
     flops_per_epoch,
 )
+from iris_gui.figures.crossover_text import SAMPLE_KEY
 
-# Set true in the made-up sweep's env, where it travels through the store with the sweep: the
-# Crossover view then marks the plot as sample data.
-SAMPLE_KEY = "sample"
 CPU_NAME = "AMD EPYC 9654 96-Core Processor"
 GPU_NAME = "NVIDIA H200"
 ALL_THREADS = 16
