@@ -25,8 +25,6 @@ PACKAGE = Path(__file__).resolve().parents[1] / "iris_gui"
 # What report and cli may still import from ui.panels, and only these: each a figure routine
 # that builds a panel offscreen. Remove a line when figures/ draws that picture itself.
 DRAWN_THROUGH_PANELS = {
-    ("iris_gui.report.figures", "iris_gui.ui.panels.crossover_render"),
-    ("iris_gui.cli.plot_cmd", "iris_gui.ui.panels.crossover_render"),
 }
 
 

@@ -108,8 +108,8 @@ def _sweep(sweep_id: int, out: Path, width: int, suffix: str) -> int:
     else:
         from PySide6.QtWidgets import QApplication
 
+        from iris_gui.figures.crossover_file import render_crossover
         from iris_gui.figures.offscreen import use_offscreen
-        from iris_gui.ui.panels.crossover_render import render_crossover
 
         use_offscreen()
         _app = QApplication.instance() or QApplication([])  # held until the file is written

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.figures.crossover_file import render_crossover
 from iris_gui.figures.curves import PlotCurve
 from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.figures.loss_file import render_curves
 from iris_gui.report.content import Report
-from iris_gui.ui.panels.crossover_render import render_crossover
 
 WIDTH = 1200  # px: sharp on a page, small enough to embed
 GPU_KINDS = frozenset({"cuda", "xpu", "mps"})  # devices a caption may call the GPU

@@ -16,9 +16,9 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
+from iris_gui.figures.crossover_file import render_crossover
 from iris_gui.figures.sample_mark import SAMPLE_COLOUR, SAMPLE_LINES, SAMPLE_MARK
 from iris_gui.ui.panels.crossover import CrossoverPanel
-from iris_gui.ui.panels.crossover_render import render_crossover
 from iris_gui.ui.panels.sample_sweep import SAMPLE_KEY, sample_sweep
 from tests.ui.figure_pixels import rgb
 

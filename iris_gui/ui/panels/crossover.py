@@ -38,14 +38,13 @@ from PySide6.QtWidgets import (
 from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.errors import ConfigError
 from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.figures import crossover_file
 from iris_gui.figures import crossover_text as words
 from iris_gui.store.sweep_csv import export_sweep_csv
-from iris_gui.ui.panels import crossover_figure as figure
 from iris_gui.ui.panels.about_line import fit_wrapped, wrapped_label
 from iris_gui.ui.panels.crossover_plot import CrossoverPlot
 from iris_gui.ui.panels.crossover_settings import SweepSettings
 from iris_gui.ui.panels.crossover_table import PointsTable
-from iris_gui.ui.panels.loss_plot import BACKGROUND
 from iris_gui.ui.panels.no_wheel import guard_fields, guard_wheel
 
 __all__ = ["CrossoverPanel"]
@@ -304,14 +303,12 @@ class CrossoverPanel(QWidget):
     def export_png(self, path: Path, width: int = 1600) -> None:
         """The plot, its legend and the key to its crossings as a PNG ``width`` pixels wide."""
         self._settle()
-        figure.write_png(self.plot.layout_item, self.caption_html(), Path(path), width,
-                         BACKGROUND)
+        crossover_file.write_png(self.plot.figure, Path(path), width)
 
     def export_svg(self, path: Path) -> None:
         """The same figure as SVG: lines as paths, words as text."""
         self._settle()
-        figure.write_svg(self.plot.layout_item, self.caption_html(), Path(path),
-                         "crossover sweep", BACKGROUND)
+        crossover_file.write_svg(self.plot.figure, Path(path))
 
     def export_csv(self, path: Path) -> None:
         """One line per point of the shown sweep with its series' fit."""

@@ -1,0 +1,61 @@
+"""The crossover as a figure file (``iris-gui plot --sweep``, the report, the view's File menu):
+the plot with its legend, and under it the key to its numbered crossings and its notes, so that
+the file reads without the window.
+
+Painted by scene_export.py, the routine every exported figure shares (the key is its text block
+under the scene), so the PNG and the SVG are one picture.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.figures import scene_export
+from iris_gui.figures.crossover import CrossoverFigure
+from iris_gui.figures.crossover_text import is_sample
+from iris_gui.figures.plot_theme import LIGHT
+
+SVG_TITLE = "crossover sweep"
+# The plot's size in a file drawn without the window. The figure was first drawn in the
+# Crossover view at 1270×540, where its settings column, its sentence on top and its axis
+# choices left the plot this much; the files keep it, so that a picture in a document does not
+# change with this module.
+RENDER_PLOT_SIZE = (916, 472)
+
+
+def write_png(figure: CrossoverFigure, path: Path, width: int = 1600,
+              background: str = LIGHT.background) -> None:
+    """The figure as laid out now, its key under it, as a PNG ``width`` pixels wide."""
+    scene_export.write_png(figure.layout_item, Path(path), width, background,
+                           figure.caption_html())
+
+
+def write_svg(figure: CrossoverFigure, path: Path, background: str = LIGHT.background) -> None:
+    """The same picture as SVG at the figure's size on screen: lines as paths, words as text."""
+    scene_export.write_svg(figure.layout_item, Path(path), SVG_TITLE, background,
+                           figure.caption_html())
+
+
+def render_crossover(result: SweepResult, path: Path, width: int = 1600) -> None:
+    """Draw a sweep offscreen, light whatever the app's theme, along rows at every size, into
+    ``path``: an SVG if its suffix says so, else a PNG ``width`` pixels wide."""
+    figure = CrossoverFigure(LIGHT)  # figures for documents are light, whatever the app is
+    widget = figure.widget
+    try:
+        widget.resize(*RENDER_PLOT_SIZE)
+        figure.draw(result)
+        figure.sample_mark.set_shown(is_sample(result))
+        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        widget.show()
+        QApplication.processEvents()
+        if Path(path).suffix.lower() == ".svg":
+            write_svg(figure, path)
+        else:
+            write_png(figure, path, width)
+    finally:
+        widget.close()
+        widget.deleteLater()
