@@ -7,13 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iris_gui.figures.plot_theme import LIGHT
+
 LIVE_KEY = "live"
-LIVE_COLOUR = "#000000"
-# Tableau 10: distinct for up to ten overlays, and readable on white in print. The light
-# theme's curve colours (plot_theme.TABLEAU), spelled out here because the CLI reads curves
-# with Qt blocked and plot_theme imports Qt.
-OVERLAY_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+LIVE_COLOUR = LIGHT.live
+OVERLAY_COLOURS = LIGHT.curves  # the light theme's; a dark plot draws the same hues lifted
 
 
 @dataclass(frozen=True, eq=False)

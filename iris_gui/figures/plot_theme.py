@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QEvent
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QWidget
+if TYPE_CHECKING:  # Qt only where a palette is read: the colours are plain data (figures/curves)
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QWidget
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ DARK = PlotTheme("dark", background="#1b1b1b", foreground="#dcdcdc",
 
 
 def is_dark(palette: QPalette) -> bool:
+    from PySide6.QtGui import QPalette
+
     return palette.color(QPalette.ColorRole.Window).lightness() < 128
 
 
@@ -76,6 +79,8 @@ class ThemedPlot(Protocol):
 def theme_changed_by(widget: QWidget, event: QEvent) -> PlotTheme | None:
     """For a plot panel's ``changeEvent``: the theme to redraw with when ``event`` changed its
     palette's darkness, else None."""
+    from PySide6.QtCore import QEvent
+
     if event.type() != QEvent.Type.PaletteChange:
         return None
     wanted = plot_theme_for(widget.palette())

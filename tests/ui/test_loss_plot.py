@@ -12,9 +12,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 
 from iris_gui.engine.result import Chunk
-from iris_gui.figures.curves import OVERLAY_COLOURS
 from iris_gui.figures.loss_range import widened
-from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
 from iris_gui.ui.panels.loss_plot_buffer import LiveBuffer
 from iris_gui.ui.panels.loss_plot_demo import sample_panel
@@ -169,10 +167,6 @@ def test_live_buffer_takes_the_chunk_stride_and_marks_gaps() -> None:
     np.testing.assert_array_equal(buffer.epochs, [0, 5, 10, 15, 20])
     np.testing.assert_array_equal(buffer.losses, [1.0, 2.0, np.nan, np.nan, 4.0])
     assert not buffer.append(25, 1, np.array([1.0], np.float32))  # another stride: refused
-
-
-def test_the_overlay_colours_are_the_light_themes_curve_colours() -> None:
-    assert OVERLAY_COLOURS == LIGHT.curves  # spelled out twice: figures/curves.py has no Qt
 
 
 def test_widened_grows_only_the_side_outgrown() -> None:

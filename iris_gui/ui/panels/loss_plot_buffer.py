@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-# The curves' colours, still imported from here by views not yet moved to figures/.
-from iris_gui.figures.curves import OVERLAY_COLOURS
-
-__all__ = ["OVERLAY_COLOURS", "LiveBuffer", "synthetic_losses"]
+__all__ = ["LiveBuffer", "synthetic_losses"]
 
 
 class LiveBuffer:
