@@ -19,6 +19,7 @@ from iris_gui.ui.panels.results import ResultsPanel
 from iris_gui.ui.panels.run_status import RunStatusBar
 from iris_gui.ui.presenters.crossover_presenter import CrossoverPresenter
 from iris_gui.ui.presenters.explain_presenter import ExplainPresenter
+from iris_gui.ui.presenters.hosts_presenter import HostsPresenter
 from iris_gui.ui.presenters.ladder_presenter import LadderPresenter
 from iris_gui.ui.presenters.run_presenter import RunPresenter, empty_plot_hint
 from iris_gui.ui.presenters.views import Views
@@ -83,6 +84,7 @@ class MainWindow(QMainWindow):
         self.presenter = RunPresenter(views, self.ladder_presenter, self)
         self.explain_presenter = ExplainPresenter(views, self)
         self.crossover_presenter = CrossoverPresenter(views, self)
+        self.hosts_presenter = HostsPresenter(views, self)
         self.placement = WindowPlacement(self)
         self.quit_question: QMessageBox | None = None
         self._quit_confirmed = False
@@ -108,6 +110,7 @@ class MainWindow(QMainWindow):
         a.run_ladder.triggered.connect(self.controls.ladder_button.click)
         a.run_ladder_everywhere.triggered.connect(self._ladder_everywhere)
         a.refresh_devices.triggered.connect(self.presenter.refresh_devices)
+        a.hosts.triggered.connect(lambda: self.hosts_presenter.show_dialog(self))
         a.quit.triggered.connect(self.request_quit)
         a.about.triggered.connect(lambda: show_about(self, self.controller))
         a.open_log_folder.triggered.connect(self.open_log_folder)

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
-from iris_gui.engine.remote.host_runners import HostRunners
 from iris_gui.engine.remote.names import split_device
 from iris_gui.engine.sweep_model import NO_ACCELERATOR_NOTE, SweepPoint, SweepResult, SweepSpec
 
 LocalSweep = Callable[[SweepSpec, Any], SweepResult]
+
+
+class HostsSource(Protocol):
+    """Where a host's runner comes from (HostRunners, or the window's worker): named here
+    rather than imported, since host_runners imports this module."""
+
+    def for_device(self, device: str) -> Any: ...
 
 
 def devices_by_machine(devices: tuple[str, ...]) -> dict[str | None, tuple[str, ...]]:
@@ -29,7 +35,7 @@ def devices_by_machine(devices: tuple[str, ...]) -> dict[str | None, tuple[str, 
     return {host: tuple(found) for host, found in groups.items()}
 
 
-def sweep_across(spec: SweepSpec, local_sweep: LocalSweep, hosts: HostRunners,
+def sweep_across(spec: SweepSpec, local_sweep: LocalSweep, hosts: HostsSource,
                  observer: Callable[[SweepPoint, int, int], None] | None = None) -> SweepResult:
     groups = devices_by_machine(spec.devices)
     if list(groups) == [None]:

@@ -48,6 +48,8 @@ class TrainingController(QObject):
     chunk_ready = Signal(int, object)
     run_finished = Signal(int, object)
     message = Signal(str)
+    hosts_connecting = Signal(list)  # the names of the hosts being connected
+    host_failed = Signal(str, str)  # host name, one-line reason (the others are listed)
     queue_changed = Signal(int)  # runs still waiting
     explained = Signal(object, object, dict)  # run id or None, RunConfig, breakdown dict
     explain_failed = Signal(object, object, str)  # run id or None, RunConfig, one-line reason
@@ -56,6 +58,7 @@ class TrainingController(QObject):
     _run_requested = Signal(int, object, str)
     _explain_requested = Signal(int, object, object, int, str)
     _refresh_requested = Signal()
+    _reconnect_requested = Signal()
     _sweep_requested = Signal(int, object, str)
 
     def __init__(self, parent: QObject | None = None, worker_log: str | None = None) -> None:
@@ -78,6 +81,9 @@ class TrainingController(QObject):
         self._worker.sweep_point.connect(self._on_sweep_point)
         self._worker.sweep_finished.connect(self._on_sweep_finished)
         self._refresh_requested.connect(self._worker.refresh_devices)
+        self._reconnect_requested.connect(self._worker.reconnect_hosts)
+        self._worker.hosts_connecting.connect(self.hosts_connecting)
+        self._worker.host_failed.connect(self.host_failed)
         self._worker.ready.connect(self._on_ready)
         self._worker.start_failed.connect(self.message)
         self._worker.run_started.connect(self._on_started)
@@ -115,9 +121,16 @@ class TrainingController(QObject):
             self.queue_changed.emit(len(self._queue))
 
     def refresh_devices(self) -> None:
-        """Discover devices again; answered between runs, through ``devices_ready``."""
+        """Discover devices again, the hosts' too; answered between runs, through
+        ``devices_ready``."""
         if self.state is not RunState.LOADING:
             self._refresh_requested.emit()
+
+    def reconnect_hosts(self) -> None:
+        """The saved hosts changed: connect them anew (between runs); the device lists follow
+        through ``devices_ready``. While loading, the worker reads the hosts once it is ready."""
+        if self.state is not RunState.LOADING:
+            self._reconnect_requested.emit()
 
     def stop(self) -> None:
         """Stop the current run (kept as ``stopped``) and drop the queue."""
@@ -125,7 +138,7 @@ class TrainingController(QObject):
         self.queue_changed.emit(0)
         if self.state.can_stop:
             self._set_state(RunState.STOPPING)
-            self._worker.request_stop()
+            self._worker.request_stop(token=self._token)
 
     def shutdown(self) -> None:
         """Stop, end the thread and the worker process; a stopped run is still reported."""

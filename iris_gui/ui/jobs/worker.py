@@ -1,30 +1,42 @@
 """TrainingWorker: a QObject living in a QThread that hands configs to a runner.
 
 The thread only relays: the computation runs in the worker process (or, when asked, in this
-thread, to show why it should not). Signals carry plain data (numpy chunks, RunResult), never
-device tensors, and every one carries the run's token so nothing from an old run reaches a
-panel that has moved on.
+thread, to show why it should not), or on a host through ssh for a ``HOST:...`` device. Signals
+carry plain data (numpy chunks, RunResult), never device tensors, and every one carries the
+run's token so nothing from an old run reaches a panel that has moved on.
+
+A stop names the job it is for (the controller's token) and reaches only the runners doing that
+job: a stop left set on an idle runner would stop its next run at once.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.errors import EngineError
 from iris_gui.engine.in_process import InProcessRunner
+from iris_gui.engine.remote.host_runners import HostRunners
+from iris_gui.engine.remote.hosts import HostsError, load_hosts
+from iris_gui.engine.remote.runner import RemoteRunner
+from iris_gui.engine.remote.sweep_across import sweep_across
 from iris_gui.engine.result import EnvRecord, RunStatus, unfinished_result
 from iris_gui.engine.runner import ProcessRunner, WorkerCancelled
 from iris_gui.engine.sweep_model import SweepResult, SweepSpec
+from iris_gui.ui.jobs.host_connect import connect_hosts
 
 log = logging.getLogger(__name__)
 
 
 class TrainingWorker(QObject):
-    ready = Signal(list, str)  # [DeviceInfo], torch version: from the warm worker
+    ready = Signal(list, str)  # [DeviceInfo] (this machine's, then the hosts'), torch version
     start_failed = Signal(str)
+    hosts_connecting = Signal(list)  # the names of the hosts being connected
+    host_failed = Signal(str, str)  # host name, one-line reason
     run_started = Signal(int, object)  # token, RunConfig
     chunk_ready = Signal(int, object)  # token, Chunk
     run_finished = Signal(int, object)  # token, RunResult
@@ -38,10 +50,18 @@ class TrainingWorker(QObject):
         super().__init__()
         self._runners = {"process": ProcessRunner(worker_log), "in-process": InProcessRunner()}
         self._active = "process"
+        self._local_devices: list = []
+        self._hosts = HostRunners([])
+        self._remote: dict[str, RemoteRunner] = {}  # every host runner made, for the close
+        self._lock = threading.Lock()  # the job's runners and the stop, shared with the GUI
+        self._job_token: int | None = None
+        self._job_runners: list = []
+        self._stop_token: int | None = None
 
     @Slot()
     def start(self) -> None:
-        """Warm the worker process (torch loads there, not in the window's process)."""
+        """Warm the worker process (torch loads there, not in the window's process), then
+        connect the saved hosts and list their devices too."""
         for name in ("process", "in-process"):
             runner = self._runners[name]
             try:
@@ -53,22 +73,81 @@ class TrainingWorker(QObject):
                 self.start_failed.emit(f"{error}{fallback}")
                 continue
             self._active = name
+            self._local_devices = devices
             self.ready.emit(devices, runner.torch_version)
+            self._connect_hosts(announce_without_hosts=False)
             return
 
     @Slot()
     def refresh_devices(self) -> None:
         runner = self._runners[self._active]
         try:
-            self.ready.emit(runner.refresh_devices(), runner.torch_version)
+            self._local_devices = runner.refresh_devices()
         except (EngineError, OSError, EOFError) as error:
             self.start_failed.emit(f"devices could not be refreshed: {error}")
+            return
+        self._connect_hosts(announce_without_hosts=True)
+
+    @Slot()
+    def reconnect_hosts(self) -> None:
+        """The saved hosts changed: drop the old connections, list the hosts' devices anew."""
+        self._connect_hosts(announce_without_hosts=True)
+
+    def _connect_hosts(self, announce_without_hosts: bool) -> None:
+        self._hosts.close()
+        with self._lock:
+            self._remote.clear()
+        try:
+            hosts = load_hosts()
+        except HostsError as error:
+            hosts = []
+            self.host_failed.emit("hosts", str(error))
+        self._hosts = HostRunners(hosts)
+        version = self._runners[self._active].torch_version
+        if not hosts:
+            if announce_without_hosts:
+                self.ready.emit(self._local_devices, version)
+            return
+        self.hosts_connecting.emit([host.name for host in hosts])
+        # Any device of a host names its runner; each host has a cpu.
+        runners = [self._remote_runner(f"{host.name}:cpu") for host in hosts]
+        outcome = connect_hosts([r for r in runners if r is not None])
+        self.ready.emit(self._local_devices + outcome.devices, version)
+        for name, message in outcome.failures:
+            self.host_failed.emit(name, message)
+
+    def _remote_runner(self, device: str) -> RemoteRunner | None:
+        """The host's runner for a ``HOST:...`` device; None for this machine's devices."""
+        runner = self._hosts.for_device(device)
+        if runner is not None:
+            with self._lock:
+                self._remote[runner.host.name] = runner
+        return runner
+
+    def _runner_for(self, token: int, device: str, execution: str):
+        runner = self._remote_runner(device) or self._runners[execution]
+        self._working(token, [runner] if isinstance(runner, RemoteRunner)
+                      else list(self._runners.values()))
+        return runner
+
+    def _working(self, token: int, runners: list) -> None:
+        """``runners`` now do job ``token``; a stop that came before they began still counts."""
+        with self._lock:
+            self._job_token, self._job_runners = token, runners
+            stop_now = self._stop_token == token
+        if stop_now:
+            for runner in runners:
+                runner.request_stop()
+
+    def _done(self) -> None:
+        with self._lock:
+            self._job_token, self._job_runners = None, []
 
     @Slot(int, object, str)
     def run(self, token: int, config: RunConfig, execution: str) -> None:
-        runner = self._runners[execution]
         self.run_started.emit(token, config)
         try:
+            runner = self._runner_for(token, config.device, execution)
             result = runner.run(config, lambda chunk: self.chunk_ready.emit(token, chunk))
         except EngineError as error:
             self.run_rejected.emit(token, str(error))
@@ -78,13 +157,15 @@ class TrainingWorker(QObject):
             env = EnvRecord(device=config.device, threads=config.threads, execution=execution)
             result = unfinished_result(config, RunStatus.FAILED,
                                        f"{type(error).__name__}: {error}", env)
+        finally:
+            self._done()
         self.run_finished.emit(token, result)
 
     @Slot(int, object, object, int, str)
     def explain(self, token: int, run_id: int | None, config: RunConfig, window: int,
                 execution: str) -> None:
         try:
-            breakdown = self._runners[execution].explain(config, window)
+            breakdown = self._runner_for(token, config.device, execution).explain(config, window)
         except WorkerCancelled:
             self.run_rejected.emit(token, "")  # the user stopped it: nothing to report
             return
@@ -93,25 +174,48 @@ class TrainingWorker(QObject):
                 log.exception("explain failed in the worker thread")
             self.explain_failed.emit(token, run_id, config, str(error))
             return
+        finally:
+            self._done()
         self.explained.emit(token, run_id, config, breakdown)
 
     @Slot(int, object, str)
     def sweep(self, token: int, spec: SweepSpec, execution: str) -> None:
-        runner = self._runners[execution]
+        local = self._runners[execution]
+
+        def local_sweep(part: SweepSpec, observer) -> SweepResult:
+            self._working(token, [local])
+            return local.sweep(part, observer)
+
+        def remote_for_device(device: str) -> RemoteRunner | None:
+            runner = self._remote_runner(device)
+            self._working(token, [runner])
+            return runner
+
         try:
-            result = runner.sweep(
-                spec, lambda point, done, total: self.sweep_point.emit(token, point, done, total))
+            result = sweep_across(
+                spec, local_sweep, _HostPicker(remote_for_device),
+                lambda point, done, total: self.sweep_point.emit(token, point, done, total))
         except EngineError as error:
             self.run_rejected.emit(token, str(error))
             return
         except Exception as error:  # the pipe broke, say: a failed sweep, never a hang
             log.exception("sweep failed in the worker thread")
             result = SweepResult(spec, status="failed", message=f"{type(error).__name__}: {error}")
+        finally:
+            self._done()
         self.sweep_finished.emit(token, result)
 
-    def request_stop(self, grace: float | None = None) -> None:
-        """Thread-safe: called from the GUI thread while ``run`` blocks this one."""
-        for runner in self._runners.values():
+    def request_stop(self, grace: float | None = None, token: int | None = None) -> None:
+        """Thread-safe: called from the GUI thread while a job blocks this one. ``token``: stop
+        that job (now, or when it begins); None: stop everything, hosts being connected too
+        (the window is closing)."""
+        with self._lock:
+            if token is None:
+                runners = [*self._runners.values(), *self._remote.values()]
+            else:
+                self._stop_token = token
+                runners = list(self._job_runners) if self._job_token == token else []
+        for runner in runners:
             if grace is None:
                 runner.request_stop()
             else:
@@ -121,3 +225,12 @@ class TrainingWorker(QObject):
         """Only once the thread has finished: the runners are not shared across threads."""
         for runner in self._runners.values():
             runner.close()
+        self._hosts.close()
+
+
+class _HostPicker:
+    """What sweep_across asks for a host's runner: the machine sweeping now is the one a stop
+    reaches (HostRunners.sweep's own stop would reach every host, idle ones too)."""
+
+    def __init__(self, for_device: Callable[[str], RemoteRunner | None]) -> None:
+        self.for_device = for_device

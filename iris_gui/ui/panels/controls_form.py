@@ -26,6 +26,7 @@ from iris_gui.engine.config import RunConfig, parse_hidden
 from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.engines import ENGINE_INFO, default_recording
 from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.remote.names import split_device
 from iris_gui.ui.panels.collapsible import CollapsibleSection
 from iris_gui.ui.panels.controls_engine import EngineCombo
 from iris_gui.ui.panels.controls_fields import (
@@ -324,7 +325,10 @@ class RunConfigForm(QWidget):
         if self._devices_known and not self.device_combo.set_value(self._wanted_device):
             if not self.device_combo.set_value("cpu"):
                 self.device_combo.setCurrentIndex(0)
-            self._wanted_device = self.device_combo.value()
+            # A host's devices come in a later list, once the host has answered: until the
+            # user picks another, that device is still the one wanted.
+            if split_device(self._wanted_device)[0] is None:
+                self._wanted_device = self.device_combo.value()
 
     def _selected_device(self) -> str:
         return self.device_combo.value() if self._devices_known else self._wanted_device

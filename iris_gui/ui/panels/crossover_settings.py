@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.engines import ENGINE_INFO, ENGINES
 from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.remote.names import split_device
 from iris_gui.engine.sweep_model import SweepSpec
 from iris_gui.ui.panels.controls_fields import int_spin
 
@@ -181,7 +182,9 @@ class SweepSettings(QWidget):
             self._devices.removeWidget(box)
             box.deleteLater()
         self._device_boxes = {}
-        names = ", ".join(info.id for info in devices)
+        # A sweep of "all" measures this machine's devices (engine/remote/sweep_across.py): a
+        # host's devices are ticked one by one.
+        names = ", ".join(info.id for info in devices if split_device(info.id)[0] is None)
         self.all_devices.setText(f"all detected ({names})" if names else "all detected")
         for info in devices:
             self._device_box(info.id, info.describe()).setChecked(

@@ -35,6 +35,7 @@ class WindowActions:
     run_ladder: QAction
     run_ladder_everywhere: QAction
     refresh_devices: QAction
+    hosts: QAction
     log_y: QAction
     themes: dict[str, QAction]  # "system", "light", "dark": View → Theme, one checked
     shortcuts: QAction
@@ -82,6 +83,7 @@ def build_menus(window: QMainWindow) -> WindowActions:
         run_ladder_everywhere=action("Run the Ladder on Every De&vice", None,
                                      "The engine ladder on each detected device"),
         refresh_devices=action("&Refresh Devices", "F5"),
+        hosts=action("&Hosts…", None, "Machines whose devices to train on, through ssh"),
         log_y=action("&Logarithmic Loss Axis", "Ctrl+L"),
         themes={mode: action(MODE_TITLES[mode], None, tip) for mode, tip in zip(MODES, (
             "Follow the system's light or dark colour scheme", "Light whatever the system says",
@@ -117,6 +119,7 @@ def build_menus(window: QMainWindow) -> WindowActions:
         run_menu.addAction(item)
     run_menu.addSeparator()
     run_menu.addAction(actions.refresh_devices)
+    run_menu.addAction(actions.hosts)
     view_menu = bar.addMenu("&View")
     view_menu.addAction(actions.log_y)
     theme_menu = view_menu.addMenu("&Theme")
