@@ -48,12 +48,35 @@ def _plan(args: argparse.Namespace) -> tuple[list[RunConfig], list[dict[str, Any
                 args.command_parser.error(str(error))
     known = {d.id: d for d in describe_devices()}
     wanted = list(known) if args.devices == ["all"] else args.devices
-    devices = [known[checked_config(args, device=d, call="forward").device] for d in wanted]
+    checked = [checked_config(args, device=d, call="forward").device for d in wanted]
+    known.update(_hosts_devices([d for d in checked if d not in known]))
+    devices = [known[d] for d in checked]
     base = checked_config(args, call="forward")
     configs, skipped = ladder_configs(base, devices, engines, record)
     unavailable = [{"device": s.device, "engine": s.engine, "status": "unavailable",
                     "message": s.reason} for s in skipped]
     return configs, unavailable
+
+
+def _hosts_devices(wanted: list[str]) -> dict[str, Any]:
+    """The hosts' devices among ``wanted`` (each host asked once; the engines each can run
+    are the host's answer); one line and exit 2 when a host lacks one."""
+    if not wanted:
+        return {}
+    from iris_gui.engine.remote.host_runners import HostRunners
+
+    hosts, found = HostRunners(), {}
+    try:
+        for device in wanted:
+            runner = hosts.for_device(device)
+            assert runner is not None  # checked_config sent this machine's devices elsewhere
+            found.update({d.id: d for d in runner.start()})
+            if device not in found:
+                raise ConfigError(f"device {device!r} is not on {runner.host.name}; it has: "
+                                  f"{', '.join(found) or 'none'}")
+    finally:
+        hosts.close()
+    return found
 
 
 def ladder_command(args: argparse.Namespace) -> int:

@@ -133,6 +133,32 @@ def test_train_on_a_host_is_stored_with_the_host(cli) -> None:
     assert len(stored["losses"]) == 300
 
 
+def test_a_host_named_localhost_is_compared_laddered_and_exported_like_this_machine(
+        cli, tmp_path: Path) -> None:
+    """The issue's check: ``localhost`` as a host, through compare, the ladder and exports."""
+    done = cli("hosts", "add", "localhost", "iris-test", "--command", PYTHON_IRIS_GUI)
+    assert done.returncode == 0, done.stderr
+    compared = cli("compare", "--devices", "cpu,localhost:cpu", "--records", "every-epoch",
+                   "--calls", "forward", "--epochs", "200", "--json")
+    assert compared.returncode == 0, compared.stderr
+    rows = json.loads(compared.stdout)
+    assert [row["device"] for row in rows] == ["cpu", "localhost:cpu"]
+    assert all(row["status"] == "completed" for row in rows)
+    laddered = cli("compare", "--engines", "eager,manual", "--devices", "localhost:cpu",
+                   "--epochs", "200", "--json")
+    assert laddered.returncode == 0, laddered.stderr
+    text = laddered.stdout
+    assert "localhost:cpu" in text and '"manual"' in text and "Traceback" not in text
+    missing = cli("compare", "--engines", "eager", "--devices", "localhost:cuda:3",
+                  "--epochs", "50")
+    assert "not on localhost" in one_line_error(missing, 2)
+    csv_path = tmp_path / "runs.csv"
+    exported = cli("runs", "export", "--csv", str(csv_path))
+    assert exported.returncode == 0, exported.stderr
+    lines = csv_path.read_text().splitlines()
+    assert sum("localhost:cpu" in line for line in lines[1:]) >= 3  # compare's and the ladder's
+
+
 def test_train_on_an_unknown_host_is_one_line(cli) -> None:
     line = one_line_error(cli("train", "--device", "nohost:cpu", "--epochs", "10"), 2)
     assert "no host is named 'nohost'" in line
