@@ -17,6 +17,7 @@ from iris_gui.engine.sweep_model import SweepResult
 from iris_gui.figures import scene_export
 from iris_gui.figures.crossover import CrossoverFigure
 from iris_gui.figures.crossover_text import is_sample
+from iris_gui.figures.offscreen import discard
 from iris_gui.figures.plot_theme import LIGHT
 
 SVG_TITLE = "crossover sweep"
@@ -57,5 +58,4 @@ def render_crossover(result: SweepResult, path: Path, width: int = 1600) -> None
         else:
             write_png(figure, path, width)
     finally:
-        widget.close()
-        widget.deleteLater()
+        discard(figure)

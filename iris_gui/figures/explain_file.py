@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication
 from iris_gui.engine.breakdown import Breakdown
 from iris_gui.figures import scene_export
 from iris_gui.figures.explain import ExplainFigure
+from iris_gui.figures.offscreen import discard
 from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.store.paths import StoreError
 
@@ -50,5 +51,4 @@ def render_explain(items: list[tuple[str, Breakdown]], path: Path, width: int = 
         else:
             scene_export.write_svg(figure.plot_item, path, TITLE, background)
     finally:
-        widget.close()
-        widget.deleteLater()
+        discard(figure)

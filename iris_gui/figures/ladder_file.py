@@ -13,6 +13,7 @@ from iris_gui.engine.ladder import LadderRow
 from iris_gui.figures import scene_export
 from iris_gui.figures.ladder import LadderFigure
 from iris_gui.figures.ladder_text import ABOUT
+from iris_gui.figures.offscreen import discard
 from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.store.ladder_csv import export_ladder_csv
 from iris_gui.store.paths import StoreError
@@ -56,8 +57,7 @@ def render_ladder(rows: list[LadderRow], path: Path, width: int = 1600,
         else:
             scene_export.write_svg(figure.plot_item, path, "engine ladder", background)
     finally:
-        widget.close()
-        widget.deleteLater()
+        discard(figure)
 
 
 def _about_height(width: int) -> int:

@@ -35,6 +35,7 @@ from iris_gui.figures import scene_export
 from iris_gui.figures.curve_reduce import m4_indices
 from iris_gui.figures.curves import PlotCurve
 from iris_gui.figures.loss import LossFigure
+from iris_gui.figures.offscreen import discard
 from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.store.curve_csv import export_curves_csv
 from iris_gui.store.paths import StoreError
@@ -114,8 +115,7 @@ def _laid_out(figure: LossFigure, logical: int) -> Iterator[LossFigure]:
         figure.plot_item.layout.activate()
         yield figure
     finally:
-        widget.close()
-        widget.deleteLater()
+        discard(figure)
 
 
 def _controls_height() -> int:

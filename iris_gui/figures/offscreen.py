@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
@@ -23,3 +24,18 @@ def _qt_message(kind: QtMsgType, context: object, message: str) -> None:
     # harmless, and these commands' stderr is for their own one-line errors.
     if "propagateSizeHints" not in message:
         sys.stderr.write(f"{message}\n")
+
+
+def discard(figure: Any) -> None:
+    """Close an offscreen figure's widget and delete it once control is back in the event loop,
+    keeping the Python figure alive until then.
+
+    Without the figure kept, its items' Python wrappers can be collected first (the cyclic
+    collector clears their attributes) while their C++ objects still sit in a scene whose
+    layout asks them for size hints: pyqtgraph's LabelItem then raises AttributeError inside
+    Qt's event loop.
+    """
+    widget = figure.widget
+    widget.close()
+    widget.destroyed.connect(lambda *_: figure)  # the connection holds the figure until then
+    widget.deleteLater()
