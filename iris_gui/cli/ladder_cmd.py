@@ -33,7 +33,7 @@ def _engines(args: argparse.Namespace) -> list[str]:
     return list(dict.fromkeys(asked))
 
 
-def _plan(args: argparse.Namespace) -> tuple[list[RunConfig], list[dict[str, Any]]]:
+def _plan(args: argparse.Namespace, hosts: Any) -> tuple[list[RunConfig], list[dict[str, Any]]]:
     """The configs to run and the rows that cannot run (with their reason)."""
     from iris_gui.cli.run_options import checked_config
     from iris_gui.engine.devices import describe_devices
@@ -49,7 +49,7 @@ def _plan(args: argparse.Namespace) -> tuple[list[RunConfig], list[dict[str, Any
     known = {d.id: d for d in describe_devices()}
     wanted = list(known) if args.devices == ["all"] else args.devices
     checked = [checked_config(args, device=d, call="forward").device for d in wanted]
-    known.update(_hosts_devices([d for d in checked if d not in known]))
+    known.update(_hosts_devices([d for d in checked if d not in known], hosts))
     devices = [known[d] for d in checked]
     base = checked_config(args, call="forward")
     configs, skipped = ladder_configs(base, devices, engines, record)
@@ -58,24 +58,17 @@ def _plan(args: argparse.Namespace) -> tuple[list[RunConfig], list[dict[str, Any
     return configs, unavailable
 
 
-def _hosts_devices(wanted: list[str]) -> dict[str, Any]:
+def _hosts_devices(wanted: list[str], hosts: Any) -> dict[str, Any]:
     """The hosts' devices among ``wanted`` (each host asked once; the engines each can run
     are the host's answer); one line and exit 2 when a host lacks one."""
-    if not wanted:
-        return {}
-    from iris_gui.engine.remote.host_runners import HostRunners
-
-    hosts, found = HostRunners(), {}
-    try:
-        for device in wanted:
-            runner = hosts.for_device(device)
-            assert runner is not None  # checked_config sent this machine's devices elsewhere
-            found.update({d.id: d for d in runner.start()})
-            if device not in found:
-                raise ConfigError(f"device {device!r} is not on {runner.host.name}; it has: "
-                                  f"{', '.join(found) or 'none'}")
-    finally:
-        hosts.close()
+    found: dict[str, Any] = {}
+    for device in wanted:
+        runner = hosts.for_device(device)
+        assert runner is not None  # checked_config sent this machine's devices elsewhere
+        found.update({d.id: d for d in runner.start()})
+        if device not in found:
+            raise ConfigError(f"device {device!r} is not on {runner.host.name}; it has: "
+                              f"{', '.join(found) or 'none'}")
     return found
 
 
@@ -83,9 +76,15 @@ def ladder_command(args: argparse.Namespace) -> int:
     from iris_gui.cli.run_options import exit_status, run_configs, run_record
     from iris_gui.engine.compare import compare_groups
     from iris_gui.engine.ladder import ladder_rows
+    from iris_gui.engine.remote.host_runners import HostRunners
 
-    configs, unavailable = _plan(args)
-    results, ids = run_configs(configs * args.repeat, args)
+    hosts = HostRunners()  # connected while planning, reused for the runs, closed by them
+    try:
+        configs, unavailable = _plan(args, hosts)
+    except BaseException:
+        hosts.close()
+        raise
+    results, ids = run_configs(configs * args.repeat, args, hosts)
     count = len(configs)
     groups = [(results[i::count], ids[i::count]) for i in range(count)]
     groups = [(g, i) for g, i in groups if g]

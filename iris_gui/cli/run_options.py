@@ -62,7 +62,8 @@ def _engine_recording(args: argparse.Namespace) -> dict[str, str]:
     return {"record": default_recording(engine)}
 
 
-def run_configs(configs: list[RunConfig], args: argparse.Namespace) -> tuple[list, list[int | None]]:
+def run_configs(configs: list[RunConfig], args: argparse.Namespace,
+                hosts: Any = None) -> tuple[list, list[int | None]]:
     """Train each config in turn, saving as it goes; Ctrl+C or SIGTERM stops the current one
     and the rest (cli/signals.py), and a signal never interrupts a save."""
     from iris_gui.engine.remote.host_runners import HostRunners
@@ -70,7 +71,9 @@ def run_configs(configs: list[RunConfig], args: argparse.Namespace) -> tuple[lis
 
     results, ids = [], []
     stop = threading.Event()
-    hosts = HostRunners()
+    # A caller that has asked the hosts already (the ladder, for their engines) passes their
+    # connections on; they are closed here either way.
+    hosts = hosts if hosts is not None else HostRunners()
     # The stop is in place before the store opens: a signal from here on keeps the run.
     with GUARD.stopping(stop), open_store(not args.no_save) as store, closing(hosts):
         for index, config in enumerate(configs):

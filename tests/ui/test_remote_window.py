@@ -34,7 +34,8 @@ def _device_ids(window) -> list:
     return [combo.itemData(i) for i in range(combo.count())]
 
 
-def test_a_hosts_device_is_listed_and_trains(qtbot, open_window, hosts_file, ssh_config_env):
+def test_a_hosts_device_is_listed_trains_and_sweeps(qtbot, open_window, hosts_file,
+                                                    ssh_config_env):
     add_host(LAB)
     window = open_window(epochs=400)
     qtbot.waitUntil(lambda: "lab:cpu" in _device_ids(window), timeout=CONNECT_MS)
@@ -55,6 +56,22 @@ def test_a_hosts_device_is_listed_and_trains(qtbot, open_window, hosts_file, ssh
     shown = window.plot.curves()
     assert len(shown) == 1 and len(shown[0].losses) == 400  # the stored run's curve
     assert window.controller.state is RunState.IDLE
+    # A sweep may mix this machine's series with the host's (one window, one connection).
+    view, form = window.crossover, window.crossover.settings
+    form.rows_edit.setText("120,2000")
+    form.hidden_edit.setText("8")
+    form.threads_edit.setText("1")
+    form.seconds_spin.setValue(0.05)
+    form.all_devices.setChecked(False)
+    boxes = {box.text(): box for box in form.findChildren(QCheckBox)}
+    boxes["cpu"].setChecked(True)
+    boxes["lab:cpu"].setChecked(True)
+    with qtbot.waitSignal(window.controller.sweep_finished, timeout=CONNECT_MS) as finished:
+        qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    result = finished.args[0]
+    assert result.status == "completed"
+    assert {point.device for point in result.points} == {"cpu", "lab:cpu"}
+
 
 
 def test_a_host_added_in_the_dialog_joins_the_device_lists(qtbot, open_window, hosts_file,
@@ -82,28 +99,8 @@ def test_a_host_added_in_the_dialog_joins_the_device_lists(qtbot, open_window, h
     assert "lab:cpu" in [device.id for device in listed[-1]]
 
 
-def test_a_sweep_mixes_this_machines_series_with_a_hosts(qtbot, open_window, hosts_file,
-                                                          ssh_config_env):
-    add_host(LAB)
-    window = open_window()
-    qtbot.waitUntil(lambda: "lab:cpu" in _device_ids(window), timeout=CONNECT_MS)
-    view, form = window.crossover, window.crossover.settings
-    form.rows_edit.setText("120,2000")
-    form.hidden_edit.setText("8")
-    form.threads_edit.setText("1")
-    form.seconds_spin.setValue(0.05)
-    form.all_devices.setChecked(False)
-    boxes = {box.text(): box for box in form.findChildren(QCheckBox)}
-    boxes["cpu"].setChecked(True)
-    boxes["lab:cpu"].setChecked(True)
-    with qtbot.waitSignal(window.controller.sweep_finished, timeout=CONNECT_MS) as finished:
-        qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
-    result = finished.args[0]
-    assert result.status == "completed"
-    assert {point.device for point in result.points} == {"cpu", "lab:cpu"}
-
-
-def test_stop_ends_a_remote_run_and_keeps_it(qtbot, open_window, hosts_file, ssh_config_env):
+def test_stop_keeps_a_remote_run_and_closing_the_window_ends_the_next_quickly(
+        qtbot, open_window, hosts_file, ssh_config_env):
     add_host(LAB)
     window = open_window(epochs=5_000_000)
     qtbot.waitUntil(lambda: "lab:cpu" in _device_ids(window), timeout=CONNECT_MS)
@@ -124,17 +121,9 @@ def test_stop_ends_a_remote_run_and_keeps_it(qtbot, open_window, hosts_file, ssh
     with qtbot.waitSignal(window.controller.run_finished, timeout=CONNECT_MS) as finished:
         qtbot.mouseClick(window.controls.train_button, Qt.MouseButton.LeftButton)
     assert finished.args[1].status.value == "completed"
-
-
-def test_closing_the_window_mid_remote_run_ends_it_quickly(qtbot, open_window, hosts_file,
-                                                           ssh_config_env):
-    add_host(LAB)
-    window = open_window(epochs=5_000_000)
-    qtbot.waitUntil(lambda: "lab:cpu" in _device_ids(window), timeout=CONNECT_MS)
-    combo = window.controls.form.device_combo
-    combo.setCurrentIndex(combo.findData("lab:cpu"))
-    chunks = []
-    window.controller.chunk_ready.connect(lambda token, chunk: chunks.append(chunk))
+    # Closing the window in the middle of a remote run ends the work on the host within 2 s.
+    window.controls.form.epochs_spin.setValue(5_000_000)
+    chunks.clear()
     window.actions.train.trigger()
     qtbot.waitUntil(lambda: bool(chunks), timeout=CONNECT_MS)
     # The host is this machine: the worker's pid there can be watched from here.
