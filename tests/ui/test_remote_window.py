@@ -147,11 +147,16 @@ def test_an_unreachable_host_is_one_line_and_the_window_carries_on(
         qtbot, open_window, hosts_file, ssh_config_env):
     add_host(Host("attic", "iris-nokey", command=f"{sys.executable} -m iris_gui"))
     window = open_window(epochs=200)
-    qtbot.waitUntil(lambda: window.status.currentMessage().startswith("attic: "),
+    qtbot.waitUntil(lambda: window.status.currentMessage().startswith("Not connected: "),
                     timeout=CONNECT_MS)
     message = window.status.currentMessage()
-    assert message.startswith("attic: ") and "\n" not in message
-    assert "refused the login" in message
+    assert message == "Not connected: attic (Run → Hosts… says why)"
+    # The whole reason, one line naming the host, is in the Hosts dialog.
+    dialog = window.hosts_presenter.show_dialog(window)
+    reason = dialog.result_label.text()
+    assert reason.startswith("attic: ") and "\n" not in reason
+    assert "refused the login" in reason
+    dialog.close()
     ids = _device_ids(window)
     assert "cpu" in ids and not any(str(i).startswith("attic:") for i in ids)
     # Responsive throughout: a local run trains as before.

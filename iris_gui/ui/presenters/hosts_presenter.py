@@ -2,8 +2,10 @@
 says while hosts connect and when one does not answer.
 
 The connecting itself is the worker thread's (ui/jobs/worker.py); this only reports it. A host
-that fails is one line naming it, in the status bar rather than a message box: it is said
-again at every launch while that host is down, and the other devices are usable meanwhile.
+that fails is named in the status bar, in a line short enough to share it with a run's summary,
+rather than in a message box: it is said again at every launch while that host is down, and
+the other devices are usable meanwhile. Its whole reason (ssh's, in one line) is in the Hosts
+dialog, which opens showing it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ class HostsPresenter(QObject):
             self.dialog = HostsDialog(parent)
             self.dialog.hosts_changed.connect(self.views.controller.reconnect_hosts)
             self.dialog.finished.connect(self._forget_dialog)
+        if self.failures:
+            self.dialog.show_failures(list(self.failures.values()))
         self.dialog.show()
         self.dialog.raise_()
         return self.dialog
@@ -51,4 +55,7 @@ class HostsPresenter(QObject):
 
     def _on_failed(self, name: str, line: str) -> None:
         self.failures[name] = line
-        self.views.status.showMessage(" · ".join(self.failures.values()), FAILURE_MS)
+        self.views.status.showMessage(
+            f"Not connected: {', '.join(self.failures)} (Run → Hosts… says why)", FAILURE_MS)
+        if self.dialog is not None:
+            self.dialog.show_failures(list(self.failures.values()))

@@ -197,6 +197,10 @@ class HostsDialog(QDialog):
         self._show_result(connected, text)
         self._sync_buttons()
 
+    def show_failures(self, lines: list[str]) -> None:
+        """Why the hosts the window could not connect did not answer, one line each."""
+        self._show_result(False, "\n".join(lines))
+
     def _show_result(self, good: bool, text: str) -> None:
         self.result_label.setStyleSheet("" if good else f"color: {ERROR_COLOUR};")
         self.result_label.setText(text)
