@@ -39,8 +39,11 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import pytest
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -359,3 +362,49 @@ def kill_pids(pids: list[int], sig: int = signal.SIGKILL) -> None:
             os.kill(pid, sig)
         except ProcessLookupError:
             pass
+
+
+def wait_for(predicate: Callable[[], object], timeout: float, what: str) -> object:
+    """Poll ``predicate`` (backing off to 0.1 s) until it is truthy; its value, or an
+    AssertionError naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+
+
+# The fixtures, for the conftests that import them (tests/remote, tests/ui).
+SSH_CONFIG_ENV = "IRIS_GUI_SSH_CONFIG"  # the variable the product reads to pass ``-F <file>``
+
+
+@pytest.fixture(scope="session")
+def sshd() -> Iterator[LoopbackSshd]:
+    """One loopback sshd for the session; the tests are skipped, with the reason, where none
+    can be started (no openssh-server, no ssh client, no loopback port)."""
+    reason = skip_reason()
+    if reason is not None:
+        pytest.skip(f"no loopback sshd: {reason}")
+    server = LoopbackSshd()
+    try:
+        server.start()
+    except SshdError as error:  # installed but failing to start is a failure, not a skip
+        pytest.fail(f"the loopback sshd did not start: {error}", pytrace=False)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def ssh_config_env(monkeypatch: pytest.MonkeyPatch, sshd: LoopbackSshd) -> str:
+    """IRIS_GUI_SSH_CONFIG pointing at the loopback sshd's ssh_config (aliases iris-test,
+    iris-unknown, iris-nokey); nothing of the user's ~/.ssh is read. Returns the path."""
+    path = str(sshd.config_path)
+    monkeypatch.setenv(SSH_CONFIG_ENV, path)
+    return path

@@ -9,12 +9,11 @@ import re
 import shlex
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
 import pytest
-from sshd import LoopbackSshd, kill_pids
+from sshd import LoopbackSshd, kill_pids, wait_for
 
 TIMEOUT_S = 15
 
@@ -37,17 +36,6 @@ def pids_matching_parent(parent: int) -> list[int]:
     return [int(pid) for pid in found.stdout.split()]
 
 
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    delay = 0.02
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(delay)
-        delay = min(delay * 2, 0.2)
 
 
 def start_remote(sshd: LoopbackSshd, command: str, pattern: str) -> tuple[subprocess.Popen, int]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sshd import LoopbackSshd
+from sshd import LoopbackSshd, wait_for
 
 from iris_gui import __version__
 from iris_gui.engine.config import RunConfig
@@ -38,17 +38,6 @@ PYTHON_IRIS_GUI = f"{shlex.quote(sys.executable)} -m iris_gui"
 LONG = 2_000_000  # epochs: a run that is still going when a test ends it
 
 
-def wait_for(predicate: Callable[[], object], timeout: float, what: str) -> object:
-    deadline = time.monotonic() + timeout
-    delay = 0.01
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(delay)
-        delay = min(delay * 2, 0.1)
 
 
 def alive(pid: int) -> bool:

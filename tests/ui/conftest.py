@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "remote"))
+# The loopback sshd's fixtures, for the Hosts dialog's and the remote window's tests.
+from sshd import ssh_config_env, sshd  # noqa: F401
 
 # Each window starts its own worker process (torch loads there): a busy machine takes a while.
 READY_MS = 90_000
@@ -96,38 +103,6 @@ def ladder_panel(qtbot):
     return widget
 
 
-@pytest.fixture(scope="session")
-def sshd():
-    """A real sshd on 127.0.0.1 (tests/remote/sshd.py) for the window's remote devices; the
-    tests are skipped, with the reason, where none can be started."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "remote"))
-    from sshd import LoopbackSshd, SshdError, skip_reason
-
-    reason = skip_reason()
-    if reason is not None:
-        pytest.skip(f"no loopback sshd: {reason}")
-    server = LoopbackSshd()
-    try:
-        server.start()
-    except SshdError as error:  # installed but failing to start is a failure, not a skip
-        pytest.fail(f"the loopback sshd did not start: {error}", pytrace=False)
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def ssh_config_env(monkeypatch, sshd):
-    """ssh reads the loopback sshd's config (``ssh -F``): its aliases iris-test, iris-unknown
-    and iris-nokey; nothing of the user's ~/.ssh is read."""
-    from iris_gui.engine.remote.ssh import SSH_CONFIG_ENV
-
-    monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
-    return sshd.config_path
 
 
 @pytest.fixture
