@@ -18,6 +18,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
 from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult, flops_per_epoch
 from iris_gui.figures import crossover_marks as marks
 from iris_gui.figures import crossover_text as words

@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QFontMetrics
 
+import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
 from iris_gui.engine.breakdown import CATEGORIES, Breakdown
 from iris_gui.figures.plot_theme import LIGHT, TABLEAU, PlotTheme
 from iris_gui.figures.sample_mark import SampleMark

@@ -17,6 +17,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetrics
 
+import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
 from iris_gui.engine.ladder import LadderRow
 from iris_gui.figures import ladder_geometry as geometry
 from iris_gui.figures import ladder_text as words
