@@ -8,6 +8,7 @@ iris-gui; these tests skip, saying why, where no sshd can be started.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 
@@ -181,3 +182,27 @@ def test_a_remembered_hosts_device_is_chosen_again_once_the_host_answers(qtbot):
     panel.set_devices(local + [replace(local[1], id="lab:cuda:0")])
     assert panel.form.device_combo.currentData() == "lab:cuda:0"
     assert panel.form.device_combo.currentText().startswith("lab:cuda:0 — ")
+
+
+def test_a_host_that_never_answers_does_not_hold_up_this_machines_runs(
+        qtbot, open_window, hosts_file, ssh_config_env):
+    """The host logs in but its command never greets (a hung node): the window connects it off
+    the worker's thread, so a run on this machine starts and completes meanwhile."""
+    marker = "sleep 117.25"  # the "host" is this machine: its orphan is found and ended below
+    add_host(Host("hung", "iris-test", command=f"sh -c '{marker}' sh"))
+    try:
+        window = open_window(epochs=200)
+        qtbot.waitUntil(lambda: window.status.currentMessage().startswith("Connecting to hung"),
+                        timeout=CONNECT_MS)
+        began = time.monotonic()
+        with qtbot.waitSignal(window.controller.run_finished, timeout=30_000) as finished:
+            qtbot.mouseClick(window.controls.train_button, Qt.MouseButton.LeftButton)
+        assert finished.args[1].status.value == "completed"
+        assert finished.args[1].config.device == "cpu"
+        assert time.monotonic() - began < 25  # not the host's 60 s connect timeout
+        assert "hung:cpu" not in _device_ids(window)
+        started = time.monotonic()
+        window.close()  # mid-connect: closes at once, and nothing is reported afterwards
+        assert time.monotonic() - started < 2.0
+    finally:
+        subprocess.run(["pkill", "-f", f"^{marker}$"], check=False)

@@ -60,6 +60,7 @@ class RemoteRunner:
         self._stderr: deque[str] = deque(maxlen=40)
         self._stderr_reader: threading.Thread | None = None
         self._write_lock = threading.Lock()
+        self._start_lock = threading.Lock()
         self._stop = threading.Event()
         self._grace = STOP_GRACE_SECONDS
         self._job = 0
@@ -70,7 +71,13 @@ class RemoteRunner:
         return self._process is not None and self._process.poll() is None
 
     def start(self, timeout: float = START_TIMEOUT_SECONDS) -> list[DeviceInfo]:
-        """Connect and wait for the host's greeting; WorkerError in one line if it fails."""
+        """Connect and wait for the host's greeting; WorkerError in one line if it fails. A
+        second caller while a connection is being made (a run asked for while the window
+        connects its hosts) waits for that one instead of making another."""
+        with self._start_lock:
+            return self._start(timeout)
+
+    def _start(self, timeout: float) -> list[DeviceInfo]:
         if self.alive:
             return self.devices
         self._connect()

@@ -57,6 +57,7 @@ class TrainingWorker(QObject):
         self._job_token: int | None = None
         self._job_runners: list = []
         self._stop_token: int | None = None
+        self._generation = 0  # of the hosts' connecting: a later one, or close, supersedes
 
     @Slot()
     def start(self) -> None:
@@ -110,11 +111,24 @@ class TrainingWorker(QObject):
             return
         self.hosts_connecting.emit([host.name for host in hosts])
         # Any device of a host names its runner; each host has a cpu.
-        runners = [self._remote_runner(f"{host.name}:cpu") for host in hosts]
-        outcome = connect_hosts([r for r in runners if r is not None])
-        self.ready.emit(self._local_devices + outcome.devices, version)
-        for name, message in outcome.failures:
-            self.host_failed.emit(name, message)
+        runners = [r for r in (self._remote_runner(f"{h.name}:cpu") for h in hosts) if r]
+        with self._lock:
+            self._generation += 1
+            generation = self._generation
+        local = list(self._local_devices)
+
+        def connect() -> None:
+            outcome = connect_hosts(runners)
+            with self._lock:
+                if generation != self._generation:  # reconnected or closed meanwhile
+                    return
+            self.ready.emit(local + outcome.devices, version)
+            for name, message in outcome.failures:
+                self.host_failed.emit(name, message)
+
+        # Off this thread: a run on this machine never waits for a slow or dead host (a run
+        # on a host that is still connecting waits for it in RemoteRunner.start).
+        threading.Thread(target=connect, daemon=True, name="iris-gui-hosts").start()
 
     def _remote_runner(self, device: str) -> RemoteRunner | None:
         """The host's runner for a ``HOST:...`` device; None for this machine's devices."""
@@ -223,6 +237,8 @@ class TrainingWorker(QObject):
 
     def close(self) -> None:
         """Only once the thread has finished: the runners are not shared across threads."""
+        with self._lock:
+            self._generation += 1  # a connecting still under way reports nothing
         for runner in self._runners.values():
             runner.close()
         self._hosts.close()
