@@ -56,6 +56,9 @@ class Report:
     ladder: list[LadderRow] = field(default_factory=list)  # when the runs span several engines
     sweep: SweepResult | None = None
     sweep_label: str = ""
+    # The explained runs' breakdowns (label, Breakdown), for the explain chart; a stored
+    # breakdown that cannot be read has its sentence in its section and no bar.
+    breakdowns: list[tuple[str, Breakdown]] = field(default_factory=list)
 
 
 def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepResult | None = None,
@@ -78,6 +81,8 @@ def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepRes
                 for run in runs if len(run.result.losses)],
         ladder=ladder_rows([run.result for run in runs], ids) if len(engines) > 1 else [],
         sweep=sweep if sweep is not None and sweep.points else None, sweep_label=sweep_label,
+        breakdowns=[(f"run {run.id}", breakdown) for run in runs
+                    if (breakdown := _breakdown(run)) is not None],
     )
 
 
@@ -98,6 +103,15 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
     return RunSection(run.id, heading, result.message, sentences,
                       [(name, value) for name, value in environment if value],
                       command_for(config))
+
+
+def _breakdown(run: StoredRun) -> Breakdown | None:
+    if not run.breakdown:
+        return None
+    try:
+        return Breakdown.from_dict(run.breakdown)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None  # said in the run's own section (_sentences)
 
 
 def _sentences(run: StoredRun) -> list[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from iris_gui.engine.sweep_model import SweepResult
 from iris_gui.figures.crossover_file import render_crossover
 from iris_gui.figures.curves import PlotCurve
+from iris_gui.figures.explain_file import render_explain
 from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.figures.loss_file import render_curves
 from iris_gui.report.content import Report
@@ -21,7 +22,7 @@ MAX_NAMED = 4  # series named in a caption; more are counted
 
 @dataclass(frozen=True)
 class Figure:
-    name: str  # the file's suffix-less name beside a Markdown report: loss, ladder, crossover
+    name: str  # the file's suffix-less name beside a Markdown report: loss, ladder, explain, crossover
     caption: str
     path: Path
 
@@ -41,6 +42,12 @@ def render_figures(report: Report, folder: Path, stem: str, width: int = WIDTH,
         render_ladder(report.ladder, path, width)
         figures.append(Figure("ladder", "The engine ladder: steady-state µs per epoch per rung, "
                                         "speedups against the note's loop", path))
+    if report.breakdowns:
+        path = folder / f"{stem}-explain.png"
+        render_explain(report.breakdowns, path, width)
+        figures.append(Figure("explain", "Where an epoch's time goes in each explained run "
+                                         "(µs per epoch by category, from its profiled window)",
+                              path))
     if report.sweep is not None:
         path = folder / f"{stem}-crossover.png"
         render_crossover(report.sweep, path, width)

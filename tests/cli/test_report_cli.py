@@ -140,8 +140,8 @@ def test_html_is_one_file_with_the_table_and_embedded_images(reports: dict) -> N
             assert not value or value.startswith("data:"), (tag, name, value[:80])
         assert tag not in {"script", "link", "iframe", "object", "embed"}, tag
     images = [attrs["src"] for tag, attrs in page.tags if tag == "img"]
-    # The loss plot and, for runs of two engines, the ladder.
-    assert len(images) == 2
+    # The loss plot, for runs of two engines the ladder, and run 1's explain chart.
+    assert len(images) == 3
     for src in images:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1]).startswith(PNG_MAGIC)
@@ -165,7 +165,7 @@ def test_markdown_writes_its_images_beside_it_and_refers_to_them_relatively(repo
     text = (folder / "r.md").read_text(encoding="utf-8")
     assert "http://" not in text and "https://" not in text
     names = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
-    assert names == ["r-loss.png", "r-ladder.png", "r-crossover.png"]
+    assert names == ["r-loss.png", "r-ladder.png", "r-explain.png", "r-crossover.png"]
     for name in names:
         assert (folder / name).read_bytes().startswith(PNG_MAGIC)
     table = [line for line in text.splitlines() if line.startswith("| ")]

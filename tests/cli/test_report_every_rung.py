@@ -78,3 +78,7 @@ def test_the_report_opens_with_every_runs_section(every_rung: dict, suffix: str)
         section = text.split(heading, 1)[1]
         assert "Where an epoch" in section.split("Repeat it:")[0]  # its explain sentences
     assert "does not apply to the native engine" in text
+    # The explain chart of the explained runs, beside the loss plot and the ladder.
+    assert "time goes in each explained run" in text
+    if suffix == "md":
+        assert (every_rung["out"] / "every-explain.png").stat().st_size > 1000
