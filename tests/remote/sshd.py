@@ -379,6 +379,18 @@ def wait_for(predicate: Callable[[], object], timeout: float, what: str) -> obje
         delay = min(delay * 2, 0.1)
 
 
+def alive(pid: int) -> bool:
+    """A running process (a zombie waiting for its reaper does not count)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 # The fixtures, for the conftests that import them (tests/remote, tests/ui).
 SSH_CONFIG_ENV = "IRIS_GUI_SSH_CONFIG"  # the variable the product reads to pass ``-F <file>``
 

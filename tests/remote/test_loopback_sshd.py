@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sshd import LoopbackSshd, kill_pids, wait_for
+from sshd import LoopbackSshd, alive, kill_pids, wait_for
 
 TIMEOUT_S = 15
 
@@ -54,16 +54,6 @@ def start_remote(sshd: LoopbackSshd, command: str, pattern: str) -> tuple[subpro
     return client, pids[0]
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is not a survivor (it is only waiting for its new parent, init, to reap it).
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_echo_hello(sshd: LoopbackSshd) -> None:

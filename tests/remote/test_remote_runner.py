@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sshd import LoopbackSshd, wait_for
+from sshd import LoopbackSshd, alive, wait_for
 
 from iris_gui import __version__
 from iris_gui.engine.config import RunConfig
@@ -40,16 +40,6 @@ LONG = 2_000_000  # epochs: a run that is still going when a test ends it
 
 
 
-def alive(pid: int) -> bool:
-    """A running process (a zombie waiting for its reaper does not count)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def cmdline(pid: int) -> list[str]:
