@@ -15,6 +15,7 @@ from iris_gui.engine.config import (
     RunConfig,
     parse_hidden,
 )
+from iris_gui.engine.batch_settings import DATA_PATHS, PRECISIONS, parse_batch
 from iris_gui.engine.engines import ENGINES
 
 DEFAULTS = RunConfig()
@@ -83,7 +84,13 @@ def _width(text: str) -> int:
 def _add_run_options(parser: argparse.ArgumentParser, single: bool) -> None:
     """The RunConfig fields as options; defaults are the note's experiment."""
     group = parser.add_argument_group("run")
-    group.add_argument("--dataset", choices=DATASETS, default=DEFAULTS.dataset)
+    # None, not iris: --data alone means CSV data, and --dataset iris --data f.csv is refused.
+    group.add_argument("--dataset", choices=DATASETS, default=None,
+                       help="a built-in data set (default iris), or csv with --data")
+    group.add_argument("--data", default=None, metavar="PATH.csv",
+                       help="train on your own CSV: a header, numeric features, a target column")
+    group.add_argument("--target", default=None, metavar="COLUMN",
+                       help="the CSV's target column (default: its last column)")
     if single:
         group.add_argument("--device", default=DEFAULTS.device, help="cpu, cuda:0, mps, ... (see 'devices')")
         # None, not the default itself: train tells "not given" (the engine's own recording)
@@ -111,8 +118,41 @@ def _add_run_options(parser: argparse.ArgumentParser, single: bool) -> None:
     group.add_argument("--features", type=int, default=DEFAULTS.synthetic_features, help="synthetic features")
     group.add_argument("--classes", type=int, default=DEFAULTS.synthetic_classes, help="synthetic classes")
     group.add_argument("--repeat", type=_repeat, default=1, help="replicates; median and IQR are reported")
+    _add_batch_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--no-save", action="store_true", help="do not keep the run(s) in the store")
+
+
+def _batch(text: str) -> int:
+    try:
+        return parse_batch(text)
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _add_batch_options(parser: argparse.ArgumentParser) -> None:
+    """Mini-batches, the data path and the precision (engine/batch_settings.py)."""
+    group = parser.add_argument_group("batches, data path, precision")
+    group.add_argument("--batch", type=_batch, default=DEFAULTS.batch, metavar="full|N",
+                       help="rows per optimizer step (default full: the note's full batch); "
+                            "N shuffles every epoch")
+    group.add_argument("--drop-last", action="store_true",
+                       help="drop each epoch's last partial batch")
+    group.add_argument("--data-path", choices=DATA_PATHS, default=DEFAULTS.data_path,
+                       help="resident: the data on the device, batches by index; loader: a "
+                            "torch DataLoader over host tensors")
+    group.add_argument("--workers", type=int, default=DEFAULTS.workers,
+                       help="the loader's worker processes (num_workers)")
+    group.add_argument("--pin-memory", action="store_true", help="the loader pins its batches")
+    group.add_argument("--non-blocking", action="store_true",
+                       help="copy the loader's batches with non_blocking=True")
+    group.add_argument("--persistent-workers", action="store_true",
+                       help="keep the loader's workers between epochs")
+    group.add_argument("--prefetch-factor", type=int, default=DEFAULTS.prefetch_factor,
+                       help="batches each loader worker prepares ahead")
+    group.add_argument("--precision", choices=PRECISIONS, default=DEFAULTS.precision,
+                       help="float32 (the note's), float64, or bfloat16/float16 autocast")
+    group.add_argument("--tf32", action="store_true", help="allow TF32 for CUDA matmuls")
 
 
 def build_parser() -> OneLineParser:
@@ -233,6 +273,11 @@ def _ints(text: str) -> list[int]:
     return [int(item.replace("_", "")) for item in items]
 
 
+def _batches(text: str) -> list[int]:
+    """``16,64,full`` -> [16, 64, 0]: each a batch size (``_batch``), once each, in order."""
+    return list(dict.fromkeys(_batch(item) for item in _csv(text)))
+
+
 def _add_sweep_commands(commands: argparse._SubParsersAction) -> None:
     from iris_gui.engine.sweep_model import SweepSpec
 
@@ -249,6 +294,11 @@ def _add_sweep_commands(commands: argparse._SubParsersAction) -> None:
                             "cores)")
     sweep.add_argument("--rows", type=_ints, default=list(spec.rows), metavar="120,1000,...")
     sweep.add_argument("--hidden", type=_ints, default=list(spec.hidden), metavar="10,64,...")
+    sweep.add_argument("--batch", type=_batches, default=list(spec.batches),
+                       metavar="16,64,...,full",
+                       help="batch sizes to sweep, rows per optimizer step (default full: the "
+                            "note's full batch); several find where one series overtakes "
+                            "another along the batch size")
     sweep.add_argument("--features", type=int, default=spec.features)
     sweep.add_argument("--classes", type=int, default=spec.classes)
     sweep.add_argument("--min-seconds", type=float, default=spec.min_seconds,
@@ -275,7 +325,7 @@ def _add_sweep_commands(commands: argparse._SubParsersAction) -> None:
 def config_from_args(args: argparse.Namespace, **overrides: object) -> RunConfig:
     """Build the RunConfig the options describe; ConfigError names any bad value."""
     values: dict[str, object] = {
-        "dataset": args.dataset, "epochs": args.epochs, "lr": args.lr, "hidden": args.hidden,
+        "dataset": _dataset(args), "epochs": args.epochs, "lr": args.lr, "hidden": args.hidden,
         "optimizer": args.optimizer, "momentum": args.momentum, "scaler": args.scaler,
         "test_size": args.test_size, "seed": args.seed, "split_seed": args.split_seed,
         "threads": args.threads, "synthetic_rows": args.rows,
@@ -284,6 +334,24 @@ def config_from_args(args: argparse.Namespace, **overrides: object) -> RunConfig
     for name in ("device", "record", "call", "engine"):
         if getattr(args, name, None) is not None:
             values[name] = getattr(args, name)
+    for name in BATCH_FIELDS:
+        if hasattr(args, name):
+            values[name] = getattr(args, name)
+    if getattr(args, "data", None) is not None:
+        values["data_file"] = args.data
+    if getattr(args, "target", None) is not None:
+        values["target"] = args.target
     values.update(overrides)
     return RunConfig(**values)
+
+
+BATCH_FIELDS = ("batch", "drop_last", "data_path", "workers", "pin_memory", "non_blocking",
+                "persistent_workers", "prefetch_factor", "precision", "tf32")
+
+
+def _dataset(args: argparse.Namespace) -> str:
+    """csv when --data names a file and no --dataset was given; iris when neither was."""
+    if args.dataset is not None:
+        return args.dataset
+    return "csv" if getattr(args, "data", None) is not None else DEFAULTS.dataset
 

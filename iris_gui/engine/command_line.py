@@ -20,7 +20,11 @@ OPTIONS: tuple[tuple[str, str], ...] = (
     ("hidden", "--hidden"), ("optimizer", "--optimizer"), ("momentum", "--momentum"),
     ("record", "--record"), ("call", "--call"), ("threads", "--threads"),
     ("scaler", "--scaler"), ("test_size", "--test-size"), ("seed", "--seed"),
-    ("split_seed", "--split-seed"),
+    ("split_seed", "--split-seed"), ("data_file", "--data"), ("target", "--target"),
+    ("batch", "--batch"), ("drop_last", "--drop-last"), ("data_path", "--data-path"),
+    ("workers", "--workers"), ("pin_memory", "--pin-memory"), ("non_blocking", "--non-blocking"),
+    ("persistent_workers", "--persistent-workers"), ("prefetch_factor", "--prefetch-factor"),
+    ("precision", "--precision"), ("tf32", "--tf32"),
 )
 SYNTHETIC_SIZES = ("synthetic_rows", "synthetic_features", "synthetic_classes")
 
@@ -35,8 +39,11 @@ def command_for(config: RunConfig, program: str = "iris-gui") -> str:
         if name in SYNTHETIC_SIZES and config.dataset != "synthetic":
             continue
         value = getattr(config, name)
+        if name == "dataset" and value == "csv":
+            continue  # --data says it
         if value != getattr(defaults, name):
-            words += [option, _text(value)]
+            # A switch (--pin-memory) is its own word; --batch full is the default.
+            words += [option] if isinstance(value, bool) else [option, _text(value)]
     return shlex.join(words)
 
 

@@ -11,10 +11,11 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
-from iris_gui.engine.engines import ENGINES, calls_module, unsupported_choice
+from iris_gui.engine.batch_settings import check_batch_settings
+from iris_gui.engine.engines import ENGINES, calls_module, unsupported_batching, unsupported_choice
 from iris_gui.engine.errors import ConfigError
 
-DATASETS = ("iris", "wine", "breast_cancer", "digits", "synthetic")
+DATASETS = ("iris", "wine", "breast_cancer", "digits", "synthetic", "csv")
 SCALERS = ("minmax", "standard", "none")
 OPTIMIZERS = ("sgd", "adam")
 CALL_STYLES = ("call", "forward")
@@ -112,6 +113,25 @@ class RunConfig:
     synthetic_rows: int = 1000
     synthetic_features: int = 20
     synthetic_classes: int = 3
+    # Mini-batches (batching.py): 0 is the note's full batch; N shuffles the training rows
+    # every epoch with a generator seeded from ``seed`` and steps through them N at a time.
+    batch: int = 0
+    drop_last: bool = False
+    # How batches reach the model: "resident" (the data set on the device, batches by index)
+    # or "loader" (a torch DataLoader over host tensors, copied to the device every step).
+    data_path: str = "resident"
+    workers: int = 0
+    pin_memory: bool = False
+    non_blocking: bool = False
+    persistent_workers: bool = False
+    prefetch_factor: int = 2
+    # float32 (the note's), float64, or bfloat16/float16 autocast (precision.py).
+    precision: str = "float32"
+    tf32: bool = False
+    # Your own data (dataset "csv", csv_data.py): the file and its target column ("" is the
+    # last column).
+    data_file: str = ""
+    target: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hidden", tuple(self.hidden))
@@ -136,6 +156,23 @@ class RunConfig:
             raise ConfigError("device is empty; name one, e.g. cpu or cuda:0 (see iris-gui devices)")
         if self.dataset == "synthetic":
             self._check_synthetic()
+        self._check_batching()
+        self._check_data_file()
+
+    def _check_batching(self) -> None:
+        check_batch_settings(self)
+        reason = unsupported_batching(self.engine, self.batch, self.data_path, self.precision,
+                                      self.tf32)
+        if reason is not None:
+            raise ConfigError(reason)
+
+    def _check_data_file(self) -> None:
+        if self.dataset == "csv":
+            if not isinstance(self.data_file, str) or not self.data_file.strip():
+                raise ConfigError("data set csv needs a file: give --data path.csv")
+        elif self.data_file or self.target:
+            raise ConfigError(f"a data file and target apply only to CSV data, not to the "
+                              f"{self.dataset} data set; give --data path.csv")
 
     def _check_synthetic(self) -> None:
         _check_int("synthetic rows", self.synthetic_rows, 20, MAX_SYNTHETIC_ROWS)
@@ -183,7 +220,15 @@ class RunConfig:
         not the note's and without a call style where none applies (``cpu/native/device``)."""
         engine = "" if self.engine == "eager" else f"{self.engine}/"
         call = f"/{self.call}" if self.calls_module else ""
-        return f"{self.device}/{engine}{self.record}{call}"
+        batch = f"/batch {self.batch}" if self.batch else ""
+        loader = f"/loader x{self.workers}" if self.data_path == "loader" else ""
+        precision = "" if self.precision == "float32" else f"/{self.precision}"
+        return f"{self.device}/{engine}{self.record}{call}{batch}{loader}{precision}"
+
+    @property
+    def batch_label(self) -> str:
+        """``full`` or the batch size, as the CLI's --batch takes it."""
+        return str(self.batch) if self.batch else "full"
 
 
 def _check_float(

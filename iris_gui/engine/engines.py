@@ -13,6 +13,7 @@ from dataclasses import dataclass
 ENGINES = ("eager", "lean", "manual", "compiled", "graph", "persistent", "native")
 DEFAULT_ENGINE = "eager"
 ALL_RECORDINGS = ("every-epoch", "every", "device", "none")
+ALL_PRECISIONS = ("float32", "float64", "bfloat16", "float16")
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,9 @@ class EngineInfo:
     module_call: bool = False  # whether the call style (model(x) / model.forward(x)) applies
     devices: tuple[str, ...] = ()  # device kinds it runs on; empty: every kind
     short: str = ""  # the title where a narrow list must show it whole; "" for the title
+    minibatch: bool = True  # whether it trains mini-batches (--batch N), not only full batch
+    data_paths: tuple[str, ...] = ("resident", "loader")
+    precisions: tuple[str, ...] = ("float32",)
 
     @property
     def choice(self) -> str:
@@ -35,14 +39,16 @@ class EngineInfo:
 ENGINE_INFO = {info.name: info for info in (
     EngineInfo("eager", "eager (the note's loop)",
                "The note's step as written: forward, loss, zero_grad, backward, optimizer step, "
-               "each op dispatched by eager PyTorch and autograd.", True, module_call=True),
+               "each op dispatched by eager PyTorch and autograd.", True, module_call=True,
+               precisions=ALL_PRECISIONS),
     EngineInfo("lean", "lean (PyTorch's own switches)",
                "Still eager autograd, with zero_grad(set_to_none=True) and the fused (or "
                "foreach) optimizer kernel: fewer ops and no gradient zeroing per epoch.", True,
-               module_call=True),
+               module_call=True, precisions=ALL_PRECISIONS),
     EngineInfo("manual", "manual (no autograd)",
                "Forward and backward written out as tensor ops under no_grad, buffers allocated "
-               "once and updated in place: no autograd graph is built or walked.", True),
+               "once and updated in place: no autograd graph is built or walked.", True,
+               precisions=("float32", "float64")),
     EngineInfo("compiled", "compiled (torch.compile)",
                "torch.compile turns several epochs of the manual step into one generated "
                "kernel program (replayed as a CUDA graph on a GPU); compilation is timed apart, "
@@ -50,16 +56,17 @@ ENGINE_INFO = {info.name: info for info in (
     EngineInfo("graph", "graph (CUDA graphs)",
                "The whole step captured once with torch.cuda.graph and replayed many epochs "
                "per launch: no Python and no per-op launch cost left.", True,
-               recordings=("device", "none"), devices=("cuda",)),
+               recordings=("device", "none"), devices=("cuda",), data_paths=("resident",)),
     EngineInfo("persistent", "persistent (one Triton kernel)",
                "One Triton program trains many epochs per launch with the weights held on chip: "
                "an epoch is a few small matrix products, not dozens of kernel launches.", True,
-               recordings=("device", "none"), optimizers=("sgd",)),
+               recordings=("device", "none"), optimizers=("sgd",), minibatch=False,
+               data_paths=("resident",)),
     EngineInfo("native", "native (no framework, a reference)",
                "The same arithmetic as one native loop compiled by numba, with no framework at "
                "all: the floor the others are measured against.", False,
                recordings=("device", "none"), optimizers=("sgd",), devices=("cpu",),
-               short="native (no framework)"),
+               short="native (no framework)", minibatch=False, data_paths=("resident",)),
 )}
 
 
@@ -97,3 +104,23 @@ def unsupported_choice(engine: str, recording_mode: str, optimizer: str, call: s
         return (f"the call style 'call' (model(x)) applies only to the eager and lean engines; "
                 f"the {engine} engine does not call the module: use --call forward")
     return None
+
+
+def unsupported_batching(engine: str, batch: int, data_path: str, precision: str,
+                         tf32: bool) -> str | None:
+    """Why ``engine`` cannot train these batches, data path or precision (one line), or None."""
+    info = ENGINE_INFO[engine]
+    if batch and not info.minibatch:
+        return (f"the {engine} engine trains the full batch only; use --batch full, or an "
+                f"engine that takes mini-batches ({', '.join(minibatch_engines())})")
+    if data_path not in info.data_paths:
+        return (f"the {engine} engine reads resident data only (the data set on the device); "
+                f"use --data-path resident")
+    if precision not in info.precisions:
+        return (f"the {engine} engine trains in {' or '.join(info.precisions)} only, not "
+                f"{precision}; choose --precision {info.precisions[0]} or the eager engine")
+    return None
+
+
+def minibatch_engines() -> tuple[str, ...]:
+    return tuple(name for name, info in ENGINE_INFO.items() if info.minibatch)

@@ -26,6 +26,9 @@ class LossRecorder:
     def record(self, epoch: int, loss: torch.Tensor) -> None:
         pass
 
+    def record_value(self, epoch: int, value: float) -> None:
+        """An epoch's loss already on the host (a mini-batch epoch's mean of its steps)."""
+
     def flush(self) -> np.ndarray:
         return EMPTY
 
@@ -38,6 +41,9 @@ class EveryEpochRecorder(LossRecorder):
 
     def record(self, epoch: int, loss: torch.Tensor) -> None:
         self._values.append(loss.item())
+
+    def record_value(self, epoch: int, value: float) -> None:
+        self._values.append(value)
 
     def flush(self) -> np.ndarray:
         values, self._values = self._values, []

@@ -69,6 +69,15 @@ class Timings:
     cpu_wait_share: float = math.nan
     # The cores this process could use less the load average at the start: a hint only.
     cpu_cores_free: float = math.nan
+    # Mini-batches (batching.py): the optimizer steps in one epoch (1 for the full batch) and
+    # the steady state per step, ``epoch_us / steps_per_epoch``.
+    steps_per_epoch: int = 1
+    step_us: float = math.nan
+    # The loader data path: the loop's seconds spent waiting for a batch (the loader's next()
+    # and the copy to the device, synchronised), and that time's share of the loop's; NaN for
+    # resident data, whose batches are index ops inside the step.
+    data_wait_seconds: float = math.nan
+    data_wait_share: float = math.nan
 
     @property
     def cpu_busy(self) -> bool:
@@ -133,6 +142,11 @@ class RunResult:
     # The raw chunks the steady state was read from (steady.py): epochs and seconds of each.
     chunk_epochs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     chunk_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float64))
+    # Your own data (csv_data.py): the file's path, size, SHA-256, rows, columns and target
+    # column as this run read it; empty for the built-in data sets. ``data_changed`` says when
+    # the file differs from the one an earlier stored run read at the same path.
+    data_file: dict[str, Any] = field(default_factory=dict)
+    data_changed: str = ""
 
     @property
     def loss_epochs(self) -> np.ndarray:
@@ -218,6 +232,8 @@ class RunResult:
             "contention": self.contention,
             "config": self.config.to_dict(),
             "env": asdict(self.env),
+            "data_file": self.data_file,
+            "data_changed": self.data_changed,
         })
 
     @classmethod
@@ -243,6 +259,8 @@ class RunResult:
             started_at=data.get("started_at", ""),
             chunk_epochs=np.asarray(chunk_epochs, dtype=np.int64),
             chunk_seconds=np.asarray(chunk_seconds, dtype=np.float64),
+            data_file=dict(data.get("data_file") or {}),
+            data_changed=str(data.get("data_changed") or ""),
         )
 
 

@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from iris_gui.engine import loop
+from iris_gui.engine.batching import LoaderBatches, wait_share
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.contention import cores_free
 from iris_gui.engine.data import load_dataset
@@ -29,6 +30,7 @@ from iris_gui.engine.errors import ConfigError
 from iris_gui.engine.faults import Fault, fault_from_env
 from iris_gui.engine.loop import LoopState, Observer, StopCheck, run_loop
 from iris_gui.engine.model import build_model
+from iris_gui.engine.precision import matmul_precision, precision_of
 from iris_gui.engine.recording import make_recorder
 from iris_gui.engine.result import RunResult, RunStatus
 from iris_gui.engine.rungs import require_available
@@ -92,15 +94,22 @@ def _run_phases(
     t1 = time.perf_counter()
     result.env.warm_up = warm_up(config, device, len(data.x_train), data.n_features,
                                  data.n_classes)
+    precision = precision_of(config, device)
+    storage = precision.storage
     t_transfer = synced_clock(device)
-    x_train = torch.from_numpy(data.x_train).to(device)
+    x_train = torch.from_numpy(data.x_train).to(device, storage)
     y_train = torch.from_numpy(data.y_train).to(device)
-    x_test = torch.from_numpy(data.x_test).to(device)
+    x_test = torch.from_numpy(data.x_test).to(device, storage)
     y_test = torch.from_numpy(data.y_test).to(device)
-    model.to(device)
+    model.to(device, storage)
     t2 = synced_clock(device)
     recorder = make_recorder(config.recording, config.epochs, device)
-    prepared = Prepared(config, device, model, criterion, x_train, y_train, recorder)
+    # The loader's host tensors are made in setup: the loader path copies every batch inside
+    # the loop, which is what it measures.
+    x_host = torch.from_numpy(data.x_train).to(storage) if config.data_path == "loader" else None
+    y_host = torch.from_numpy(data.y_train) if x_host is not None else None
+    prepared = Prepared(config, device, model, criterion, x_train, y_train, recorder,
+                        precision=precision, x_host=x_host, y_host=y_host)
     t_setup = time.perf_counter()
     # What the rung prepares beyond setup (compiling, capturing) is timed on its own, and
     # never inside the loop: compile_seconds.
@@ -114,7 +123,17 @@ def _run_phases(
     result.loss_stride = stepper.recorder.stride
     if fault is not None:
         stepper.run = fault.wrap_run(stepper.run)
-    run_loop(stepper, config.epochs, device, state, observer, stop, boundary_sync)
+    batches = prepared.batches
+    timings.steps_per_epoch = batches.plan.steps if batches is not None else 1
+    try:
+        with matmul_precision(config, device):
+            run_loop(stepper, config.epochs, device, state, observer, stop, boundary_sync)
+    finally:
+        if isinstance(batches, LoaderBatches):
+            batches.close()
+            timings.data_wait_seconds = batches.wait_seconds
+            timings.data_wait_share = wait_share(batches, state.train_seconds,
+                                                 state.first_epoch_seconds, state.epochs_run)
     stepper.finish()
 
     t3 = synced_clock(device)
@@ -145,6 +164,7 @@ def _finish(result: RunResult, state: LoopState) -> None:
                           state.train_seconds, state.first_epoch_seconds, state.epochs_run)
     timings.epoch_us, timings.epoch_us_iqr = steady.epoch_us, steady.iqr_us
     timings.epoch_us_method, timings.epoch_us_chunks = steady.method, steady.chunks_used
+    timings.step_us = steady.epoch_us / max(1, timings.steps_per_epoch)
     if result.status is RunStatus.FAILED:
         return
     if state.diverged_epoch is not None:

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
+from iris_gui.engine.batching import Batches, make_batches
 from iris_gui.engine.config import RunConfig
+from iris_gui.engine.precision import Precision, precision_of
 from iris_gui.engine.recording import LossRecorder
 
 StepRun = Callable[[int, int], None]
@@ -35,6 +37,35 @@ class Prepared:
     x: torch.Tensor
     y: torch.Tensor
     recorder: LossRecorder  # the recording choice's recorder; a rung may bring its own
+    # Mini-batches or the loader path (batching.py); None: the note's full batch, resident.
+    # Filled from the config when not given, so every caller (trainer, sweep, explain) trains
+    # the batches, data path and precision the config names.
+    batches: Batches | None = None
+    precision: Precision | None = None
+    x_host: torch.Tensor | None = None  # the loader's host copies (default: copies of x, y)
+    y_host: torch.Tensor | None = None
+
+    def __post_init__(self) -> None:
+        if self.precision is None:
+            self.precision = precision_of(self.config, self.device)
+        if self.x.dtype != self.precision.storage:
+            self.x = self.x.to(self.precision.storage)
+            self.model.to(self.precision.storage)
+        if self.batches is None and (self.config.batch or self.config.data_path == "loader"):
+            self.batches = make_batches(self.config, self.x, self.y, self.x_host, self.y_host)
+
+    def batches_or_full(self) -> Batches:
+        """The run's batches: its mini-batches or loader, else the full batch resident (a
+        rung's step-by-step path run for a precision the fast path does not handle)."""
+        if self.batches is None:
+            self.batches = make_batches(self.config, self.x, self.y, self.x_host, self.y_host)
+        return self.batches
+
+    @property
+    def full_batch(self) -> bool:
+        """The note's loop: the whole data set on the device, one step per epoch, float32
+        or float64 without autocast; a rung may then run its own fast path."""
+        return self.batches is None and self.precision.plain
 
 
 @dataclass

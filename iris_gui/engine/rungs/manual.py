@@ -22,6 +22,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
+from iris_gui.engine.rungs.minibatch import batch_stepper
 
 BLOCK = 16  # epochs per call: a few hundred microseconds, well inside a 30 ms chunk
 
@@ -50,6 +51,32 @@ def loss_epochs(prepared: Prepared) -> int:
     return 1
 
 
+class Buffers:
+    """One batch size's activations and gradients, written in place every step."""
+
+    def __init__(self, rows: int, linears: list[nn.Linear], empty, views=None) -> None:
+        self.rows = rows
+        self.inv_rows = 1.0 / rows
+        if views is not None:
+            self.__dict__.update(views)
+            return
+        classes = linears[-1].out_features
+        self.acts = [empty(rows, layer.out_features) for layer in linears[:-1]]
+        self.logits, self.logp = empty(rows, classes), empty(rows, classes)
+        self.g_out, self.onehot = empty(rows, classes), empty(rows, classes)
+        self.g_hidden = [empty(rows, layer.out_features) for layer in linears[:-1]]
+        self.masks = [empty(rows, layer.out_features) for layer in linears[:-1]]
+
+    def prefix(self, rows: int) -> Buffers:
+        """The first ``rows`` rows of every buffer: a smaller batch, no new memory."""
+        views = {name: [t[:rows] for t in value] if isinstance(value, list) else value[:rows]
+                 for name, value in vars(self).items() if name not in ("rows", "inv_rows")}
+        return Buffers(rows, [], None, views)
+
+    def set_onehot(self, y: torch.Tensor) -> None:
+        self.onehot.zero_().scatter_(1, y.view(-1, 1), 1.0)
+
+
 class ManualRung(Rung):
     name = "manual"
 
@@ -60,7 +87,6 @@ class ManualRung(Rung):
         dtype = x.dtype
         linears = linear_layers(p.model)
         rows = x.shape[0]
-        classes = linears[-1].out_features
 
         def empty(*shape: int) -> torch.Tensor:
             return torch.empty(*shape, dtype=dtype, device=device)
@@ -82,46 +108,62 @@ class ManualRung(Rung):
         Ws, bs = weights[0::2], weights[1::2]
         dWs, dbs = grads[0::2], grads[1::2]
 
-        # Activations: acts[0] is x, acts[i] the i-th hidden layer's ReLU output (in place of
-        # its pre-activation); logits, log-softmax and the logits' gradient; the hidden
-        # layers' gradients and ReLU masks.
-        acts = [x] + [empty(rows, layer.out_features) for layer in linears[:-1]]
-        logits, logp, g_out = empty(rows, classes), empty(rows, classes), empty(rows, classes)
-        g_hidden = [empty(rows, layer.out_features) for layer in linears[:-1]]
-        masks = [empty(rows, layer.out_features) for layer in linears[:-1]]
-        onehot = torch.zeros(rows, classes, dtype=dtype, device=device)
-        onehot.scatter_(1, y.view(-1, 1), 1.0)
-        inv_rows = 1.0 / rows
+        # Activations: acts[i] is the i-th hidden layer's ReLU output (in place of its
+        # pre-activation); logits, log-softmax and the logits' gradient; the hidden layers'
+        # gradients and ReLU masks. Sized for the largest batch; a smaller one uses views.
+        size = p.batches.plan.size if p.batches is not None else rows
+        full = Buffers(size, linears, empty)
         hidden = len(linears) - 1
 
-        def step() -> None:
-            # Forward.
-            for i in range(hidden):
-                torch.addmm(bs[i], acts[i], Ws[i].t(), out=acts[i + 1])
-                acts[i + 1].clamp_min_(0.0)
-            torch.addmm(bs[hidden], acts[hidden], Ws[hidden].t(), out=logits)
-            torch.log_softmax(logits, 1, out=logp)
-            # d(mean cross-entropy)/d(logits) = (softmax - onehot) / N.
-            torch.exp(logp, out=g_out)
-            g_out.sub_(onehot).mul_(inv_rows)
-            # Backward, last layer first.
-            g = g_out
-            for i in range(hidden, 0, -1):
-                torch.mm(g.t(), acts[i], out=dWs[i])
-                torch.sum(g, 0, out=dbs[i])
-                below = g_hidden[i - 1]
-                torch.mm(g, Ws[i], out=below)
-                torch.sign(acts[i], out=masks[i - 1])  # ReLU's derivative: 1 where the output > 0
-                below.mul_(masks[i - 1])
-                g = below
-            torch.mm(g.t(), x, out=dWs[0])
-            torch.sum(g, 0, out=dbs[0])
+        def step_for(b: Buffers, fixed_x: torch.Tensor | None = None):
+            """The step on ``b``'s buffers: ``step(x)``, or ``step()`` on ``fixed_x`` (the
+            full batch), with everything it touches bound once, outside the hot loop."""
+            logits, logp, g_out, onehot, inv_rows = b.logits, b.logp, b.g_out, b.onehot, \
+                b.inv_rows
+            g_hidden, masks, tail = b.g_hidden, b.masks, b.acts
+
+            def step(x: torch.Tensor = fixed_x) -> None:
+                acts = [x, *tail]
+                # Forward.
+                for i in range(hidden):
+                    torch.addmm(bs[i], acts[i], Ws[i].t(), out=acts[i + 1])
+                    acts[i + 1].clamp_min_(0.0)
+                torch.addmm(bs[hidden], acts[hidden], Ws[hidden].t(), out=logits)
+                torch.log_softmax(logits, 1, out=logp)
+                # d(mean cross-entropy)/d(logits) = (softmax - onehot) / N.
+                torch.exp(logp, out=g_out)
+                g_out.sub_(onehot).mul_(inv_rows)
+                # Backward, last layer first.
+                g = g_out
+                for i in range(hidden, 0, -1):
+                    torch.mm(g.t(), acts[i], out=dWs[i])
+                    torch.sum(g, 0, out=dbs[i])
+                    below = g_hidden[i - 1]
+                    torch.mm(g, Ws[i], out=below)
+                    torch.sign(acts[i], out=masks[i - 1])  # ReLU's derivative: 1 where > 0
+                    below.mul_(masks[i - 1])
+                    g = below
+                torch.mm(g.t(), x, out=dWs[0])
+                torch.sum(g, 0, out=dbs[0])
+            return step
 
         update = self._sgd(config, flat_w, flat_g) if config.optimizer == "sgd" \
             else self._adam(config, flat_w, flat_g)
 
+        params = [t for layer in linears for t in (layer.weight, layer.bias)]
+
+        def finish() -> None:
+            with torch.no_grad():
+                for param, trained in zip(params, weights):
+                    param.copy_(trained)
+
+        if p.batches is not None or not p.precision.plain:
+            return self._batched(p, step_for, update, full, finish)
+        full.set_onehot(y)
+        step = step_for(full, x)
         record = p.recorder.record
         every = loss_epochs(p)
+        logp = full.logp
 
         if every == 0:
             def run(first: int, count: int) -> None:
@@ -145,14 +187,28 @@ class ManualRung(Rung):
                         if epoch % every == 0:
                             record(epoch, F.nll_loss(logp, y))
 
-        params = [t for layer in linears for t in (layer.weight, layer.bias)]
-
-        def finish() -> None:
-            with torch.no_grad():
-                for param, trained in zip(params, weights):
-                    param.copy_(trained)
-
         return Stepper(run, p.recorder, block=BLOCK, finish=finish, adaptive=True)
+
+    @staticmethod
+    def _batched(p: Prepared, step_for, update, full: Buffers, finish) -> Stepper:
+        """Step by step over the run's batches (minibatch.py); each batch's one-hot targets
+        are written into the buffers its size uses (the last batch may be smaller)."""
+        sizes: dict[int, tuple[Buffers, object]] = {full.rows: (full, step_for(full))}
+
+        def batch_step(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            rows = x.shape[0]
+            found = sizes.get(rows)
+            if found is None:
+                prefix = full.prefix(rows)
+                found = sizes[rows] = (prefix, step_for(prefix))
+            b, step = found
+            with torch.no_grad():
+                b.set_onehot(y)
+                step(x)
+                update()
+                return F.nll_loss(b.logp, y)
+
+        return batch_stepper(batch_step, p.batches_or_full(), p, finish=finish)
 
     @staticmethod
     def _sgd(config, flat_w: torch.Tensor, flat_g: torch.Tensor):

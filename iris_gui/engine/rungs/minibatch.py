@@ -1,0 +1,60 @@
+"""The epoch of a rung that trains step by step: its batches (batching.py), each one step, and
+the epoch's loss as the tutorials keep it.
+
+The loss of an epoch is the mean over the rows it trained on of each step's mean loss
+(``running_loss += loss.item() * len(batch)``), so curves of different batch sizes share one
+axis and a full batch gives the note's curve. How it comes back follows the recording: with
+``every-epoch`` every step's loss is read on the host, the tutorial's ``loss.item()``, so the
+note's sync happens once per step; ``every:N`` does so only in its recorded epochs; ``device``
+sums the steps on the device and writes the epoch's mean into the device buffer, no sync;
+``none`` keeps nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from iris_gui.engine.batching import Batches
+from iris_gui.engine.recording import LossRecorder
+from iris_gui.engine.rungs.base import Prepared, Stepper
+
+Step = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def epoch_runner(step: Step, batches: Batches, prepared: Prepared,
+                 recorder: LossRecorder | None = None) -> Callable[[int, int], None]:
+    """``run(first, count)``: ``count`` epochs of ``step`` over ``batches``."""
+    recorder = recorder or prepared.recorder
+    recording = prepared.config.recording
+    mode, interval = recording.mode, recording.interval
+    rows = float(batches.plan.rows_seen)
+    epoch_batches = batches.epoch
+    total = torch.zeros((), dtype=torch.float64, device=prepared.device)
+
+    def run(first: int, count: int) -> None:
+        for epoch in range(first, first + count):
+            on_host = mode == "every-epoch" or (mode == "every" and epoch % interval == 0)
+            if on_host:
+                running = 0.0
+                for x, y in epoch_batches():
+                    running += step(x, y).item() * y.shape[0]
+                recorder.record_value(epoch, running / rows)
+            elif mode == "device":
+                total.zero_()
+                for x, y in epoch_batches():
+                    total.add_(step(x, y).detach(), alpha=y.shape[0])
+                recorder.record(epoch, total / rows)
+            else:
+                for x, y in epoch_batches():
+                    step(x, y)
+
+    return run
+
+
+def batch_stepper(step: Step, batches: Batches, prepared: Prepared, **options) -> Stepper:
+    """One epoch per call: a mini-batch epoch is many steps, and the loop asks for fewer
+    epochs per call when an epoch is slow (loop.CALL_SECONDS)."""
+    return Stepper(epoch_runner(step, batches, prepared), prepared.recorder, block=1,
+                   adaptive=True, **options)
