@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import NoReturn
 
 from iris_gui import __version__
 from iris_gui.cli.remote_parser import add_remote_commands
+from iris_gui.engine.batch_settings import DATA_PATHS, PRECISIONS, parse_batch
 from iris_gui.engine.config import (
     DATASETS,
     OPTIMIZERS,
@@ -15,7 +17,6 @@ from iris_gui.engine.config import (
     RunConfig,
     parse_hidden,
 )
-from iris_gui.engine.batch_settings import DATA_PATHS, PRECISIONS, parse_batch
 from iris_gui.engine.engines import ENGINES
 
 DEFAULTS = RunConfig()
@@ -338,7 +339,9 @@ def config_from_args(args: argparse.Namespace, **overrides: object) -> RunConfig
         if hasattr(args, name):
             values[name] = getattr(args, name)
     if getattr(args, "data", None) is not None:
-        values["data_file"] = args.data
+        # Absolute: the run is kept with its file, and a later run on the same file is
+        # compared with it, from whatever directory it was started.
+        values["data_file"] = os.path.abspath(os.path.expanduser(args.data))
     if getattr(args, "target", None) is not None:
         values["target"] = args.target
     values.update(overrides)

@@ -25,11 +25,21 @@ def checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
     try:
         config = config_from_args(args, **{**engine_default, **overrides})
         check_device(config.device)
+        check_data_on_host(config)
     except ConfigError as error:
         args.command_parser.error(str(error))
     if engine_default:
         (sys.stderr if args.json else sys.stdout).write(recording_note(config.engine) + "\n")
     return config
+
+
+def check_data_on_host(config: Any) -> None:
+    from iris_gui.engine.remote.names import split_device
+    from iris_gui.engine.remote.runner import refuse_data_file
+
+    host, _ = split_device(config.device)
+    if host is not None:
+        refuse_data_file(config, host)
 
 
 def check_device(device: str) -> None:

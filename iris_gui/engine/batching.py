@@ -26,7 +26,7 @@ import torch
 from torch.utils.data import DataLoader, Sampler, TensorDataset
 
 from iris_gui.engine.config import RunConfig
-from iris_gui.engine.devices import synchronize
+from iris_gui.engine.sync import synchronize
 
 # Mixed into the seed so the order's stream is not the weights' stream (model.py seeds those
 # with the same number): the batches do not change the initial weights, nor the reverse.
@@ -146,8 +146,12 @@ class LoaderBatches(Batches):
     def epoch(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         device, non_blocking = self.device, self._non_blocking
         clock = time.perf_counter
-        waited = 0.0
+        # Making the iterator starts the workers (every epoch unless they persist): that is
+        # the input pipeline's time too.
+        synchronize(device)
+        t0 = clock()
         batches = iter(self.loader)
+        waited = clock() - t0
         try:
             while True:
                 synchronize(device)
@@ -155,6 +159,9 @@ class LoaderBatches(Batches):
                 try:
                     x, y = next(batches)
                 except StopIteration:
+                    # The last call ends the epoch: without persistent workers it also stops
+                    # them, which is the pipeline's time as well.
+                    waited += clock() - t0
                     break
                 x = x.to(device, non_blocking=non_blocking)
                 y = y.to(device, non_blocking=non_blocking)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from sklearn import datasets
@@ -10,6 +11,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 from iris_gui.engine.config import RunConfig
+from iris_gui.engine.csv_data import read_csv_data
 from iris_gui.engine.errors import ConfigError
 
 
@@ -24,9 +26,15 @@ class Dataset:
     # The data set's own names for classes 0, 1, ... (empty for synthetic data, whose classes
     # have only numbers); a run records them so its confusion matrix can name its rows.
     class_names: tuple[str, ...] = ()
+    # What a CSV data set was read from (csv_data.py's record: path, size, SHA-256, shape,
+    # target); empty for the built-in data sets.
+    data_file: dict[str, Any] = field(default_factory=dict)
 
 
-def _load_raw(config: RunConfig) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+def _load_raw(config: RunConfig) -> tuple[np.ndarray, np.ndarray, tuple[str, ...], dict[str, Any]]:
+    if config.dataset == "csv":
+        table = read_csv_data(config.data_file, config.target)
+        return table.x, table.y, table.class_names, table.record
     if config.dataset == "synthetic":
         try:
             x, y = datasets.make_classification(
@@ -38,7 +46,7 @@ def _load_raw(config: RunConfig) -> tuple[np.ndarray, np.ndarray, tuple[str, ...
                 n_clusters_per_class=1,
                 random_state=config.split_seed,
             )
-            return x, y, ()
+            return x, y, (), {}
         except ValueError as error:
             raise ConfigError(f"synthetic data cannot be made: {error}") from None
     loaders = {
@@ -48,7 +56,7 @@ def _load_raw(config: RunConfig) -> tuple[np.ndarray, np.ndarray, tuple[str, ...
         "digits": datasets.load_digits,
     }
     bunch = loaders[config.dataset]()
-    return bunch.data, bunch.target, tuple(str(name) for name in bunch.target_names)
+    return bunch.data, bunch.target, tuple(str(name) for name in bunch.target_names), {}
 
 
 def _scaler(name: str):
@@ -57,10 +65,24 @@ def _scaler(name: str):
 
 def load_dataset(config: RunConfig) -> Dataset:
     """Load, split and scale; the scaler is fitted on the training part only, as the seed does."""
-    x, y, class_names = _load_raw(config)
-    x_train, x_test, y_train, y_test = train_test_split(
-        x, y, test_size=config.test_size, random_state=config.split_seed
-    )
+    x, y, class_names, data_file = _load_raw(config)
+    try:
+        x_train, x_test, y_train, y_test = train_test_split(
+            x, y, test_size=config.test_size, random_state=config.split_seed
+        )
+    except ValueError:
+        # Only a tiny data set gets here (one part would be empty): say so in its numbers
+        # rather than in scikit-learn's words.
+        raise ConfigError(
+            f"{len(x)} rows are too few to split with test size {config.test_size:g}: the "
+            "training or the test part would be empty; add rows or change the test size"
+        ) from None
+    if config.batch > len(x_train):
+        raise ConfigError(
+            f"batch {config.batch} is larger than the {len(x_train)} training rows (of {len(x)} "
+            f"rows, test size {config.test_size:g}); choose a batch of at most {len(x_train)} "
+            "or full"
+        )
     if config.scaler != "none":
         scaler = _scaler(config.scaler)
         x_train = scaler.fit_transform(x_train)
@@ -73,4 +95,5 @@ def load_dataset(config: RunConfig) -> Dataset:
         n_features=int(x.shape[1]),
         n_classes=int(np.max(y)) + 1,
         class_names=class_names,
+        data_file=data_file,
     )

@@ -10,6 +10,7 @@ import torch
 from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.environment import cpu_model
 from iris_gui.engine.errors import DeviceUnavailable
+from iris_gui.engine.sync import synchronize  # noqa: F401  (the engine's name for it)
 
 
 @lru_cache(maxsize=1)
@@ -55,13 +56,3 @@ def resolve_device(spec: str) -> DeviceInfo:
             return device
     available = ", ".join(d.id for d in devices)
     raise DeviceUnavailable(f"device {spec!r} is not available here; available: {available}")
-
-
-def synchronize(device: torch.device) -> None:
-    """Wait for queued work on ``device``; a clock read after device work must follow this."""
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-    elif device.type == "mps":
-        torch.mps.synchronize()
-    elif device.type == "xpu":
-        torch.xpu.synchronize(device)

@@ -89,6 +89,7 @@ def _run_phases(
     t0 = time.perf_counter()
     data = load_dataset(config)
     result.class_names = list(data.class_names)
+    result.data_file = dict(data.data_file)
     model = build_model(data.n_features, config.hidden, data.n_classes, config.seed)
     criterion = nn.CrossEntropyLoss()
     t1 = time.perf_counter()

@@ -11,6 +11,7 @@ job raised; the traceback is in the log).
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import sys
 from multiprocessing.connection import Connection
@@ -28,6 +29,11 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None) -> Non
     # Kineto prints a line on every profiler start and stop (explain); the app's terminal is
     # not the place for them, and a missing device trace is reported in a breakdown's notes.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+    # The parent starts this process as a daemon, so that it never outlives the window; but a
+    # daemon may not start children, and a DataLoader with workers (the loader data path) must.
+    # Clearing the flag here changes only this process's own check: the parent still ends it
+    # at exit, and the loader's workers (daemons of this one) watch it and end with it.
+    multiprocessing.current_process()._config["daemon"] = False
     from iris_gui.engine.logs import configure_file_log
 
     configure_file_log(log_path)

@@ -30,10 +30,18 @@ _SOURCES: tuple[tuple[str, str | None], ...] = (
     ("seed", "config"), ("scaler", "config"),
     ("execution", "env"), ("torch_version", "env"), ("cpu_model", "env"), ("os", "env"),
     ("python", "env"), ("warm_up", "env"),
+    ("batch", "config"), ("drop_last", "config"), ("data_path", "config"),
+    ("workers", "config"), ("pin_memory", "config"), ("non_blocking", "config"),
+    ("persistent_workers", "config"), ("prefetch_factor", "config"), ("precision", "config"),
+    ("tf32", "config"), ("steps_per_epoch", "timings"), ("step_us", "timings"),
+    ("data_wait_seconds", "timings"), ("data_wait_share", "timings"),
+    ("target", "config"), ("data_changed", None),
 )
+# The CSV file a run trained on (its record's data_file), as data_file_<key> columns.
+_DATA_FILE_KEYS = ("path", "size", "sha256", "rows", "columns")
 # The explain breakdown stored with a run (empty cells for a run never explained).
-_BREAKDOWN_CATEGORIES = ("forward", "loss", "backward", "optimizer", "step", "recording",
-                         "python")
+_BREAKDOWN_CATEGORIES = ("data", "forward", "loss", "backward", "optimizer", "step",
+                         "recording", "python")
 _BREAKDOWN_FIELDS = (
     "epoch_us_profiled", "epoch_us_unprofiled", "profiler_overhead_pct", "syncs_per_epoch",
     "kernels_per_epoch", "launch_us_per_epoch", "device_busy_pct", "copies_per_epoch",
@@ -41,6 +49,7 @@ _BREAKDOWN_FIELDS = (
 )
 CSV_COLUMNS: tuple[str, ...] = (
     *(name for name, _ in _SOURCES),
+    *(f"data_file_{key}" for key in _DATA_FILE_KEYS),
     *(f"explain_{name}_us" for name in _BREAKDOWN_CATEGORIES),
     *(f"explain_{name}" for name in _BREAKDOWN_FIELDS),
 )
@@ -50,9 +59,15 @@ def flat_record(run: StoredRun) -> dict[str, object]:
     """One flat row, keyed by ``CSV_COLUMNS``; None marks a missing value."""
     record = run.to_dict()
     row: dict[str, object] = {
-        name: record[name] if section is None else record[section].get(name)
+        name: record.get(name) if section is None else record[section].get(name)
         for name, section in _SOURCES
     }
+    data_file = record.get("data_file") or {}
+    for key in _DATA_FILE_KEYS:
+        row[f"data_file_{key}"] = data_file.get(key)
+    # The batch as the CLI takes it: "full" rather than 0.
+    if row["batch"] is not None:
+        row["batch"] = row["batch"] or "full"
     row["hidden"] = ",".join(str(width) for width in record["config"]["hidden"])
     breakdown = run.breakdown or {}
     categories = breakdown.get("categories", {})

@@ -26,7 +26,7 @@ import numpy as np
 from iris_gui.engine.errors import RecordError
 from iris_gui.engine.result import RunResult
 from iris_gui.engine.sweep_model import SweepResult
-from iris_gui.store import reading, recovery, schema, sweeps
+from iris_gui.store import data_files, reading, recovery, schema, sweeps
 from iris_gui.store.paths import DB_FILE_NAME, StoreError, data_dir_path, default_db_path
 from iris_gui.store.recovery_import import import_pending
 from iris_gui.store.run_rows import StoredRun, decode_curve, encoded, insert_run, stored_run
@@ -89,7 +89,8 @@ class RunStore:
         encoded(result)  # a record that is not JSON is refused at once, not waited for
         created_at = _now()
         return self._save_or_recover(
-            "save the run", lambda conn: insert_run(conn, result, created_at),
+            "save the run",
+            lambda conn: insert_run(conn, data_files.mark_changed(conn, result), created_at),
             lambda: recovery.run_payload(result, created_at))
 
     def get(self, run_id: int) -> StoredRun:

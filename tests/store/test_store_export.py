@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from iris_gui.engine.result import RunStatus
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.result import RunStatus, Timings
 from iris_gui.store import files
 from iris_gui.store.export import CSV_COLUMNS, export_runs_csv, flat_record
 from iris_gui.store.runs import StoreError
@@ -22,8 +23,11 @@ EXPECTED_COLUMNS = (
     "epoch_us_chunks", "compile_seconds", "eval_seconds", "cpu_wait_share", "cpu_busy",
     "cpu_cores_free", "optimizer", "lr", "momentum",
     "hidden", "seed", "scaler", "execution", "torch_version", "cpu_model", "os", "python",
-    "warm_up",
-    "explain_forward_us", "explain_loss_us", "explain_backward_us", "explain_optimizer_us",
+    "warm_up", "batch", "drop_last", "data_path", "workers", "pin_memory", "non_blocking",
+    "persistent_workers", "prefetch_factor", "precision", "tf32", "steps_per_epoch", "step_us",
+    "data_wait_seconds", "data_wait_share", "target", "data_changed", "data_file_path",
+    "data_file_size", "data_file_sha256", "data_file_rows", "data_file_columns",
+    "explain_data_us", "explain_forward_us", "explain_loss_us", "explain_backward_us", "explain_optimizer_us",
     "explain_step_us", "explain_recording_us", "explain_python_us", "explain_epoch_us_profiled",
     "explain_epoch_us_unprofiled", "explain_profiler_overhead_pct", "explain_syncs_per_epoch",
     "explain_kernels_per_epoch", "explain_launch_us_per_epoch", "explain_device_busy_pct",
@@ -164,3 +168,24 @@ def test_a_stored_breakdown_fills_the_explain_columns(store, make_result, tmp_pa
     assert store.get(kept).to_dict()["breakdown"]["sync_cost_us"] == 7.5
     with pytest.raises(StoreError, match="no run 999"):
         store.save_breakdown(999, breakdown)
+
+
+def test_the_batch_data_path_precision_and_data_file_are_exported(store, make_result, tmp_path):
+    config = RunConfig(epochs=100, dataset="csv", data_file=str(tmp_path / "flowers.csv"),
+                       target="species", batch=32, data_path="loader", workers=2,
+                       pin_memory=True, precision="bfloat16")
+    timings = Timings(epoch_us=400.0, steps_per_epoch=4, step_us=100.0,
+                      data_wait_seconds=0.25, data_wait_share=0.4)
+    data_file = {"path": str(tmp_path / "flowers.csv"), "size": 1234, "sha256": "ab" * 32,
+                 "rows": 150, "columns": 4, "target": "species"}
+    store.save(make_result(config=config, timings=timings, data_file=data_file))
+    store.save(make_result())
+    batched, full = (flat_record(run) for run in store.list_runs()[-2:])
+    assert (batched["batch"], batched["data_path"], batched["workers"]) == (32, "loader", 2)
+    assert (batched["pin_memory"], batched["precision"], batched["target"]) == (
+        True, "bfloat16", "species")
+    assert (batched["steps_per_epoch"], batched["step_us"], batched["data_wait_share"]) == (
+        4, 100.0, 0.4)
+    assert (batched["data_file_size"], batched["data_file_rows"]) == (1234, 150)
+    assert batched["data_file_sha256"] == "ab" * 32
+    assert (full["batch"], full["data_path"], full["data_file_path"]) == ("full", "resident", None)

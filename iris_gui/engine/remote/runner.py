@@ -49,6 +49,14 @@ START_TIMEOUT_SECONDS = 120.0  # ssh, then torch's import and a warm-up on the h
 CLOSED = ("closed", None)  # the reader's last message: the channel ended
 
 
+def refuse_data_file(config: RunConfig, host: str) -> None:
+    """Your own data stays on this machine: only settings cross the connection (a file would
+    have to be copied to a path of the host's, and its SHA-256 checked there)."""
+    if config.dataset == "csv":
+        raise ConfigError(f"CSV data is not sent over ssh: train {config.data_file} on this "
+                          f"machine's devices, or copy it to {host} and run iris-gui there")
+
+
 class RemoteRunner:
     def __init__(self, host: Host) -> None:
         self.host = host
@@ -217,6 +225,7 @@ class RemoteRunner:
             self._grace = STOP_GRACE_SECONDS
 
     def _run(self, config: RunConfig, observer: Any) -> RunResult:
+        refuse_data_file(config, self.host.name)
         _, local = split_device(config.device)
         self._begin("run", replace(config, device=local).to_dict())
         partial = _Partial(config, self._device_name(config.device))

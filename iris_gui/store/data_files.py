@@ -1,0 +1,55 @@
+"""Whether a run's CSV file changed since an earlier stored run read it at the same path.
+
+A path names a file, not its contents: a data set edited or regenerated in place would make
+two runs look comparable when they trained on different data. Each run's record carries the
+file's SHA-256 (engine/csv_data.py); a save compares it with the latest stored run of the same
+path and says so on the new run, once, where its record is read (a line, not a refusal: the
+user may well have meant to change the file).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from iris_gui.engine.result import RunResult
+
+# The latest earlier run of one path. json_valid first, inside CASE (which SQLite evaluates
+# lazily), because a malformed stored row must not make a new run unsavable; ``dataset`` narrows
+# the scan to CSV runs before any JSON is parsed.
+_LATEST_OF_PATH = (
+    "SELECT id, record_json FROM runs WHERE dataset = 'csv' AND CASE WHEN json_valid(record_json)"
+    " THEN json_extract(record_json, '$.data_file.path') END = ? ORDER BY id DESC LIMIT 1"
+)
+
+
+def mark_changed(conn: sqlite3.Connection, result: RunResult) -> RunResult:
+    """Set ``result.data_changed`` when its file differs from the one the latest stored run
+    of the same path read; return the result (for use inside the insert's transaction)."""
+    message = changed_since(conn, result.data_file)
+    if message:
+        result.data_changed = message
+    return result
+
+
+def changed_since(conn: sqlite3.Connection, data_file: dict[str, Any]) -> str:
+    """One line saying how the file changed since the latest stored run of its path; "" when
+    it did not, when no run read it before, or when the earlier record cannot tell."""
+    path = data_file.get("path")
+    if not path or not data_file.get("sha256"):
+        return ""
+    row = conn.execute(_LATEST_OF_PATH, (path,)).fetchone()
+    if row is None:
+        return ""
+    earlier = json.loads(row[1]).get("data_file") or {}
+    if not earlier.get("sha256") or earlier["sha256"] == data_file["sha256"]:
+        return ""
+    return (f"the data file changed since run {row[0]} read it: {_size(earlier)} -> "
+            f"{_size(data_file)} bytes, SHA-256 {earlier['sha256'][:12]} -> "
+            f"{data_file['sha256'][:12]}")
+
+
+def _size(record: dict[str, Any]) -> str:
+    size = record.get("size")
+    return f"{size:,}" if isinstance(size, int) else "?"
