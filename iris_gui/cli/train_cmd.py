@@ -17,6 +17,7 @@ from iris_gui.cli.output import (
 )
 from iris_gui.cli.parser import config_from_args
 from iris_gui.cli.run_options import checked_config, exit_status, run_configs, run_record
+from iris_gui.engine.batch_words import batch_summary, data_file_summary
 from iris_gui.engine.config import ConfigError
 from iris_gui.engine.counted import counted
 
@@ -71,30 +72,11 @@ def _summary_lines(result: Any, run_id: int | None) -> list[str]:
 
 def batch_lines(result: Any) -> list[str]:
     """The mini-batches, data path, precision and data file, where they are not the note's."""
-    t, c = result.timings, result.config
     lines = []
-    if c.batch or c.data_path != "resident" or c.precision != "float32" or c.tf32:
-        steps = t.steps_per_epoch
-        words = [f"batch {c.batch_label}" + (" (last partial dropped)" if c.drop_last else ""),
-                 f"{counted(steps, 'step')} per epoch, {number(t.step_us)} us/step"]
-        if c.data_path == "loader":
-            options = [name for name, on in (("pinned", c.pin_memory),
-                                             ("non-blocking", c.non_blocking),
-                                             ("persistent", c.persistent_workers)) if on]
-            words.append(f"loader with {counted(c.workers, 'worker')}"
-                         + (f" ({', '.join(options)})" if options else ""))
-            if math.isfinite(t.data_wait_share):
-                words.append(f"{t.data_wait_share:.0%} of the loop waited for data")
-        else:
-            words.append("resident data")
-        words.append(c.precision + (" with TF32" if c.tf32 else ""))
-        lines.append("  batches       " + "; ".join(words))
-    data = result.data_file
-    if data:
-        sha = str(data.get("sha256", ""))[:12]
-        lines.append(f"  data file     {data.get('path', '')} ({data.get('rows', '?')} rows x "
-                     f"{data.get('columns', '?')} features, target {data.get('target', '?')}, "
-                     f"{data.get('size', 0):,} bytes, sha256 {sha}...)")
+    if batches := batch_summary(result):
+        lines.append(f"  batches       {batches}")
+    if data_file := data_file_summary(result):
+        lines.append(f"  data file     {data_file}")
     if result.data_changed:
         lines.append(f"  note          {result.data_changed}")
     return lines

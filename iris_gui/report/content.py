@@ -14,6 +14,7 @@ from datetime import datetime
 import numpy as np
 
 from iris_gui import __version__
+from iris_gui.engine.batch_words import batch_summary, data_file_summary, loader_words
 from iris_gui.engine.breakdown import Breakdown
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.engines import ENGINE_INFO
@@ -90,8 +91,11 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
     result, config, env = run.result, run.result.config, run.result.env
     # The call style only where the engine calls the module: the others have none to name.
     call = f", {config.call}" if ENGINE_INFO[config.engine].module_call else ""
+    batch = f", batch {config.batch_label}" if config.batch else ""
+    loader = f", {loader_words(config)}" if config.data_path == "loader" else ""
+    precision = f", {config.precision}" if config.precision != "float32" else ""
     heading = (f"Run {run.id}: {config.dataset} on {config.device}, {config.engine}, "
-               f"record {config.record}{call}")
+               f"record {config.record}{call}{batch}{loader}{precision}")
     sentences = _sentences(run) if run.breakdown else []
     environment = [
         ("device", env.device_name or env.device or config.device),
@@ -99,6 +103,8 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
         ("torch", env.torch_version), ("CPU", env.cpu_model), ("OS", env.os),
         ("Python", env.python), ("threads", str(env.threads)), ("execution", env.execution),
         ("warm-up", env.warm_up), ("started", result.started_at), ("saved", run.created_at),
+        ("batches", batch_summary(result)), ("data file", data_file_summary(result)),
+        ("data changed", result.data_changed),
     ]
     return RunSection(run.id, heading, result.message, sentences,
                       [(name, value) for name, value in environment if value],
