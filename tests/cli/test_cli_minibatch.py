@@ -44,9 +44,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     jobs = {
         "loader": [*base, "--data-path", "loader", "--workers", "2", "--json"],
         "resident": [*base, "--data-path", "resident", "--json"],
-        "text": [*base, "--data-path", "loader", "--no-save"],
+        # Text, not JSON: its summary is checked, and its record read from the store.
         "csv": ["train", "--epochs", EPOCHS, "--data", str(flowers), "--target", "species",
-                "--batch", "4", "--json"],
+                "--batch", "4", "--data-path", "loader"],
         "bad_batch": ["train", "--batch", "0x"],
         "resident_workers": ["train", "--workers", "2"],
         "missing_file": ["train", "--data", str(data / "absent.csv")],
@@ -73,22 +73,22 @@ def test_loader_and_resident_runs_are_stored_with_the_same_curve(runs: dict) -> 
     assert np.array_equal(loader_curve, resident_curve)
 
 
-def test_the_text_summary_says_the_steps_and_the_wait(runs: dict) -> None:
-    proc = runs["text"]
+def test_a_csv_with_string_labels_trains_says_its_batches_and_keeps_its_file(runs) -> None:
+    proc = runs["csv"]
     assert proc.returncode == 0, describe(proc)
-    line = next(line for line in proc.stdout.splitlines() if line.strip().startswith("batches"))
-    assert "batch 32" in line and "4 steps per epoch" in line and "us/step" in line
-    assert "loader with 0 workers" in line and "waited for data" in line
-
-
-def test_a_csv_with_string_labels_trains_and_keeps_its_file(runs: dict) -> None:
-    record = ok_json(runs["csv"])
-    assert record["status"] == "completed" and record["dataset"] == "csv"
-    assert record["class_names"] == ["setosa", "versicolor", "virginica"]
-    data_file = record["data_file"]
+    lines = {line.split()[0]: line for line in proc.stdout.splitlines() if line.startswith("  ")}
+    assert "batch 4" in lines["batches"] and "steps per epoch" in lines["batches"]
+    assert "loader with 0 workers" in lines["batches"] and "waited for data" in lines["batches"]
+    assert "flowers.csv" in lines["data"] and "target species" in lines["data"]
+    with RunStore.open(runs["store"]) as store:
+        result = next(run.result for run in store.list_runs() if run.result.config.dataset
+                      == "csv")
+    assert result.status.value == "completed"
+    assert result.class_names == ["setosa", "versicolor", "virginica"]
+    data_file = result.data_file
     assert data_file["path"].endswith("flowers.csv") and len(data_file["sha256"]) == 64
     assert (data_file["rows"], data_file["columns"], data_file["target"]) == (18, 4, "species")
-    assert record["config"]["target"] == "species"
+    assert result.config.target == "species"
 
 
 @pytest.mark.parametrize(("job", "words"), [
