@@ -73,19 +73,29 @@ plan() {
     step "compare" 70 compare.txt "$py" -m iris_gui compare --devices all \
         --records every-epoch,device,none --repeat 2
     # The engine ladder on every device (the note's loop first on each); compiles on both.
-    step "ladder" 105 ladder.txt "$py" -m iris_gui compare --engines all --devices all
+    step "ladder" 80 ladder.txt "$py" -m iris_gui compare --engines all --devices all
+    # Mini-batches (issue 20): resident batches by index on both devices, every-epoch (a sync
+    # per step) against device; then the tutorial's loader with workers, pinned memory and
+    # non-blocking copies on the GPU, and float16 autocast with its gradient scaler.
+    step "mini-batches" 25 minibatch.txt "$py" -m iris_gui compare --devices all --batch 32 \
+        --records every-epoch,device --epochs 300
+    step "loader cuda" 20 loader-cuda.txt "$py" -m iris_gui train --device cuda --batch 32 \
+        --data-path loader --workers 2 --pin-memory --non-blocking --persistent-workers \
+        --epochs 100
+    step "float16 cuda" 10 float16-cuda.txt "$py" -m iris_gui train --device cuda --batch 32 \
+        --precision float16 --engine lean --epochs 300
     step "explain cuda" 20 explain-cuda.txt "$py" -m iris_gui explain --device cuda
-    step "explain cuda graph" 15 explain-cuda-graph.txt "$py" -m iris_gui explain \
+    step "explain cuda graph" 10 explain-cuda-graph.txt "$py" -m iris_gui explain \
         --device cuda --engine graph --record device
-    step "explain cuda persistent" 15 explain-cuda-persistent.txt "$py" -m iris_gui explain \
+    step "explain cuda persistent" 10 explain-cuda-persistent.txt "$py" -m iris_gui explain \
         --device cuda --engine persistent --record device
-    step "sweep" 40 sweep.txt "$py" -m iris_gui sweep --devices all \
+    step "sweep" 35 sweep.txt "$py" -m iris_gui sweep --devices all \
         --engines eager,graph,persistent --threads 1 --min-seconds 0.2
     step "export runs" 10 export-runs.txt bash -c export_runs
     # The kernel tests carry the cuda marker too: they get a step (and a limit) of their own.
     # -v: a run killed at its limit still shows which tests passed; a test module that cannot
     # be imported here (a missing package) does not stop the others.
-    step "cuda tests" 110 cuda-tests.txt "$py" -m pytest -m "cuda and not kernels" -v -rs \
+    step "cuda tests" 95 cuda-tests.txt "$py" -m pytest -m "cuda and not kernels" -v -rs \
         -p no:cacheprovider --continue-on-collection-errors tests
     step "ladder benchmark cuda" 25 ladder-bench-cuda.txt "$py" benchmarks/ladder.py \
         --device cuda --epochs 5000 --repeat 3 --engines eager,lean,manual,graph,persistent

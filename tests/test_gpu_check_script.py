@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "gpu_check.sh"
 MAX_BUDGET_S = 540  # one 600 s device call, less its start-up and packing
 STEPS = [
-    "install wheels", "environment", "devices", "compare", "ladder", "explain cuda",
+    "install wheels", "environment", "devices", "compare", "ladder", "mini-batches",
+    "loader cuda", "float16 cuda", "explain cuda",
     "explain cuda graph", "explain cuda persistent", "sweep", "export runs", "cuda tests",
     "ladder benchmark cuda", "kernel tests",
 ]
