@@ -124,3 +124,48 @@ def test_a_batch_larger_than_the_training_rows_is_refused():
     with pytest.raises(ConfigError) as error:
         train(RunConfig(batch=500, epochs=2))
     assert "500" in str(error.value) and "\n" not in str(error.value)
+
+
+class QueuedWork:
+    """A stand-in for an asynchronous device: ``launch`` returns at once, the work is done
+    later on a thread, and only ``sync`` waits for it (as a CUDA kernel launch does)."""
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+
+        self.work: queue.Queue = queue.Queue()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        import time
+
+        while True:
+            seconds = self.work.get()
+            time.sleep(seconds)
+            self.work.task_done()
+
+    def launch(self, seconds: float) -> None:
+        self.work.put(seconds)
+
+    def sync(self) -> None:
+        self.work.join()
+
+
+def test_the_loaders_wait_leaves_out_the_steps_still_queued_on_the_device(monkeypatch):
+    """On the CPU every sync is free, so the loader's accounting would look right whatever it
+    did: on a device that runs behind the host, the wait must not include the step before."""
+    from iris_gui.engine import batching
+    from iris_gui.engine.batching import LoaderBatches
+
+    device = QueuedWork()
+    monkeypatch.setattr(batching, "synchronize", lambda _device: device.sync())
+    x, y = torch.rand(64, 4), torch.arange(64) % 3
+    batches = LoaderBatches(x, y, BatchPlan(64, 16), RunConfig(batch=16, data_path="loader"),
+                            torch.device("cpu"))
+    step_seconds = 0.02
+    for _ in batches.epoch():
+        device.launch(step_seconds)  # the step: queued, not done
+    device.sync()
+    # Four steps of 20 ms ran on the device; fetching four batches of 16 rows takes far less.
+    assert batches.wait_seconds < 2 * step_seconds

@@ -31,7 +31,9 @@ def epoch_runner(step: Step, batches: Batches, prepared: Prepared,
     mode, interval = recording.mode, recording.interval
     rows = float(batches.plan.rows_seen)
     epoch_batches = batches.epoch
-    total = torch.zeros((), dtype=torch.float64, device=prepared.device)
+    # float64 where the device has it (MPS has not): thousands of steps add up exactly.
+    wide = torch.float32 if prepared.device.type == "mps" else torch.float64
+    total = torch.zeros((), dtype=wide, device=prepared.device)
 
     def run(first: int, count: int) -> None:
         for epoch in range(first, first + count):
