@@ -50,13 +50,17 @@ ENGINE_INFO = {info.name: info for info in (
                "once and updated in place: no autograd graph is built or walked.", True,
                precisions=("float32", "float64")),
     EngineInfo("compiled", "compiled (torch.compile)",
-               "torch.compile turns several epochs of the manual step into one generated "
-               "kernel program (replayed as a CUDA graph on a GPU); compilation is timed apart, "
-               "before the loop.", True, recordings=("device", "none")),
+               "torch.compile turns several epochs of the manual step (with mini-batches, one "
+               "step per batch) into one generated kernel program (replayed as a CUDA graph on "
+               "a GPU); compilation is timed apart, before the loop.", True,
+               recordings=("device", "none"), minibatch=True,
+               data_paths=("resident", "loader"), precisions=("float32",)),
     EngineInfo("graph", "graph (CUDA graphs)",
                "The whole step captured once with torch.cuda.graph and replayed many epochs "
-               "per launch: no Python and no per-op launch cost left.", True,
-               recordings=("device", "none"), devices=("cuda",), data_paths=("resident",)),
+               "(with mini-batches, one epoch of steps) per launch: no Python and no per-op "
+               "launch cost left.", True,
+               recordings=("device", "none"), devices=("cuda",), minibatch=True,
+               data_paths=("resident",), precisions=("float32",)),
     EngineInfo("persistent", "persistent (one Triton kernel)",
                "One Triton program trains many epochs per launch with the weights held on chip: "
                "an epoch is a few small matrix products, not dozens of kernel launches.", True,

@@ -66,8 +66,11 @@ def train(
         result.timings.cpu_cores_free = cores_free()
         state = LoopState()
         try:
-            _run_phases(config, rung, device, result, state, observer, stop, fault,
-                        boundary_sync)
+            # TF32 from the warm-up on: compiled code and captured graphs fix their matmul
+            # kernels when they are built, before the loop.
+            with matmul_precision(config, device):
+                _run_phases(config, rung, device, result, state, observer, stop, fault,
+                            boundary_sync)
         except ConfigError:
             raise
         except Exception as error:  # a failed run is a result, not a crash
@@ -127,8 +130,7 @@ def _run_phases(
     batches = prepared.batches
     timings.steps_per_epoch = batches.plan.steps if batches is not None else 1
     try:
-        with matmul_precision(config, device):
-            run_loop(stepper, config.epochs, device, state, observer, stop, boundary_sync)
+        run_loop(stepper, config.epochs, device, state, observer, stop, boundary_sync)
     finally:
         if isinstance(batches, LoaderBatches):
             batches.close()

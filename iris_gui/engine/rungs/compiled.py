@@ -7,6 +7,12 @@ few fused kernels: on the CPU one generated C++ program, on CUDA kernels replaye
 graph (``mode="reduce-overhead"``). Python runs once per call, not once per op. The function,
 and why its compiled forms are cached per structure, is in compiled_step.py.
 
+Mini-batches (and the loader path) train step by step in the loop every rung shares
+(minibatch.py): each batch, resident or loaded, is one call of a compiled step that takes the
+batch's rows and class indices and builds its one-hot targets itself. The last batch, when
+smaller, has its own compiled function; both are compiled in ``build``, so the timed loop never
+compiles. Those runs keep the recorder the config made (``device`` or ``none``).
+
 ``build`` loads the model's weights into the step's static tensors, calls each size until it is
 compiled (and on CUDA recorded and replayed once), then loads the model's weights again, in
 place: compile and capture time are the run's ``compile_seconds``, never part of the loop, and
@@ -24,8 +30,9 @@ import sys
 import torch
 
 from iris_gui.engine.recording import DeviceRecorder
-from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
+from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, StepRun
 from iris_gui.engine.rungs.manual import linear_layers
+from iris_gui.engine.rungs.minibatch import batch_stepper
 
 EPOCHS_PER_CALL = 8  # more unrolls the traced graph further: longer compiles, little gain
 CXX_NAMES = ("c++", "g++", "clang++")
@@ -56,24 +63,22 @@ class CompiledRung(Rung):
         # Imported here, not at the top: it loads dynamo, inductor and sympy (about a second),
         # which every worker start paid when it listed the rungs, compiled or not.
         from iris_gui.engine.rungs import compiled_step
-        from iris_gui.engine.rungs.compiled_step import CompileFailed, Spec
+        from iris_gui.engine.rungs.compiled_step import CompileFailed
 
         p = prepared
         config, device = p.config, p.device
         linears = linear_layers(p.model)
         originals = [layer.weight for layer in linears] + [layer.bias for layer in linears]
+        if not p.full_batch:
+            return self._batched(p, linears, originals)
         onehot = torch.zeros(p.x.shape[0], linears[-1].out_features, dtype=p.x.dtype,
                              device=device)
         onehot.scatter_(1, p.y.view(-1, 1), 1.0)
         cuda = device.type == "cuda"
-        spec = Spec(len(linears) - 1, config.optimizer,
-                    config.optimizer == "sgd" and config.momentum != 0, (EPOCHS_PER_CALL, 1))
-        # Everything the code is specialised for: the spec, every shape, the device, and on
-        # the CPU the thread count, which inductor's C++ bakes into its parallel loops.
-        key = (spec, str(device), 0 if cuda else torch.get_num_threads(), p.x.dtype,
-               tuple(p.x.shape), tuple(tuple(t.shape) for t in originals))
-        entry = compiled_step.prepare(key, spec, originals, p.x, onehot, config.lr,
-                                      config.momentum)
+        spec = _spec(config, linears, (EPOCHS_PER_CALL, 1))
+        key = _key(spec, p, originals, tuple(p.x.shape))
+        entry = compiled_step.prepare(key, spec, originals, lambda size: (p.x, onehot),
+                                      config.lr, config.momentum)
         owner = entry.owner = object()
         keep = config.recording.mode == "device"
         recorder = DeviceRecorder(config.epochs, device) if keep else p.recorder
@@ -82,8 +87,7 @@ class CompiledRung(Rung):
         args = (entry.weights, entry.biases, entry.state, entry.lr, entry.momentum)
 
         def run(first: int, count: int) -> None:
-            if entry.owner is not owner:
-                raise RuntimeError("another compiled run has taken over this run's buffers")
+            _check_owner(entry, owner)
             epoch = first
             with torch.no_grad():
                 while epoch < first + count:
@@ -96,11 +100,80 @@ class CompiledRung(Rung):
                         recorder.write(epoch, losses)  # a copy, made before the next replay
                     epoch += size
 
-        def finish() -> None:
-            if entry.owner is not owner:
-                raise RuntimeError("another compiled run has taken over this run's buffers")
-            with torch.no_grad():
-                for target, trained in zip(originals, [*entry.weights, *entry.biases]):
-                    target.copy_(trained)
+        return Stepper(run, recorder, block=block, finish=_finisher(entry, owner, originals))
 
-        return Stepper(run, recorder, block=block, finish=finish)
+    @staticmethod
+    def _batched(p: Prepared, linears: list, originals: list[torch.Tensor]) -> Stepper:
+        """Mini-batches or the loader: one compiled step per batch, in the step-by-step loop
+        every rung shares (minibatch.py), so the batches, their order and each epoch's loss
+        are eager's. A function per batch size (the full one and the last, smaller one),
+        both compiled in build with a batch of that many rows."""
+        from iris_gui.engine.rungs import compiled_step
+        from iris_gui.engine.rungs.compiled_step import CompileFailed
+
+        config, device = p.config, p.device
+        batches = p.batches_or_full()
+        sizes = tuple(dict.fromkeys(stop - start for start, stop in batches.plan.bounds()))
+        spec = _spec(config, linears, sizes, per_batch=True)
+        key = _key(spec, p, originals, tuple(p.x.shape[1:]))
+        x, y = p.x, p.y
+        entry = compiled_step.prepare(key, spec, originals, lambda rows: (x[:rows], y[:rows]),
+                                      config.lr, config.momentum)
+        owner = entry.owner = object()
+        mark_step = (torch.compiler.cudagraph_mark_step_begin if device.type == "cuda"
+                     else (lambda: None))
+        calls = entry.calls
+        args = (entry.weights, entry.biases, entry.state, entry.lr, entry.momentum)
+
+        def step(xb: torch.Tensor, yb: torch.Tensor) -> torch.Tensor:
+            # The loop reads this loss before the next call, as a CUDA graph replay requires.
+            mark_step()
+            loss, compiled = calls[xb.shape[0]](xb, yb, *args)
+            if compiled is not True:
+                raise CompileFailed(f"torch.compile ran the step on {xb.shape[0]} rows eagerly")
+            return loss
+
+        stepper = batch_stepper(step, batches, p, finish=_finisher(entry, owner, originals))
+        stepper.run = _owned_without_grad(stepper.run, entry, owner)
+        return stepper
+
+
+def _spec(config, linears: list, sizes: tuple[int, ...], per_batch: bool = False):
+    """The step's structure: compiled_step.Spec."""
+    from iris_gui.engine.rungs.compiled_step import Spec  # late, as in build
+
+    return Spec(len(linears) - 1, config.optimizer,
+                config.optimizer == "sgd" and config.momentum != 0, sizes, per_batch)
+
+
+def _key(spec, p: Prepared, originals: list[torch.Tensor], data_shape: tuple) -> tuple:
+    """Everything the code is specialised for: the spec, every shape, the device, and on the
+    CPU the thread count, which inductor's C++ bakes into its parallel loops."""
+    cuda = p.device.type == "cuda"
+    return (spec, str(p.device), 0 if cuda else torch.get_num_threads(), p.x.dtype, data_shape,
+            tuple(tuple(t.shape) for t in originals))
+
+
+def _check_owner(entry, owner: object) -> None:
+    if entry.owner is not owner:
+        raise RuntimeError("another compiled run has taken over this run's buffers")
+
+
+def _finisher(entry, owner: object, originals: list[torch.Tensor]):
+    def finish() -> None:
+        _check_owner(entry, owner)
+        with torch.no_grad():
+            for target, trained in zip(originals, [*entry.weights, *entry.biases]):
+                target.copy_(trained)
+    return finish
+
+
+def _owned_without_grad(run: StepRun, entry, owner: object) -> StepRun:
+    # Grad mode is one of dynamo's guards: the steps run as they were compiled in build, under
+    # no_grad, or the first step in the loop would compile them again. Both checks once per
+    # call of the stepper, not per step.
+    def run_owned(first: int, count: int) -> None:
+        _check_owner(entry, owner)
+        with torch.no_grad():
+            run(first, count)
+    return run_owned

@@ -12,8 +12,9 @@ Why a cache, and why keyed by structure: dynamo keeps compiled code on the *code
 every configuration shares; each new variant used to add an entry there, and past
 ``torch._dynamo.config.recompile_limit`` dynamo silently ran the step eagerly under the name
 ``compiled``. Now every structural key (shapes, optimizer kind, momentum or not, epochs per
-call, device, CPU threads) gets its own ``torch.compile`` region (``isolate_recompiles``) with
-exactly one compiled entry, and a repeated key reuses its code, buffers and recorded graphs.
+call or batch sizes, device, CPU threads) gets one ``torch.compile`` region per size
+(``isolate_recompiles``), each with exactly one compiled entry, and a repeated key reuses its
+code, buffers and recorded graphs.
 Three guards make eager execution impossible to miss rather than unlikely:
 ``fullgraph=True`` turns a graph break or an exceeded limit into an exception (dynamo's own
 rule) instead of an eager fallback, for these calls only, where the process-wide
@@ -78,64 +79,99 @@ class Spec(NamedTuple):
     hidden: int  # hidden layers
     optimizer: str  # "sgd" | "adam"
     momentum: bool  # SGD with a momentum buffer
-    sizes: tuple[int, ...]  # epochs per call, one compiled function each
+    # Full batch: epochs per call. Mini-batches (``per_batch``): the batches' row counts (a
+    # full one and the last, smaller one), one step per call. One compiled function each.
+    sizes: tuple[int, ...]
+    per_batch: bool = False
+
+
+def train_step(x, onehot, params, moments, lr, mu, hidden: int, optimizer: str,
+               momentum: bool):
+    """One step of the manual rung's math on ``x``: ``(loss, params, moments)``, the new values
+    as new tensors (the callers write them back in place, once, at the end of a call)."""
+    beta1, beta2 = ADAM_BETAS
+    rows = x.shape[0]
+    ws, bs = params[:hidden + 1], params[hidden + 1:]
+    acts = [x]
+    for i in range(hidden):
+        acts.append(torch.relu(torch.addmm(bs[i], acts[i], ws[i].t())))
+    logp = torch.log_softmax(torch.addmm(bs[hidden], acts[hidden], ws[hidden].t()), 1)
+    loss = -(logp * onehot).sum() / rows
+    g = (logp.exp() - onehot) / rows
+    grad_w, grad_b = [None] * (hidden + 1), [None] * (hidden + 1)
+    for i in range(hidden, 0, -1):
+        grad_w[i], grad_b[i] = g.t() @ acts[i], g.sum(0)
+        g = (g @ ws[i]) * (acts[i] > 0)
+    grad_w[0], grad_b[0] = g.t() @ x, g.sum(0)
+    grads = grad_w + grad_b
+    # Indexed, not zipped: torch 2.4's dynamo cannot trace zip() in these comprehensions.
+    n = len(params)
+    if optimizer == "adam":
+        count = moments[0] + 1
+        avg = [moments[1 + 2 * i] + (grads[i] - moments[1 + 2 * i]) * (1 - beta1)
+               for i in range(n)]
+        sq = [moments[2 + 2 * i] * beta2 + grads[i] * grads[i] * (1 - beta2) for i in range(n)]
+        step_size = lr / (1 - beta1**count)
+        root = (1 - beta2**count).sqrt()
+        params = [params[i] - step_size * avg[i] / ((sq[i].sqrt() / root) + ADAM_EPS)
+                  for i in range(n)]
+        moments = [count]
+        for i in range(n):
+            moments += [avg[i], sq[i]]
+    elif momentum:
+        moments = [mu * moments[i] + grads[i] for i in range(n)]
+        params = [params[i] - lr * moments[i] for i in range(n)]
+    else:
+        params = [params[i] - lr * grads[i] for i in range(n)]
+    return loss, params, moments
+
+
+def _write_back(weights, biases, state, params, moments) -> None:
+    targets, values = [*weights, *biases, *state], params + moments
+    for i in range(len(targets)):
+        targets[i].copy_(values[i])
 
 
 def step_function(hidden: int, epochs: int, optimizer: str, momentum: bool) -> Callable:
     """``run(x, onehot, weights, biases, state, lr, mu) -> (losses, compiled)``: ``epochs``
-    epochs of the manual step; parameters and ``state`` are written back in place."""
-    beta1, beta2 = ADAM_BETAS
+    epochs of the manual step on the full batch; parameters and ``state`` are written back in
+    place."""
 
     def run(x, onehot, weights, biases, state, lr, mu):
-        rows = x.shape[0]
-        ws, bs = list(weights), list(biases)
-        params, moments = ws + bs, list(state)
+        params, moments = list(weights) + list(biases), list(state)
         losses = []
         for _ in range(epochs):
-            acts = [x]
-            for i in range(hidden):
-                acts.append(torch.relu(torch.addmm(bs[i], acts[i], ws[i].t())))
-            logp = torch.log_softmax(torch.addmm(bs[hidden], acts[hidden], ws[hidden].t()), 1)
-            losses.append(-(logp * onehot).sum() / rows)
-            g = (logp.exp() - onehot) / rows
-            grad_w, grad_b = [None] * (hidden + 1), [None] * (hidden + 1)
-            for i in range(hidden, 0, -1):
-                grad_w[i], grad_b[i] = g.t() @ acts[i], g.sum(0)
-                g = (g @ ws[i]) * (acts[i] > 0)
-            grad_w[0], grad_b[0] = g.t() @ x, g.sum(0)
-            grads = grad_w + grad_b
-            # Indexed, not zipped: torch 2.4's dynamo cannot trace zip() in these comprehensions.
-            n = len(params)
-            if optimizer == "adam":
-                count = moments[0] + 1
-                avg = [moments[1 + 2 * i] + (grads[i] - moments[1 + 2 * i]) * (1 - beta1)
-                       for i in range(n)]
-                sq = [moments[2 + 2 * i] * beta2 + grads[i] * grads[i] * (1 - beta2)
-                      for i in range(n)]
-                step_size = lr / (1 - beta1**count)
-                root = (1 - beta2**count).sqrt()
-                params = [params[i] - step_size * avg[i] / ((sq[i].sqrt() / root) + ADAM_EPS)
-                          for i in range(n)]
-                moments = [count]
-                for i in range(n):
-                    moments += [avg[i], sq[i]]
-            elif momentum:
-                moments = [mu * moments[i] + grads[i] for i in range(n)]
-                params = [params[i] - lr * moments[i] for i in range(n)]
-            else:
-                params = [params[i] - lr * grads[i] for i in range(n)]
-            ws, bs = params[:hidden + 1], params[hidden + 1:]
-        targets, values = [*weights, *biases, *state], params + moments
-        for i in range(len(targets)):
-            targets[i].copy_(values[i])
+            loss, params, moments = train_step(x, onehot, params, moments, lr, mu, hidden,
+                                               optimizer, momentum)
+            losses.append(loss)
+        _write_back(weights, biases, state, params, moments)
         return torch.stack(losses), torch.compiler.is_compiling()
+
+    return run
+
+
+def batch_function(hidden: int, optimizer: str, momentum: bool) -> Callable:
+    """``run(x, y, weights, biases, state, lr, mu) -> (loss, compiled)``: one step on a batch
+    of rows ``x`` with class indices ``y``. The one-hot targets are built inside, per batch:
+    a batch is new rows every step, and building them in the compiled code fuses the work."""
+
+    def run(x, y, weights, biases, state, lr, mu):
+        params, moments = list(weights) + list(biases), list(state)
+        classes = weights[-1].shape[0]
+        onehot = torch.zeros(x.shape[0], classes, dtype=x.dtype, device=x.device)
+        onehot.scatter_(1, y.view(-1, 1), 1.0)
+        loss, params, moments = train_step(x, onehot, params, moments, lr, mu, hidden,
+                                           optimizer, momentum)
+        _write_back(weights, biases, state, params, moments)
+        return loss, torch.compiler.is_compiling()
 
     return run
 
 
 @dataclass
 class CompiledStep:
-    """One structural key's compiled calls (epochs per call -> callable) and static tensors."""
+    """One structural key's compiled calls (epochs per call, or a batch's rows -> callable)
+    and static tensors."""
 
     weights: list[torch.Tensor]
     biases: list[torch.Tensor]
@@ -144,6 +180,11 @@ class CompiledStep:
     momentum: torch.Tensor
     calls: dict[int, Callable] = field(default_factory=dict)
     owner: object = None  # the run now using these buffers: one run at a time per process
+    per_batch: bool = False  # calls are one step on a batch, keyed by its rows
+
+    def what(self, size: int) -> str:
+        """The call of ``size``, in words, for a message."""
+        return f"step on {size} rows" if self.per_batch else f"{size}-epoch step"
 
     def tensors(self) -> list[torch.Tensor]:
         return [*self.weights, *self.biases, *self.state, self.lr, self.momentum]
@@ -161,6 +202,9 @@ class CompiledStep:
 
 
 _entries: dict[tuple, CompiledStep] = {}
+# The data a function of a size is warmed up with: (x, onehot) for the full batch's epochs,
+# (x, y) of a batch of that many rows for a mini-batch step.
+Inputs = Callable[[int], tuple[torch.Tensor, torch.Tensor]]
 
 
 def reset_compiled() -> None:
@@ -180,31 +224,33 @@ def _capacity() -> int:
     return max(1, min(MAX_ENTRIES, limit // REGIONS_PER_ENTRY))
 
 
-def prepare(key: tuple, spec: Spec, originals: list[torch.Tensor], x: torch.Tensor,
-            onehot: torch.Tensor, lr: float, momentum: float) -> CompiledStep:
-    """The step for ``key``, compiled (on CUDA recorded), holding ``originals``'s values."""
+def prepare(key: tuple, spec: Spec, originals: list[torch.Tensor], inputs: Inputs, lr: float,
+            momentum: float) -> CompiledStep:
+    """The step for ``key``, compiled (on CUDA recorded), holding ``originals``'s values;
+    ``inputs(size)`` gives the data the warm-up calls the ``size`` function with."""
     try:
-        return _prepare(key, spec, originals, x, onehot, lr, momentum)
+        return _prepare(key, spec, originals, inputs, lr, momentum)
     except FailOnRecompileLimitHit:
         # Reached only when something besides this rung filled dynamo's caches (the cache
         # resets before its own entries could): start from a clean slate once, then give up.
         reset_compiled()
     try:
-        return _prepare(key, spec, originals, x, onehot, lr, momentum)
+        return _prepare(key, spec, originals, inputs, lr, momentum)
     except FailOnRecompileLimitHit as error:
         raise CompileFailed(f"dynamo's recompile limit: {error}") from error
 
 
-def _prepare(key: tuple, spec: Spec, originals: list[torch.Tensor], x: torch.Tensor,
-             onehot: torch.Tensor, lr: float, momentum: float) -> CompiledStep:
+def _prepare(key: tuple, spec: Spec, originals: list[torch.Tensor], inputs: Inputs, lr: float,
+             momentum: float) -> CompiledStep:
+    device = originals[0].device
     entry = _entries.get(key)
     if entry is None:
         if len(_entries) >= _capacity():
             reset_compiled()
-        entry = _entries[key] = _new_entry(spec, originals, x.device)
+        entry = _entries[key] = _new_entry(spec, originals, device)
     entry.load(originals, lr, momentum)
     try:
-        warm_up(entry, x, onehot, x.device.type == "cuda")
+        warm_up(entry, inputs, device.type == "cuda")
     except BaseException:
         _entries.pop(key, None)  # half-built: the next run of this key starts over
         raise
@@ -224,20 +270,24 @@ def _new_entry(spec: Spec, originals: list[torch.Tensor], device: torch.device
     else:
         state = []
     entry = CompiledStep(params[:hidden + 1], params[hidden + 1:], state,
-                         torch.zeros((), device=device), torch.zeros((), device=device))
+                         torch.zeros((), device=device), torch.zeros((), device=device),
+                         per_batch=spec.per_batch)
     cuda = device.type == "cuda"
     if cuda:  # cudagraph trees let a graph mutate an input only at a fixed, marked address
         for tensor in entry.tensors():
             torch._dynamo.mark_static_address(tensor)
+    # One region per size, each compiled for its shapes once (dynamic=False): the last, smaller
+    # batch is a second region compiled in build, never a recompile in the timed loop.
     for size in spec.sizes:
+        function = (batch_function(hidden, spec.optimizer, spec.momentum) if spec.per_batch
+                    else step_function(hidden, size, spec.optimizer, spec.momentum))
         entry.calls[size] = torch.compile(
-            step_function(hidden, size, spec.optimizer, spec.momentum), fullgraph=True,
-            dynamic=False, mode="reduce-overhead" if cuda else None,
+            function, fullgraph=True, dynamic=False, mode="reduce-overhead" if cuda else None,
             **({"isolate_recompiles": True} if ISOLATES else {}))
     return entry
 
 
-def warm_up(entry: CompiledStep, x: torch.Tensor, onehot: torch.Tensor, cuda: bool) -> None:
+def warm_up(entry: CompiledStep, inputs: Inputs, cuda: bool) -> None:
     """Call every size ``WARM_CALLS`` times: compile, and on CUDA warm up, record and replay
     once. Raises CompileFailed (or dynamo's FailOnRecompileLimitHit, for the caller to reset
     and retry) rather than let any of it happen later, inside the timed loop."""
@@ -249,12 +299,13 @@ def warm_up(entry: CompiledStep, x: torch.Tensor, onehot: torch.Tensor, cuda: bo
               else contextlib.nullcontext())
     with torch.no_grad(), strict:
         for size, call in entry.calls.items():
+            first, second = inputs(size)
             for _ in range(WARM_CALLS):
                 if cuda:
                     mark_step()
                 try:
-                    _, compiled = call(x, onehot, entry.weights, entry.biases, entry.state,
-                                       entry.lr, entry.momentum)
+                    _, compiled = call(first, second, entry.weights, entry.biases,
+                                       entry.state, entry.lr, entry.momentum)
                 except FailOnRecompileLimitHit:
                     raise
                 except Exception as error:
@@ -262,4 +313,5 @@ def warm_up(entry: CompiledStep, x: torch.Tensor, onehot: torch.Tensor, cuda: bo
                     cause = getattr(error, "inner_exception", None) or error
                     raise CompileFailed(f"{type(cause).__name__}: {cause}") from error
                 if compiled is not True:
-                    raise CompileFailed(f"torch.compile ran the {size}-epoch step eagerly")
+                    raise CompileFailed(f"torch.compile ran the {entry.what(size)} "
+                                        "eagerly")

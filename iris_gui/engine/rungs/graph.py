@@ -1,7 +1,12 @@
-"""``graph`` (CUDA only): the whole training step captured with torch.cuda.graph, many epochs
-per graph, each epoch's loss written into a device buffer inside the graph; a chunk replays
-graphs. What is left per epoch is the kernels themselves: no Python, no dispatcher, no
-launch per op.
+"""``graph`` (CUDA only): the whole training step captured with torch.cuda.graph and replayed;
+each epoch's loss is written into a device buffer inside the graph. What is left per epoch is
+the kernels themselves: no Python, no dispatcher, no launch per op.
+
+The full batch captures many epochs per graph; a chunk replays graphs. Mini-batches capture one
+whole epoch of steps: each step takes its rows from the resident data set by ``index_select``
+through a static permutation buffer, and before every replay the next epoch's order
+(batching.EpochOrder, seeded as the other paths seed it) is copied into that buffer, on the
+same stream, so the replay trains the batches eager trains, in the same order.
 
 The recipe is PyTorch's "whole network capture": warm up on a side stream (so lazy state such
 as momentum buffers exists before capture), capture, replay. Adam needs ``capturable=True``
@@ -11,8 +16,11 @@ capture, so the run starts from the same model as every other rung.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
+from iris_gui.engine.batching import BatchPlan, EpochOrder
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.recording import DeviceRecorder
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, snapshot_state
@@ -22,11 +30,73 @@ from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, snapshot_state
 GRAPH_EPOCHS = 64
 WARMUP_STEPS = 3
 
+Work = Callable[[], None]
+
 
 def _optimizer(config: RunConfig, model: torch.nn.Module) -> torch.optim.Optimizer:
     if config.optimizer == "adam":
         return torch.optim.Adam(model.parameters(), lr=config.lr, capturable=True)
     return torch.optim.SGD(model.parameters(), lr=config.lr, momentum=config.momentum)
+
+
+def warm_up(device: torch.device, work: Work) -> None:
+    """``work`` a few times on a side stream, as the capture recipe asks, then waits for it."""
+    side = torch.cuda.Stream(device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):
+        for _ in range(WARMUP_STEPS):
+            work()
+    torch.cuda.current_stream(device).wait_stream(side)
+    torch.cuda.synchronize(device)
+
+
+def capture(work: Work) -> Work:
+    """``work`` captured as a CUDA graph: its replay (which keeps the graph alive)."""
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        work()
+    return graph.replay
+
+
+def refresh(perm: torch.Tensor, order: EpochOrder) -> None:
+    """The next epoch's order into the captured permutation buffer. The copy is queued on the
+    current stream, after the replay before and before the next one, so the host may run
+    ahead; pinned, as batching's resident path copies it, and a fresh host tensor every epoch:
+    the pinned allocator keeps it until its copy is done, where a reused buffer written on the
+    host could change under a copy still queued."""
+    host = order.next()
+    if perm.device.type == "cuda":
+        host = host.pin_memory()
+    perm.copy_(host, non_blocking=host.is_pinned())
+
+
+class BatchEpoch:
+    """One epoch of mini-batch steps over static tensors: what the graph captures. Every batch
+    is a slice of ``perm`` (plan.bounds, fixed at capture) indexing the resident data, so only
+    ``perm``'s contents change between replays; the epoch's loss, with ``keep``, is the rows'
+    mean of its steps' losses, as minibatch.epoch_runner computes it."""
+
+    def __init__(self, step: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+                 x: torch.Tensor, y: torch.Tensor, plan: BatchPlan, keep: bool) -> None:
+        device = x.device
+        self.step, self.x, self.y, self.keep = step, x, y, keep
+        self.bounds = plan.bounds()
+        self.rows_seen = float(plan.rows_seen)
+        self.perm = torch.arange(plan.rows, device=device)
+        self.total = torch.zeros((), dtype=torch.float64, device=device)
+        self.loss = torch.zeros((), dtype=torch.float64, device=device)
+
+    def __call__(self) -> None:
+        x, y, perm, total = self.x, self.y, self.perm, self.total
+        if self.keep:
+            total.zero_()
+        for start, stop in self.bounds:
+            index = perm[start:stop]
+            loss = self.step(x.index_select(0, index), y.index_select(0, index))
+            if self.keep:
+                total.add_(loss.detach(), alpha=stop - start)
+        if self.keep:
+            torch.div(total, self.rows_seen, out=self.loss)
 
 
 class GraphRung(Rung):
@@ -44,6 +114,8 @@ class GraphRung(Rung):
         optimizer = _optimizer(p.config, model)
         keep = p.config.recording.mode == "device"
         recorder = DeviceRecorder(p.config.epochs, p.device) if keep else p.recorder
+        if not p.full_batch:
+            return self._batched(p, model, optimizer, recorder, keep)
 
         def step(losses: torch.Tensor, index: int) -> None:
             optimizer.zero_grad(set_to_none=True)
@@ -54,40 +126,69 @@ class GraphRung(Rung):
 
         restore = snapshot_state(model, optimizer)
         scratch = torch.zeros(1, device=p.device)
-        side = torch.cuda.Stream(p.device)
-        side.wait_stream(torch.cuda.current_stream(p.device))
-        with torch.cuda.stream(side):
-            for _ in range(WARMUP_STEPS):
-                step(scratch, 0)
-        torch.cuda.current_stream(p.device).wait_stream(side)
-        torch.cuda.synchronize(p.device)
+        warm_up(p.device, lambda: step(scratch, 0))
         restore()
 
-        def capture(epochs: int) -> tuple[torch.cuda.CUDAGraph, torch.Tensor]:
+        def captured(epochs: int) -> tuple[Work, torch.Tensor]:
             losses = torch.zeros(epochs, device=p.device)
-            graph = torch.cuda.CUDAGraph()
             optimizer.zero_grad(set_to_none=True)
-            with torch.cuda.graph(graph):
+
+            def epochs_of_steps() -> None:
                 for index in range(epochs):
                     step(losses, index)
-            return graph, losses
+            return capture(epochs_of_steps), losses
 
-        many, many_losses = capture(GRAPH_EPOCHS)
-        one, one_losses = capture(1)
+        many, many_losses = captured(GRAPH_EPOCHS)
+        one, one_losses = captured(1)
         write = recorder.write if keep else None
 
         def run(first: int, count: int) -> None:
             epoch = first
             while epoch < first + count:
                 if first + count - epoch >= GRAPH_EPOCHS:
-                    many.replay()
+                    many()
                     if write is not None:
                         write(epoch, many_losses)
                     epoch += GRAPH_EPOCHS
                 else:
-                    one.replay()
+                    one()
                     if write is not None:
                         write(epoch, one_losses)
                     epoch += 1
 
         return Stepper(run, recorder, block=GRAPH_EPOCHS)
+
+    @staticmethod
+    def _batched(p: Prepared, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
+                 recorder, keep: bool) -> Stepper:
+        """Mini-batches of resident data (the config refuses the loader): one epoch per graph,
+        its order refreshed before each replay."""
+        criterion = p.criterion
+        plan = p.batches_or_full().plan
+
+        def step(xb: torch.Tensor, yb: torch.Tensor) -> torch.Tensor:
+            optimizer.zero_grad(set_to_none=True)
+            loss = criterion(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        epoch_of_steps = BatchEpoch(step, p.x, p.y, plan, keep)
+        restore = snapshot_state(model, optimizer)
+        warm_up(p.device, epoch_of_steps)  # in the identity order: the run's is not drawn yet
+        restore()
+        optimizer.zero_grad(set_to_none=True)
+        replay = capture(epoch_of_steps)
+        # Seeded as batching.ResidentBatches seeds its own, which this rung never draws from:
+        # the same orders, epoch after epoch, as every other rung and path.
+        order = EpochOrder(plan.rows, p.config.seed, shuffle=bool(plan.batch))
+        perm, loss, record = epoch_of_steps.perm, epoch_of_steps.loss, recorder.record
+
+        def run(first: int, count: int) -> None:
+            for epoch in range(first, first + count):
+                refresh(perm, order)
+                replay()
+                if keep:
+                    record(epoch, loss)  # a copy queued after the replay, before the next
+
+        return Stepper(run, recorder, block=1)
