@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 
 from iris_gui.cli.output import number, table
@@ -43,23 +44,59 @@ def _report(b: Breakdown) -> list[str]:
     call = f", call {c['call']}" if info is None or info.module_call else ""
     lines = [
         (f"{c['dataset']} on {b.device} ({b.device_name}), engine {b.engine}, record "
-         f"{c['record']}{call}, {counted(c['threads'], 'thread')}: {b.epochs_profiled:,} profiled "
-         f"epochs after {b.warmup_epochs:,} warm-up"),
+         f"{c['record']}{call}{_batches(b)}, {counted(c['threads'], 'thread')}: "
+         f"{b.epochs_profiled:,} profiled epochs after {b.warmup_epochs:,} warm-up"),
         "",
         _category_table(b),
         "",
         (f"per epoch       syncs {number(b.syncs_per_epoch)}, kernels {number(b.kernels_per_epoch)}, "
          f"host<->device copies {number(b.copies_per_epoch)} ({number(b.copy_bytes_per_epoch)} bytes)"),
+        *_step_line(b),
         _device_line(b),
         (f"epoch time      profiled {number(b.epoch_us_profiled)} us, unprofiled "
          f"{number(b.epoch_us_unprofiled)} us: the profiler adds {_share(b.profiler_overhead_pct)}"),
         (f"paired, unprofiled ({b.replicates} x {b.epochs_profiled:,} epochs each, medians)  "
          f"every-epoch minus none "
-         f"{number(b.sync_cost_us)} us ({_share(b.sync_cost_pct)}), call minus forward "
+         f"{number(b.sync_cost_us)} us{_per_step(b, b.sync_cost_us)} ({_share(b.sync_cost_pct)}), "
+         f"call minus forward "
          f"{number(b.call_cost_us)} us ({_share(b.call_cost_pct)})"),
     ]
     lines += [f"note: {note}" for note in b.notes]
     return lines + [""] + b.sentences()
+
+
+def _batches(b: Breakdown) -> str:
+    """The batches, data path and precision where they are not the note's (full, resident,
+    float32): a record from before them names none."""
+    c = b.config
+    parts = []
+    if c.get("batch"):
+        parts.append(f"batch {c['batch']}")
+    if b.data_path == "loader":
+        parts.append(b.data_source)
+    if c.get("precision", "float32") != "float32":
+        parts.append(str(c["precision"]))
+    return "".join(f", {part}" for part in parts)
+
+
+def _step_line(b: Breakdown) -> list[str]:
+    if not b.batched:
+        return []
+    data = _share(b.data_pct) if b.data_pct is not None else "inside the step"
+    return [(f"per step        {counted(b.steps_per_epoch, 'step')} per epoch: syncs "
+             f"{number(b.syncs_per_step)}, kernels {number(b.kernels_per_step)}, "
+             f"fetching data {data}{_loader_clock(b)}")]
+
+
+def _loader_clock(b: Breakdown) -> str:
+    if not math.isfinite(b.data_wait_pct):
+        return ""
+    return f" (unprofiled, by the loader's own clock: {_share(b.data_wait_pct)})"
+
+
+def _per_step(b: Breakdown, us: float) -> str:
+    """A per-epoch cost per step too, where an epoch is several steps."""
+    return "" if b.steps_per_epoch == 1 else f" = {number(us / b.steps_per_epoch)} us per step"
 
 
 def _device_line(b: Breakdown) -> str:

@@ -4,6 +4,11 @@ For a RunConfig: warm up, profile a bounded window of epochs with torch.profiler
 (profile_reduce.py); then time the same loop without the profiler, alternating paired variants,
 to give the unprofiled epoch time and the two costs the seed names: the per-epoch sync
 (every-epoch minus none) and nn.Module.__call__ (call minus forward).
+
+A run of mini-batches (or the loader) is explained as it trains: its figures stay per epoch,
+an epoch being ``steps_per_epoch`` steps, and fetching each batch is a phase of its own
+(``data``); with every-epoch recording the loss is read once per step, so the paired sync
+cost is that of every step's ``loss.item()``.
 """
 
 from __future__ import annotations
@@ -18,8 +23,16 @@ from iris_gui.engine.config import RunConfig
 from iris_gui.engine.devices import resolve_device
 from iris_gui.engine.engines import ENGINE_INFO
 from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.explain_sessions import Sessions, annotated, check_stop, phased, plain
+from iris_gui.engine.explain_sessions import (
+    Sessions,
+    annotated,
+    check_stop,
+    fetches_batches,
+    phased,
+    plain,
+)
 from iris_gui.engine.loop import StopCheck
+from iris_gui.engine.precision import matmul_precision, precision_of
 from iris_gui.engine.profile_reduce import WindowFigures, reduce_window
 from iris_gui.engine.rungs import require_available
 from iris_gui.engine.stats import summarize
@@ -33,6 +46,8 @@ MAX_REPLICATES = 100
 PROFILER_WARMUP = 10
 # Each unprofiled replicate of ``epochs`` epochs is timed as this many blocks taking turns.
 BLOCKS_PER_REPLICATE = 10
+
+
 def _activities(device: torch.device) -> list[ProfilerActivity]:
     activities = [ProfilerActivity.CPU]
     if device.type == "cuda":
@@ -89,6 +104,21 @@ def _paired(sessions: Sessions, epochs: int, warmup: int, replicates: int,
     return times
 
 
+def _loader_wait_pct(sessions: Sessions, epochs: int, warmup: int) -> float:
+    """The share (%) of ``epochs`` unprofiled epochs the loader's own clock (batching.py) says
+    the loop waited for batches: a check of the profiled ``data`` share by a clock the profiler
+    does not slow (it slows each op, and the loader's collation is many small ones). NaN when
+    the run has no loader."""
+    config = sessions.config
+    if config.data_path != "loader":
+        return math.nan
+    session = sessions.make(config.record, config.call, warmup + epochs)
+    plain(session, 0, warmup)
+    before = session.batches.wait_seconds
+    seconds = plain(session, warmup, epochs)
+    return (session.batches.wait_seconds - before) / seconds * 100 if seconds > 0 else math.nan
+
+
 def _cost(times: dict, paying: tuple[str, str], free: tuple[str, str]) -> tuple[float, float]:
     """Median of the per-block differences (µs) and its share of the paying variant's epoch;
     NaN when the rung cannot run the pair (the sentence then says it does not apply)."""
@@ -122,19 +152,48 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: 
     require_available(config.engine, device)
     previous_threads = torch.get_num_threads()
     torch.set_num_threads(config.threads)
+    sessions = None
     try:
         sessions = Sessions(config, device, stop)
         warm_up(config, device, sessions.rows, *sessions.shape)
         check_stop(stop)
-        figures, profiled_us = _profile_window(sessions, epochs, warmup)
-        times = _paired(sessions, epochs, warmup, replicates, stop)
+        with matmul_precision(config, device):
+            figures, profiled_us = _profile_window(sessions, epochs, warmup)
+            times = _paired(sessions, epochs, warmup, replicates, stop)
+            figures.data_wait_pct = _loader_wait_pct(sessions, epochs, warmup)
     finally:
+        if sessions is not None:
+            sessions.close()
         torch.set_num_threads(previous_threads)
-    return _assemble(config, info.name, (epochs, warmup, replicates), figures, profiled_us, times)
+    return _assemble(config, info.name, (epochs, warmup, replicates), figures, profiled_us,
+                     times, sessions.steps_per_epoch)
+
+
+def _batch_notes(config: RunConfig, steps: int, figures: WindowFigures) -> list[str]:
+    """What a run of batches, the loader or a precision changes in how to read its figures."""
+    notes = []
+    if steps > 1 and config.recording.mode in ("every-epoch", "every"):
+        notes.append(f"an epoch is {steps} steps of {config.batch} rows, and a recorded epoch "
+                     "reads each step's loss on the host (loss.item() per step): the syncs and "
+                     f"the paired sync cost are per epoch, {steps} steps' worth")
+    if fetches_batches(config) and not phased(config.engine):
+        notes.append("fetching the batches is inside the 'step' range of this engine, not a "
+                     "category of its own")
+    if figures.data_syncs_per_epoch:
+        notes.append(f"{figures.data_syncs_per_epoch:g} of the syncs per epoch are the "
+                     "loader's own, around each batch, that time its waiting apart from the "
+                     "step (batching.py)")
+    precision = precision_of(config, torch.device(config.device))
+    if phased(config.engine) and not precision.plain:
+        scaled = ("; the GradScaler's scale, step and update are in backward and optimizer"
+                  if precision.scaled else "")
+        notes.append(f"forward and loss run under torch.autocast({config.precision}){scaled}")
+    return notes
 
 
 def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
-              figures: WindowFigures, profiled_us: float, times: dict) -> Breakdown:
+              figures: WindowFigures, profiled_us: float, times: dict,
+              steps: int = 1) -> Breakdown:
     epochs, warmup, replicates = sizes
     unprofiled_us = summarize(times[(config.record, config.call)]).median
     sync_cost = _cost(times, ("every-epoch", config.call), ("none", config.call))
@@ -145,6 +204,7 @@ def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
     slowed = f"slows the epoch by {overhead:.0f}%" if overhead > 0 else "did not slow the epoch"
     notes = [(f"the profiler {slowed} ({profiled_us:.0f} µs profiled, {unprofiled_us:.0f} µs "
               "unprofiled): the category times are of the profiled run")]
+    notes += _batch_notes(config, steps, figures)
     if abs(accounted - 100) > 10:
         notes.append(f"the categories account for {accounted:.0f}% of the profiled epoch")
     recording = config.recording
@@ -156,9 +216,10 @@ def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
                      "waits cannot be measured; the time of each phase on the CPU is, and on "
                      "the CPU that is the whole epoch")
     if not phased(config.engine):
+        calls = "per epoch" if fetches_batches(config) else "per call of several epochs"
         notes.append(f"the {config.engine} engine has no forward, loss, backward and optimizer "
-                     "phases to time apart: its epochs are profiled whole ('step', one range "
-                     "per call of several epochs), with the loop's own Python between calls")
+                     f"phases to time apart: its epochs are profiled whole ('step', one range "
+                     f"{calls}), with the loop's own Python between calls")
     return Breakdown(
         config=config.to_dict(), device=config.device, device_name=device_name,
         epochs_profiled=epochs, warmup_epochs=warmup, replicates=replicates,
@@ -173,6 +234,7 @@ def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
         device_busy_pct=None if busy is None else min(100.0, busy / unprofiled_us * 100),
         copies_per_epoch=figures.copies_per_epoch, copy_bytes_per_epoch=figures.copy_bytes_per_epoch,
         sync_cost_us=sync_cost[0], sync_cost_pct=sync_cost[1],
-        call_cost_us=call_cost[0], call_cost_pct=call_cost[1],
+        call_cost_us=call_cost[0], call_cost_pct=call_cost[1], steps_per_epoch=steps,
+        data_wait_pct=figures.data_wait_pct,
         notes=notes + figures.notes,
     )

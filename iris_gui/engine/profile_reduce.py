@@ -11,14 +11,16 @@ these, so there kernels are told from copies by name and copy sizes are estimate
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from torch.autograd import DeviceType
 
-# "step": a rung's whole epoch (or block of epochs) where it has no phases to tell apart.
-PHASES = ("forward", "loss", "backward", "optimizer", "step", "recording")
+# "data": fetching a batch (mini-batches, the loader), before the step it feeds. "step": a
+# rung's whole epoch (or block of epochs) where it has no phases to tell apart.
+PHASES = ("data", "forward", "loss", "backward", "optimizer", "step", "recording")
 RANGE_PREFIX = "iris::"
 HOST_READ = "aten::_local_scalar_dense"  # what .item() runs: a host read of a tensor's value
 # torch's optimizers keep their step counters on the host (unless capturable or fused) and read
@@ -50,6 +52,9 @@ def range_name(phase: str) -> str:
     return RANGE_PREFIX + phase
 
 
+DATA_RANGE = range_name("data")
+
+
 @dataclass
 class WindowFigures:
     """Per-epoch figures of one profiled window; accelerator fields are None without one."""
@@ -62,6 +67,11 @@ class WindowFigures:
     device_busy_us_per_epoch: float | None = None
     copies_per_epoch: float | None = None
     copy_bytes_per_epoch: float | None = None
+    # Of syncs_per_epoch, those made while fetching batches: the loader path synchronises the
+    # device around each batch to time its waiting (batching.py); none on the CPU.
+    data_syncs_per_epoch: float = 0.0
+    # The loader's own clock in an unprofiled run (explain.py fills it): % of the epoch waited.
+    data_wait_pct: float = math.nan
     notes: list[str] = field(default_factory=list)
 
 
@@ -84,9 +94,13 @@ def reduce_window(events: Sequence, epochs: int, device_type: str, loss_bytes: i
         waits = syncs + [e for e in host if _api(e.name) == "cudaMemcpyAsync"
                          and _has_ancestor(e, lambda name: name == HOST_READ)]
     else:
-        syncs = waits = [e for e in host if e.name == HOST_READ
-                         and not _has_ancestor(e, lambda name: name.startswith(OPTIMIZER_STEP))]
+        # The loader reads a host tensor of its own while fetching (a seed for each epoch's
+        # iterator): a host read that waits for no device, as the optimizer's counters.
+        syncs = waits = [e for e in host if e.name == HOST_READ and not _has_ancestor(
+            e, lambda name: name.startswith(OPTIMIZER_STEP) or name == DATA_RANGE)]
     figures.syncs_per_epoch = len(syncs) / epochs
+    figures.data_syncs_per_epoch = sum(
+        _has_ancestor(e, lambda name: name == DATA_RANGE) for e in syncs) / epochs
     if device_type == "cpu":
         return figures
     figures.sync_wait_us_per_epoch = _union_us(waits) / epochs
@@ -132,9 +146,14 @@ def _categories(ranges: list, wanted: dict[str, str], epochs: int) -> dict[str, 
     """Phase ranges (sorted by start) summed per phase; ``python`` is the sum of the gaps
     between consecutive ranges, i.e. the loop's own code, measured rather than taken as a
     remainder, so the sum can be checked against the wall clock."""
-    # A rung profiled whole has only "step"; a phased one every phase but "step".
-    whole = any(wanted[r.name] == "step" for r in ranges)
-    totals = dict.fromkeys(["step"] if whole else [p for p in PHASES if p != "step"], 0.0)
+    # A rung profiled whole has "step"; a phased one every phase but "step". "data" is there
+    # only where batches are fetched (mini-batches, the loader): the note's full batch is not.
+    seen = {wanted[r.name] for r in ranges}
+    if "step" in seen:
+        shown = [p for p in PHASES if p in seen]
+    else:
+        shown = [p for p in PHASES if p != "step" and (p != "data" or p in seen)]
+    totals = dict.fromkeys(shown, 0.0)
     gaps = 0.0
     for previous, current in zip([None, *ranges], ranges):
         totals[wanted[current.name]] += _elapsed(current)

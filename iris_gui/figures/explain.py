@@ -21,8 +21,10 @@ from iris_gui.figures.sample_mark import SampleMark
 __all__ = ["ExplainFigure"]
 
 # A category keeps its colour whichever runs are shown and in either theme, so CPU and GPU
-# bars compare by eye.
-CATEGORY_COLOURS = dict(zip(CATEGORIES, TABLEAU))
+# bars compare by eye; "data" (fetching batches), added later, takes a colour of its own
+# (olive, unlike its neighbour forward's blue) rather than shifting the others'.
+CATEGORY_COLOURS = {**dict(zip((c for c in CATEGORIES if c != "data"), TABLEAU)),
+                    "data": TABLEAU[8]}
 BAR_HEIGHT = 0.6  # in run slots: the gap between bars keeps neighbouring runs apart
 FRAME_HEIGHT = BAR_HEIGHT + 0.2  # the current run's frame stands clear of its bar
 LABEL_PAD = 6  # px between the longest run label and the plot's edge

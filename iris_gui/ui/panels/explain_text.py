@@ -34,21 +34,42 @@ def breakdown_html(label: str, breakdown: Breakdown, hint: str = "") -> str:
 
 
 def count_rows(breakdown: Breakdown) -> list[tuple[str, str]]:
-    """(name, value) for each count; accelerator-only ones say why they are missing."""
+    """(name, value) for each count; accelerator-only ones say why they are missing. A run
+    that fetches batches (mini-batches, the loader) first has its per-step view."""
     missing = ("n/a on the CPU" if not breakdown.on_accelerator
                else f"n/a: the profiler saw no activity on {breakdown.device}")
 
     def shown(value: float | None, unit: str = "") -> str:
         return missing if value is None else f"{value:g}{unit}"
 
-    copies = shown(breakdown.copies_per_epoch)
-    if breakdown.copies_per_epoch is not None and breakdown.copy_bytes_per_epoch is not None:
-        copies += f" ({breakdown.copy_bytes_per_epoch:g} bytes)"
     def measured(value: float, spec: str, unit: str = "") -> str:
         # NaN: a figure an older or partial record does not hold.
         return f"{value:{spec}}{unit}" if math.isfinite(value) else "not in this record"
 
+    copies = shown(breakdown.copies_per_epoch)
+    if breakdown.copies_per_epoch is not None and breakdown.copy_bytes_per_epoch is not None:
+        copies += f" ({breakdown.copy_bytes_per_epoch:g} bytes)"
+    steps = []
+    if breakdown.batched:
+        batch = breakdown.config.get("batch")
+        share = breakdown.data_pct
+        data = "inside the step" if share is None else f"{share:.0f}% of each step"
+        source = breakdown.data_source
+        if math.isfinite(breakdown.data_wait_pct):
+            source += f"; {breakdown.data_wait_pct:.0f}% unprofiled"
+        kernels = breakdown.kernels_per_step
+        # One table row of its own (COUNT_COLUMNS): the step, what it makes, what it waits for.
+        steps = [
+            ("steps per epoch", f"{breakdown.steps_per_epoch}"
+                                + (f" of {batch} rows" if batch else " (full batch)")),
+            ("per step", f"{measured(breakdown.syncs_per_step, '.3g')} "
+                         f"sync{'' if breakdown.syncs_per_step == 1 else 's'}, "
+                         + (f"{kernels:.3g} kernels" if kernels is not None
+                            else f"kernels {missing}")),
+            ("fetching data", f"{data} ({source})"),
+        ]
     return [
+        *steps,
         ("syncs per epoch", measured(breakdown.syncs_per_epoch, "g")),
         ("kernels per epoch", shown(breakdown.kernels_per_epoch)),
         ("kernel launches", shown(breakdown.launch_us_per_epoch, " µs per epoch")),
