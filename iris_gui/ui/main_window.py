@@ -165,6 +165,7 @@ class MainWindow(QMainWindow):
 
     def _remember_columns(self, hidden: list[str]) -> None:
         self.settings.hidden_columns = hidden
+        self.settings.known_columns = self.results.column_titles()
 
     def _remember_baseline(self, run_id: int | None) -> None:
         self.settings.baseline_id = run_id
@@ -193,7 +194,7 @@ class MainWindow(QMainWindow):
         self.set_theme(self.settings.theme)
         hidden = self.settings.hidden_columns
         if hidden is not None:
-            self.results.set_hidden_columns(hidden)
+            self.results.set_hidden_columns(hidden, self.settings.known_columns)
         self.results.restore_baseline(self.settings.baseline_id)
         self._update_empty_hint()
         geometry, state = self.settings.load_window()

@@ -52,10 +52,33 @@ def test_the_header_menu_shows_a_hidden_column_and_the_choice_is_remembered(qtbo
     window.close()
     again = window_on(store)
     try:
-        assert hidden(again) == ["Saved", "Data set", "Recording", "Threads", "Execution"]
+        assert hidden(again) == ["Saved", "Data set", "Recording", "Threads", "Execution",
+                                 "Batch", "Data path", "Precision", "Step µs", "Data wait"]
         next(a for a in again.results.columns.menu().actions()
              if a.text() == "Default columns").trigger()
         assert hidden(again) == list(DEFAULT_HIDDEN)
+    finally:
+        again.close()
+
+
+def test_columns_added_since_a_remembered_choice_take_their_defaults(qtbot, window_on, store,
+                                                                     tmp_path):
+    """A choice saved by a version without the batch columns (no list of the columns it knew)
+    keeps them hidden, as they are by default; a choice that knew them keeps what it said."""
+    first = window_on(store)
+    first.settings.hidden_columns = ["Saved", "Threads"]
+    first.close()
+    older = window_on(store)
+    try:
+        assert hidden(older) == ["Saved", "Threads", "Batch", "Data path", "Precision", "Step µs",
+                                 "Data wait"]
+        menu_entry(older, "Batch").trigger()  # the user shows one: remembered with the titles
+        assert "Batch" not in hidden(older)
+    finally:
+        older.close()
+    again = window_on(store)
+    try:
+        assert "Batch" not in hidden(again) and "Data path" in hidden(again)
     finally:
         again.close()
 

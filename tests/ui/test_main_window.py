@@ -137,7 +137,7 @@ def test_menus_carry_the_usual_shortcuts(qtbot, open_window):
     assert a.train.shortcut().toString() == "Ctrl+Return"
     assert a.stop.shortcut().toString() == "Esc"
     menus = [m.text().replace("&", "") for m in window.menuBar().actions()]
-    assert menus == ["File", "Run", "View", "Help"]
+    assert menus == ["File", "Data set", "Run", "View", "Help"]
     from iris_gui.ui.window.about import about_text
 
     text = about_text(window.controller)

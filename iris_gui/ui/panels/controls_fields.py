@@ -1,4 +1,4 @@
-"""The field widgets the controls form is built from.
+"""The field widgets the controls form is built from, and its sections' layout helpers.
 
 Text fields check themselves with the engine's own parsers, so the form accepts exactly what
 RunConfig and the CLI accept, and shows the engine's message (which names what is allowed).
@@ -11,7 +11,17 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from PySide6.QtCore import QLocale, Qt
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QSpinBox,
+    QWidget,
+)
 
 from iris_gui.engine.errors import ConfigError
 
@@ -134,3 +144,20 @@ def parse_seed(name: str, high: int) -> Callable[[str], int]:
         return int(value)
 
     return parse
+
+
+def form_section(title: str, form: QFormLayout,
+                 rows: list[tuple[str | QWidget, QWidget | QLayout]]) -> QGroupBox:
+    box = QGroupBox(title)
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    for label, field in rows:
+        form.addRow(label, field)
+    box.setLayout(form)
+    return box
+
+
+def align_labels(labels: list[QLabel]) -> None:
+    # One label column across all sections, so the fields line up from Data to Measurement.
+    width = max(label.sizeHint().width() for label in labels)
+    for label in labels:
+        label.setMinimumWidth(width)

@@ -1,8 +1,9 @@
 """RunConfigForm: one widget per RunConfig field, grouped as Data and model, Training,
-Measurement, and a folded Advanced section (scaler, split, seeds, threads, execution).
+Measurement, and a folded Advanced section (scaler, split, seeds, threads, execution, the last
+partial batch, the loader's options, TF32).
 
-What a run is about (data set, device, optimizer, learning rate, epochs, engine, recording, call
-style) stays in sight; the rest folds away, so on a 1280×800 screen the panel needs no scroll
+What a run is about (data set, device, optimizer, learning rate, epochs, batch, data path,
+precision, engine, recording, call style) stays in sight; the rest folds away, so on a 1280×800 screen the panel needs no scroll
 bar. The form maps widgets to and from RunConfig by value; it starts nothing and knows no run
 state beyond "busy" (fields locked while a run is in flight).
 """
@@ -15,7 +16,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLayout,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -28,11 +28,14 @@ from iris_gui.engine.engines import ENGINE_INFO, default_recording
 from iris_gui.engine.errors import ConfigError
 from iris_gui.engine.remote.names import split_device
 from iris_gui.ui.panels.collapsible import CollapsibleSection
+from iris_gui.ui.panels.controls_batch import BatchFields
 from iris_gui.ui.panels.controls_engine import EngineCombo
 from iris_gui.ui.panels.controls_fields import (
     CheckedLineEdit,
     CompactDoubleSpin,
     ValueCombo,
+    align_labels,
+    form_section,
     int_spin,
     parse_positive_float,
     parse_seed,
@@ -43,6 +46,7 @@ from iris_gui.ui.panels.controls_items import (
     EXECUTION_ITEMS,
     RECORD_ITEMS,
     SCALER_ITEMS,
+    csv_choice,
     device_choice,
 )
 from iris_gui.ui.window.settings import DEFAULT_EXECUTION
@@ -65,6 +69,8 @@ class RunConfigForm(QWidget):
         self._devices_known = False
         self._wanted_device = RunConfig().device  # kept until the device list arrives
         self._devices: dict[str, DeviceInfo] = {}
+        self._data_file, self._target = "", ""  # the CSV file chosen (Data set → Open CSV…)
+        self.batch = BatchFields(self)
         self.advanced = self._advanced_section()
         self._sections: list[QWidget] = [self._data_section(), self._training_section(),
                                          self._measurement_section(), self.advanced]
@@ -73,7 +79,7 @@ class RunConfigForm(QWidget):
         for section in self._sections:
             layout.addWidget(section)
         layout.addStretch(1)
-        _align_labels([label for label in self.findChildren(QLabel)
+        align_labels([label for label in self.findChildren(QLabel)
                        if label is not self._device_label])
         self.set_config(RunConfig())
         self.execution_combo.set_value(DEFAULT_EXECUTION)
@@ -92,7 +98,7 @@ class RunConfigForm(QWidget):
         rows = [("Data set", self.dataset_combo), ("Rows", self.rows_spin),
                 ("Features", self.features_spin), ("Classes", self.classes_spin),
                 ("Hidden layers", self.hidden_edit)]
-        return _section("Data and model", self._data_form, rows)
+        return form_section("Data and model", self._data_form, rows)
 
     def _advanced_section(self) -> CollapsibleSection:
         self.scaler_combo = ValueCombo(SCALER_ITEMS)
@@ -109,11 +115,13 @@ class RunConfigForm(QWidget):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         for label, field in [("Scaler", self.scaler_combo), ("Test fraction", self.test_size_spin),
                              ("Split seed", self.split_seed_edit), ("Weight seed", self.seed_edit),
-                             ("Threads", self.threads_spin), ("Execution", self.execution_combo)]:
+                             ("Threads", self.threads_spin), ("Execution", self.execution_combo),
+                             *self.batch.advanced_rows()]:
             form.addRow(label, field)
         section = CollapsibleSection("Advanced", form)
-        section.setToolTip("Scaling, the split and weight seeds, threads and where the run "
-                           "executes; the note's values by default")
+        section.setToolTip("Scaling, the split and weight seeds, threads, where the run "
+                           "executes, the last partial batch, the loader's options and TF32; "
+                           "the note's values by default")
         return section
 
     def _training_section(self) -> QGroupBox:
@@ -139,8 +147,13 @@ class RunConfigForm(QWidget):
         self.epochs_spin.setSingleStep(1000)
         rows = [(device_cell, self.device_combo), ("Optimizer", self.optimizer_combo),
                 ("Learning rate", self.lr_edit), ("Momentum", self.momentum_spin),
-                ("Epochs", self.epochs_spin)]
-        return _section("Training", QFormLayout(), rows)
+                ("Epochs", self.epochs_spin), *self.batch.common_rows()]
+        # Says what an engine set back (a batch size, the loader, a precision) and why.
+        self.batch_note = QLabel(wordWrap=True, visible=False)
+        form = QFormLayout()
+        box = form_section("Training", form, rows)
+        form.addRow(self.batch_note)
+        return box
 
     def _measurement_section(self) -> QGroupBox:
         self.engine_combo = EngineCombo()
@@ -155,7 +168,7 @@ class RunConfigForm(QWidget):
         rows = [("Engine", self.engine_combo),
                 ("Loss recording", self.record_combo), ("Every N epochs", self.every_spin),
                 ("Call style", self.call_combo)]
-        box = _section("Measurement", self._measurement_form, rows)
+        box = form_section("Measurement", self._measurement_form, rows)
         self._measurement_form.insertRow(2, self.record_note)
         return box
 
@@ -166,6 +179,7 @@ class RunConfigForm(QWidget):
             combo.currentIndexChanged.connect(self._edited)
         self.engine_combo.currentIndexChanged.connect(self._engine_edited)
         self.record_combo.currentIndexChanged.connect(self._record_edited)
+        self.batch.changed.connect(self._batch_edited)
         for spin in (self.rows_spin, self.features_spin, self.classes_spin, self.test_size_spin,
                      self.momentum_spin, self.epochs_spin, self.threads_spin, self.every_spin):
             spin.valueChanged.connect(self._edited)
@@ -179,6 +193,11 @@ class RunConfigForm(QWidget):
             self._wanted_device = self.device_combo.value()
         self._sync_visibility()
         self.changed.emit()
+
+    def _batch_edited(self) -> None:
+        if not self._loading:
+            self.batch_note.hide()  # the user's own choice now
+            self._edited()
 
     def _record_edited(self) -> None:
         if not self._loading:
@@ -201,9 +220,12 @@ class RunConfigForm(QWidget):
                     "engine keeps every loss in a buffer on the device.")
             if not info.module_call:
                 self.call_combo.set_value("forward")
+            batch_note = self.batch.follow_engine(engine)
         finally:
             self._loading = False
         self.record_note.setVisible(switched)
+        self.batch_note.setText(batch_note)
+        self.batch_note.setVisible(bool(batch_note))
         self._edited()
 
     def _sync_visibility(self) -> None:
@@ -213,6 +235,7 @@ class RunConfigForm(QWidget):
         self._measurement_form.setRowVisible(self.every_spin, self.record_combo.value() == "every")
         self.momentum_spin.setEnabled(self.optimizer_combo.value() == "sgd")
         self.call_combo.setEnabled(ENGINE_INFO[self.engine_combo.value()].module_call)
+        self.batch.sync(self.engine_combo.value())
         device = self._devices.get(self._selected_device())
         self.engine_combo.set_availability(device.engines if device is not None else {})
         self.advanced.set_summary(self._advanced_summary())
@@ -226,7 +249,7 @@ class RunConfigForm(QWidget):
                    self.seed_edit.text() != str(defaults.seed),
                    self.threads_spin.value() != defaults.threads,
                    self.execution_combo.value() != DEFAULT_EXECUTION]
-        count = sum(changed)
+        count = sum(changed) + self.batch.advanced_changes()
         return f"{count} changed" if count else ""
 
     # --- values ---------------------------------------------------------------------------
@@ -254,7 +277,13 @@ class RunConfigForm(QWidget):
             "synthetic_rows": self.rows_spin.value(),
             "synthetic_features": self.features_spin.value(),
             "synthetic_classes": self.classes_spin.value(),
+            **self.batch.values(), **self._data_file_values(),
         }
+
+    def _data_file_values(self) -> dict:
+        if self.dataset_combo.value() != "csv":
+            return {}
+        return {"data_file": self._data_file, "target": self._target}
 
     def problem(self) -> str:
         """Why config() would fail or the selected device cannot run it, or "" when it can."""
@@ -268,6 +297,8 @@ class RunConfigForm(QWidget):
     def set_config(self, config: RunConfig) -> None:
         self._loading = True
         try:
+            if config.dataset == "csv":
+                self._show_csv(config.data_file, config.target)
             self.dataset_combo.set_value(config.dataset)
             self.rows_spin.setValue(config.synthetic_rows)
             self.features_spin.setValue(config.synthetic_features)
@@ -288,13 +319,38 @@ class RunConfigForm(QWidget):
                 self.every_spin.setValue(recording.interval)
             self.call_combo.set_value(config.call)
             self.engine_combo.set_value(config.engine)
+            self.batch.set_values(config)
             self._wanted_device = config.device
             self._select_device()
         finally:
             self._loading = False
         self.record_note.hide()
+        self.batch_note.hide()
         self._sync_visibility()
         self.changed.emit()
+
+    def set_csv(self, path: str, target: str) -> None:
+        """Train on the CSV file ``path`` (``target``: its target column, "" the last): the
+        data set shows "CSV: <file name>" and is selected."""
+        self._show_csv(path, target)
+        self.dataset_combo.set_value("csv")  # emits changed through _edited
+        self._edited()
+
+    def csv_file(self) -> tuple[str, str]:
+        """The CSV file last chosen and its target column; ("", "") when none was."""
+        return self._data_file, self._target
+
+    def _show_csv(self, path: str, target: str) -> None:
+        self._data_file, self._target = path, target
+        text, tip = csv_choice(path, target)
+        index = self.dataset_combo.findData("csv")
+        if index < 0:
+            self.dataset_combo.addItem(text, "csv")
+            index = self.dataset_combo.count() - 1
+        self.dataset_combo.setItemText(index, text)
+        self.dataset_combo.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
+        if self.dataset_combo.currentIndex() == index:
+            self.dataset_combo.setToolTip(tip)
 
     # --- devices --------------------------------------------------------------------------
     def set_devices(self, devices: list[DeviceInfo]) -> None:
@@ -339,19 +395,3 @@ class RunConfigForm(QWidget):
         for section in self._sections:
             section.setEnabled(not busy)
 
-
-def _section(title: str, form: QFormLayout,
-             rows: list[tuple[str | QWidget, QWidget | QLayout]]) -> QGroupBox:
-    box = QGroupBox(title)
-    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-    for label, field in rows:
-        form.addRow(label, field)
-    box.setLayout(form)
-    return box
-
-
-def _align_labels(labels: list[QLabel]) -> None:
-    # One label column across all sections, so the fields line up from Data to Measurement.
-    width = max(label.sizeHint().width() for label in labels)
-    for label in labels:
-        label.setMinimumWidth(width)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import PurePath
 
 from iris_gui.engine.device_info import DeviceInfo
 
@@ -39,6 +40,21 @@ EXECUTION_ITEMS = [
     ("this process (GIL cost)", "in-process",
      "the window's own process: shows what contention for Python's GIL costs"),
 ]
+# A file name longer than this is cut in its middle, so that "CSV: <name>" fits the combo.
+CSV_NAME_CHARS = 18
+
+
+def csv_choice(path: str, target: str) -> tuple[str, str]:
+    """The data set item for a CSV file: ``CSV: flowers.csv`` and its tooltip (the whole path
+    and the target column)."""
+    name = PurePath(path).name
+    if len(name) > CSV_NAME_CHARS:
+        half = (CSV_NAME_CHARS - 1) // 2
+        name = f"{name[:half]}…{name[-half:]}"
+    column = f"column {target!r}" if target else "the last column"
+    return f"CSV: {name}", f"your own data: {path}\ntarget: {column}"
+
+
 _NOISE = re.compile(r"\((R|TM|tm|C)\)|\bCPU\b|\bProcessor\b|@.*$|\b\d+-Core\b|^(Intel|AMD|NVIDIA)\b")
 
 

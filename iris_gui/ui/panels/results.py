@@ -40,6 +40,7 @@ from iris_gui.store.runs import RunStore, StoreError
 from iris_gui.ui.panels.results_columns import ColumnFitter
 from iris_gui.ui.panels.results_model import (
     COLUMNS,
+    COLUMNS_ADDED_WITH_BATCHES,
     DEFAULT_HIDDEN,
     DEVICE_NAME_COLUMN,
     SORT_ROLE,
@@ -233,9 +234,16 @@ class ResultsPanel(QWidget):
         self._say_copied(text)
         return text
 
-    def set_hidden_columns(self, titles: list[str]) -> None:
-        """Hide the columns with these titles (a remembered choice); the others show."""
-        self.columns.set_hidden(titles)
+    def set_hidden_columns(self, titles: list[str], known: list[str] | None = None) -> None:
+        """Hide the columns with these titles (a remembered choice, made when the columns
+        ``known`` existed: None for a choice kept before that was recorded); the others show,
+        except columns added since, which take their defaults."""
+        if known is None:
+            known = [t for t in self.columns.titles if t not in COLUMNS_ADDED_WITH_BATCHES]
+        self.columns.restore(titles, known)
+
+    def column_titles(self) -> list[str]:
+        return self.columns.titles
 
     def export_csv(self, path: Path) -> int:
         """Write every stored run to ``path`` as CSV; return the count. Raises StoreError."""

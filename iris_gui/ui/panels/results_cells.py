@@ -12,6 +12,8 @@ import math
 from datetime import datetime
 
 from iris_gui.engine.compare import comparable
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.counted import counted
 from iris_gui.engine.numbers import figure, measured, plain, spread, spread_decimals
 from iris_gui.engine.result import RunResult, Timings
 
@@ -176,3 +178,94 @@ def total_tip(result: RunResult) -> str | None:
     return (f"{seconds:,.3f} s for {result.epochs_completed:,} epochs: the whole training loop "
             f"on the device's clock, first epoch and chunk hand-offs included ({average} µs per "
             "epoch on average; µs/epoch is the steady state instead)")
+
+
+# --- batches, data path, precision (issue 20) ------------------------------------------------
+def batch_cell(config: RunConfig) -> str:
+    """``full`` or the rows per step, ``32``."""
+    return "full" if not config.batch else f"{config.batch:,}"
+
+
+def batch_key(config: RunConfig) -> float:
+    """The full batch is the largest: it sorts after every size."""
+    return float(config.batch) if config.batch else math.inf
+
+
+def batch_words(result: RunResult) -> str:
+    """"32 rows per step, 4 steps per epoch, the last partial batch dropped"; "the full
+    batch: one step per epoch"."""
+    config, steps = result.config, result.timings.steps_per_epoch
+    if not config.batch:
+        return "the full batch: one step per epoch (the note's)"
+    text = f"{config.batch:,} rows per step, shuffled every epoch"
+    if steps and steps > 0:
+        text += f"; {counted(steps, 'step')} per epoch"
+    if config.drop_last:
+        text += "; the last partial batch dropped"
+    return text
+
+
+def data_path_cell(config: RunConfig) -> str:
+    """``resident``, ``loader`` (batches loaded in the loop) or ``loader ×2`` (two workers)."""
+    if config.data_path != "loader":
+        return config.data_path
+    return f"loader ×{config.workers}" if config.workers else "loader"
+
+
+def data_path_words(config: RunConfig) -> str:
+    """The data path with the loader's options, in words (the options on a second line)."""
+    if config.data_path != "loader":
+        return "resident: the data set on the device\n(each batch an index op inside the step)"
+    workers = (counted(config.workers, "worker process", "worker processes")
+               if config.workers else "no workers (each batch loaded in the loop)")
+    options = [name for name, on in (
+        ("pinned memory", config.pin_memory), ("non-blocking copies", config.non_blocking),
+        ("persistent workers", config.persistent_workers),
+        (f"prefetch {config.prefetch_factor} per worker", config.workers > 0)) if on]
+    text = f"loader: a torch DataLoader, {workers}"
+    return f"{text}\n{', '.join(options)}" if options else text
+
+
+def precision_cell(config: RunConfig) -> str:
+    """``float32``, ``bfloat16``; ``+TF32`` when CUDA matmuls were allowed TF32."""
+    return f"{config.precision} +TF32" if config.tf32 else config.precision
+
+
+def precision_words(config: RunConfig) -> str:
+    kind = {"float32": "float32 (the note's)", "float64": "float64: model and data in double",
+            "bfloat16": "bfloat16 autocast (weights in float32)",
+            "float16": "float16 autocast (weights in float32)"}.get(config.precision,
+                                                                    config.precision)
+    return f"{kind}; TF32 {'on' if config.tf32 else 'off'} for CUDA matmuls"
+
+
+def step_cell(result: RunResult) -> str:
+    """The steady state per optimizer step, in µs."""
+    return _partial(result, figure(result.timings.step_us))
+
+
+def step_tip(result: RunResult) -> str | None:
+    t = result.timings
+    if finite(t.step_us) is None:
+        return None
+    steps = counted(t.steps_per_epoch, "step")
+    return (f"{figure(t.step_us)} µs per optimizer step: the steady state's "
+            f"{figure(t.epoch_us)} µs/epoch over {steps} per epoch")
+
+
+def data_wait_cell(result: RunResult) -> str:
+    """The share of the loop spent waiting for a batch; "-" for resident data (no wait is
+    measured: its batches are index ops inside the step)."""
+    share = finite(result.timings.data_wait_share)
+    return MISSING if share is None else _partial(result, f"{share:.0%}")
+
+
+def data_wait_sentence(result: RunResult) -> str:
+    """"38% of the loop waited for data (1.234 s)"; "" when no wait was measured."""
+    t = result.timings
+    share = finite(t.data_wait_share)
+    if share is None:
+        return ""
+    seconds = finite(t.data_wait_seconds)
+    spent = f" ({seconds:,.3f} s)" if seconds is not None else ""
+    return f"{share:.0%} of the loop waited for data{spent}"

@@ -16,16 +16,25 @@ from PySide6.QtGui import QColor, QFont
 
 from iris_gui.engine.compare import steady_speedup
 from iris_gui.engine.engines import ENGINE_INFO
-from iris_gui.engine.result import RunStatus
+from iris_gui.engine.result import RunResult, RunStatus
 from iris_gui.store.runs import StoredRun
 from iris_gui.ui.panels.results_cells import (
     BASELINE_TEXT,
     MISSING,
     STEADY_MEANING,
     baseline_refusal,
+    batch_cell,
+    batch_key,
+    batch_words,
+    data_path_cell,
+    data_path_words,
+    data_wait_cell,
+    data_wait_sentence,
     finite,
     formatted,
     partial_tip,
+    precision_cell,
+    precision_words,
     run_steady_text,
     saved_short,
     saved_stamp,
@@ -33,6 +42,8 @@ from iris_gui.ui.panels.results_cells import (
     speedup_text,
     speedup_tip,
     steady_tip,
+    step_cell,
+    step_tip,
     timing_key,
     total_text,
     total_tip,
@@ -117,15 +128,36 @@ COLUMNS: tuple[Column, ...] = (
     Column("Test acc.", "Accuracy on the test split",
            lambda r: formatted(r.result.test_accuracy, ".1%"),
            lambda r: finite(r.result.test_accuracy), True),
+    # Mini-batches, data paths and precision (issue 20): in the header's menu.
+    Column("Batch", "Rows per optimizer step; full: the whole training set each step (the "
+           "note's)", lambda r: batch_cell(r.result.config),
+           lambda r: batch_key(r.result.config), True),
+    _words("Data path", "How batches reach the model: resident (on the device) or a "
+           "DataLoader, ×N with N worker processes", lambda r: data_path_cell(r.result.config)),
+    _words("Precision", "float32 (the note's), float64, or bfloat16/float16 autocast; +TF32: "
+           "CUDA matmuls in TF32", lambda r: precision_cell(r.result.config)),
+    Column("Step µs", "Steady-state microseconds per optimizer step: µs/epoch over the steps "
+           "in an epoch", lambda r: step_cell(r.result),
+           lambda r: timing_key(r.result, r.result.timings.step_us), True),
+    Column("Data wait", "The share of the training loop spent waiting for a batch (the "
+           "loader's next() and the copy to the device); - for resident data",
+           lambda r: data_wait_cell(r.result),
+           lambda r: timing_key(r.result, r.result.timings.data_wait_share), True),
 )
 SAVED_COLUMN, DEVICE_COLUMN, DEVICE_NAME_COLUMN, ENGINE_COLUMN, STATUS_COLUMN = 1, 3, 4, 5, 11
 TOTAL_COLUMN, STEADY_COLUMN, SPEEDUP_COLUMN = 12, 13, 14
+BATCH_COLUMN, DATA_PATH_COLUMN, PRECISION_COLUMN, STEP_COLUMN, DATA_WAIT_COLUMN = (
+    17, 18, 19, 20, 21)
 # The timing cells a failed run's partial measurement shows in, muted and explained.
-TIMING_COLUMNS = (TOTAL_COLUMN, STEADY_COLUMN, SPEEDUP_COLUMN)
+TIMING_COLUMNS = (TOTAL_COLUMN, STEADY_COLUMN, SPEEDUP_COLUMN, STEP_COLUMN, DATA_WAIT_COLUMN)
 # What the table shows by default answers the note's question (which device, engine, recording
 # and call style, and how fast); these wait in the header's menu. The device name is the
 # Device column's tooltip meanwhile.
-DEFAULT_HIDDEN = ("Saved", "Data set", "Device name", "Threads", "Execution")
+DEFAULT_HIDDEN = ("Saved", "Data set", "Device name", "Threads", "Execution", "Batch",
+                  "Data path", "Precision", "Step µs", "Data wait")
+# Added after a remembered column choice was first kept, and before the columns it knew were
+# kept with it: a choice without that list predates these (ResultsPanel.set_hidden_columns).
+COLUMNS_ADDED_WITH_BATCHES = ("Batch", "Data path", "Precision", "Step µs", "Data wait")
 
 
 class RunsTableModel(QAbstractTableModel):
@@ -253,6 +285,20 @@ class RunsTableModel(QAbstractTableModel):
             return f"Run {run.id} is the baseline: × vs baseline compares every run with it"
         if column == ENGINE_COLUMN:
             return ENGINE_INFO[run.result.config.engine].tip
+        return self._batch_tip(run.result, column)
+
+    @staticmethod
+    def _batch_tip(result: RunResult, column: int) -> str | None:
+        if column == BATCH_COLUMN:
+            return batch_words(result)
+        if column == DATA_PATH_COLUMN:
+            return data_path_words(result.config)
+        if column == PRECISION_COLUMN:
+            return precision_words(result.config)
+        if column == STEP_COLUMN:
+            return step_tip(result)
+        if column == DATA_WAIT_COLUMN:
+            return data_wait_sentence(result) or None
         return None
 
     def _foreground(self, run: StoredRun, column: int) -> QColor | None:

@@ -12,9 +12,11 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QGridLayout,
+    QFrame,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -37,12 +39,17 @@ from iris_gui.ui.panels.results_cells import (
     steady_text,
 )
 from iris_gui.ui.panels.results_model import SPEEDUP_TITLE, STATUS_COLOURS
+from iris_gui.ui.panels.run_details_data import (
+    GROUPED_FIELDS,
+    batches_group,
+    data_file_group,
+    form_group,
+    selectable,
+)
 
 # Names the user knows from the controls, where the field name alone reads poorly.
 CONFIG_NAMES = {"lr": "Learning rate", "hidden": "Hidden layers", "record": "Recording",
                 "call": "Call style", "seed": "Model seed"}
-_SELECTABLE = (Qt.TextInteractionFlag.TextSelectableByMouse
-               | Qt.TextInteractionFlag.TextSelectableByKeyboard)
 
 
 def duration(value: float) -> str:
@@ -51,20 +58,6 @@ def duration(value: float) -> str:
     if shown is None:
         return MISSING
     return f"{shown:,.3f} s" if shown >= 1 else f"{shown * 1e3:.2f} ms"
-
-
-def _selectable(text: str) -> QLabel:
-    label = QLabel(text)
-    label.setTextInteractionFlags(_SELECTABLE)
-    return label
-
-
-def _form(title: str, rows: list[tuple[str, str]]) -> QGroupBox:
-    box = QGroupBox(title)
-    form = QFormLayout(box)
-    for name, value in rows:
-        form.addRow(f"{name}:", _selectable(value))
-    return box
 
 
 def _steady_state(result: RunResult) -> str:
@@ -106,7 +99,7 @@ def _timings(result: RunResult) -> QGroupBox:
         ("Chunks", _chunks(result)), ("Evaluation", duration(t.eval_seconds)),
         ("CPU wait", _cpu_wait(result)),
     ]
-    box = _form("Timings", rows)
+    box = form_group("Timings", rows)
     form = box.layout()
     assert isinstance(form, QFormLayout)
     steady = form.itemAt(4, QFormLayout.ItemRole.FieldRole).widget()  # the Steady state row
@@ -115,7 +108,7 @@ def _timings(result: RunResult) -> QGroupBox:
     if result.timing_is_partial:
         # Lines broken here rather than a word-wrapped label, which a form can cut short.
         text = f"{result.partial_reason}.".replace(": ", ":\n", 1).replace("; ", ";\n", 1)
-        form.insertRow(0, "Partial:", _selectable(text))
+        form.insertRow(0, "Partial:", selectable(text))
     return box
 
 
@@ -135,8 +128,8 @@ def _against(run: StoredRun, baseline: StoredRun) -> QGroupBox:
     title = f"Against the baseline, run {baseline.id} ({b.config.label()}) — {SPEEDUP_TITLE}"
     if r.timing_is_partial:
         refused = f"not compared: this run {r.failed_at}, so its timings are partial"
-        return _form(title, [("Steady state", refused), ("Whole loop", refused)])
-    box = _form(title, [
+        return form_group(title, [("Steady state", refused), ("Whole loop", refused)])
+    box = form_group(title, [
         ("Steady state", (f"{_ratio(steady_speedup(b, r))}  ({steady_text(b.timings)} → "
                          f"{steady_text(r.timings)} µs/epoch)")),
         ("Whole loop", (f"{_ratio(total_speedup(b, r))}  (loop seconds per epoch, first epoch "
@@ -144,7 +137,7 @@ def _against(run: StoredRun, baseline: StoredRun) -> QGroupBox:
     ])
     layout = box.layout()
     assert isinstance(layout, QFormLayout)
-    layout.addRow(f"{SPEEDUP_TITLE}:", _selectable(AGAINST_MEANING))
+    layout.addRow(f"{SPEEDUP_TITLE}:", selectable(AGAINST_MEANING))
     return box
 
 
@@ -152,7 +145,7 @@ def _outcome(run: StoredRun) -> QGroupBox:
     r = run.result
     points = run.curve_points if run.curve_points is not None else len(r.losses)
     stride = "epoch" if r.loss_stride == 1 else counted(r.loss_stride, "epoch")
-    return _form("Results", [
+    return form_group("Results", [
         ("Epochs", f"{r.epochs_completed:,} of {r.config.epochs:,}"),
         ("Final loss", formatted(r.final_loss, ".6g")),
         ("Train accuracy", formatted(r.train_accuracy, ".2%")),
@@ -176,13 +169,13 @@ def _config(result: RunResult) -> QGroupBox:
     synthetic = result.config.dataset == "synthetic"
     rows = [(CONFIG_NAMES.get(name, name.replace("_", " ").capitalize()), _config_value(value))
             for name, value in result.config.to_dict().items()
-            if synthetic or name not in SYNTHETIC_SIZES]
-    return _form("Configuration", rows)
+            if (synthetic or name not in SYNTHETIC_SIZES) and name not in GROUPED_FIELDS]
+    return form_group("Configuration", rows)
 
 
 def _environment(result: RunResult) -> QGroupBox:
     env = result.env
-    return _form("Environment", [
+    return form_group("Environment", [
         ("PyTorch", env.torch_version), ("Device", env.device), ("Device name", env.device_name),
         ("Threads", str(env.threads)), ("CPU", env.cpu_model), ("OS", env.os),
         ("Python", env.python), ("Execution", env.execution),
@@ -250,15 +243,35 @@ class RunDetailsDialog(QDialog):
         self.setWindowTitle(f"Run {run.id} — {result.status.value}")
         layout = QVBoxLayout(self)
         layout.addWidget(self._status_label(run))
-        grid = QGridLayout()
-        grid.addWidget(_outcome(run), 0, 0)
-        grid.addWidget(_timings(result), 1, 0)
-        grid.addWidget(_confusion(result), 2, 0)
-        grid.addWidget(_config(result), 0, 1, 2, 1)
-        grid.addWidget(_environment(result), 2, 1)
-        layout.addLayout(grid)
+        # Two columns that stack independently (not a grid whose rows line up), so that the
+        # groups pack; the whole scrolls where a screen is shorter than all it holds.
+        left, right = QVBoxLayout(), QVBoxLayout()
+        stacked = {id(left): [_outcome(run), _timings(result), _confusion(result)],
+                   id(right): [_config(result), _environment(result)]}
+        extra = [batches_group(result)]
+        if result.config.dataset == "csv":
+            extra.append(data_file_group(result))
+        for box in extra:  # each under the column that is shorter so far
+            shorter = min((left, right), key=lambda column: sum(
+                b.sizeHint().height() for b in stacked[id(column)]))
+            stacked[id(shorter)].append(box)
+        for column in (left, right):
+            for box in stacked[id(column)]:
+                column.addWidget(box)
+        left.addStretch(1)
+        right.addStretch(1)
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        columns = QHBoxLayout()
+        columns.addLayout(left)
+        columns.addLayout(right)
+        body_layout.addLayout(columns)
         if baseline is not None and baseline.id != run.id:
-            layout.addWidget(_against(run, baseline))
+            body_layout.addWidget(_against(run, baseline))
+        scroll = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
+        scroll.setWidget(body)
+        layout.addWidget(scroll, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         self.command = command_for(result.config)
@@ -269,6 +282,20 @@ class RunDetailsDialog(QDialog):
         self.copy_button.setAutoDefault(False)
         self.copy_button.clicked.connect(self.copy_command)
         layout.addWidget(buttons)
+        self._fit_to_screen(scroll, body)
+
+    def _fit_to_screen(self, scroll: QScrollArea, body: QWidget) -> None:
+        """Open showing the whole body where the screen has room, else as much as it has,
+        with a scroll bar for the rest."""
+        screen = (self.parentWidget() or self).screen().availableGeometry()
+        wanted = body.sizeHint()
+        bar = scroll.verticalScrollBar().sizeHint().width()
+        others = self.sizeHint().height() - scroll.sizeHint().height()
+        height = min(wanted.height() + others, screen.height() - 40)
+        width = wanted.width() + self.layout().contentsMargins().left() * 2
+        if height < wanted.height() + others:
+            width += bar
+        self.resize(min(width, screen.width() - 20), height)
 
     def copy_command(self) -> None:
         QGuiApplication.clipboard().setText(self.command)
@@ -281,7 +308,7 @@ class RunDetailsDialog(QDialog):
         text = f"<b>Run {run.id}: {result.status.value}</b> · {html.escape(result.config.label())}"
         if result.message:
             text += f"<br>{html.escape(result.message)}"
-        label = _selectable(text)
+        label = selectable(text)
         label.setTextFormat(Qt.TextFormat.RichText)
         label.setWordWrap(True)
         colour = STATUS_COLOURS.get(result.status)

@@ -7,6 +7,7 @@ curve stays in the plot as that stored run.
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
@@ -31,23 +32,48 @@ if TYPE_CHECKING:
 EXPERIMENT_RECORDS = ("every-epoch", "every:200", "device", "none")
 
 
+def batch_parts(config: RunConfig) -> list[str]:
+    """``batch 32``, ``loader ×2``, ``bfloat16``, ``TF32``: the batching, data path and
+    precision choices that differ from the note's, in the order the Run panel shows them."""
+    parts = [f"batch {config.batch:,}"] if config.batch else []
+    if config.data_path == "loader":
+        parts.append(f"loader ×{config.workers}" if config.workers else "loader")
+    if config.precision != "float32":
+        parts.append(config.precision)
+    if config.tf32:
+        parts.append("TF32")
+    return parts
+
+
 def run_label(config: RunConfig) -> str:
     """``cpu · eager · every-epoch · forward``, ``cpu · native · device``: the engine always (as
-    Explain's labels), and the call style only where a module is called."""
+    Explain's labels), the call style only where a module is called, and the batch, data path
+    and precision where they are not the note's (``· batch 32 · loader ×2 · bfloat16``)."""
     call = f" · {config.call}" if config.calls_module else ""
-    return f"{config.device} · {config.engine} · {config.record}{call}"
+    more = "".join(f" · {part}" for part in batch_parts(config))
+    return f"{config.device} · {config.engine} · {config.record}{call}{more}"
 
 
-def empty_plot_hint(config: RunConfig) -> str:
-    """What the empty plot says: Train, and what it would run."""
+def dataset_words(config: RunConfig) -> tuple[str, str]:
+    """The data set's name and the MLP's shape on it (``Iris``, ``4-10-3``); a CSV file is
+    named by its file name, its width known only once read (``?-10-?``)."""
+    hidden = [str(width) for width in config.hidden]
+    if config.dataset == "csv":
+        return PurePath(config.data_file).name, "-".join(["?", *hidden, "?"])
     if config.dataset == "synthetic":
         name = "synthetic data"
         features, classes = config.synthetic_features, config.synthetic_classes
     else:
         name, _, features, classes = DATASET_SHAPES[config.dataset]
-    shape = "-".join(str(width) for width in (features, *config.hidden, classes))
+    return name, "-".join([str(features), *hidden, str(classes)])
+
+
+def empty_plot_hint(config: RunConfig) -> str:
+    """What the empty plot says: Train, and what it would run."""
+    name, shape = dataset_words(config)
     where = "" if config.device == "cpu" else f" on {config.device}"
-    what = f"a {shape} MLP on {name}, {config.epochs:,} epochs{where}"
+    more = "".join(f", {part}" for part in batch_parts(config))
+    what = f"a {shape} MLP on {name}, {config.epochs:,} epochs{where}{more}"
     if config == RunConfig(device=config.device):
         what = f"the note's experiment: {what}"
     return f"Press Train (Ctrl+Return) to run {what}"

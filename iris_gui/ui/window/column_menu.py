@@ -41,6 +41,18 @@ class ColumnChooser(QObject):
         if self.hidden() != before:
             self.changed.emit(self.hidden())
 
+    @property
+    def titles(self) -> list[str]:
+        return list(self._titles)
+
+    def restore(self, hidden: Iterable[str], known: Iterable[str]) -> None:
+        """A remembered choice, made when the columns ``known`` existed: a column added since
+        takes its default (a user who hid nothing would otherwise find every new column shown,
+        the ones hidden by default included)."""
+        known = set(known)
+        added = [title for title in self._defaults if title not in known]
+        self.set_hidden([*hidden, *added])
+
     def reset(self) -> None:
         self.set_hidden(self._defaults)
 

@@ -1,7 +1,7 @@
-"""The window's actions and menus (File / Run / View / Help) with their shortcuts.
+"""The window's actions and menus (File / Data set / Run / View / Help) with their shortcuts.
 
-MainWindow connects the actions; Help → Open Data Folder is connected here, since it needs
-nothing from the window but its store and status bar.
+MainWindow connects the actions; Help → Open Data Folder and Data set → Open CSV… are connected
+here, since they need nothing from the window but its store and status bar, or its Run panel.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
+from iris_gui.ui.window.csv_dialog import open_csv
 from iris_gui.ui.window.open_folder import open_data_folder
 from iris_gui.ui.window.theme import MODE_TITLES, MODES
 
@@ -29,6 +30,7 @@ class WindowActions:
     export_crossover_csv: QAction
     export_report: QAction
     quit: QAction
+    open_csv: QAction
     train: QAction
     stop: QAction
     run_all: QAction
@@ -74,6 +76,9 @@ def build_menus(window: QMainWindow) -> WindowActions:
                              "The selected runs as one HTML file (or Markdown with its images): "
                              "figures, table, explain, environment, commands"),
         quit=action("&Quit", QKeySequence.StandardKey.Quit),
+        open_csv=action("Open &CSV…", "Ctrl+O",
+                        "Train on your own data: a CSV file with a header line and a target "
+                        "column"),
         train=action("&Train", "Ctrl+Return", "Train the configured run"),
         stop=action("&Stop", "Esc", "Stop the current run and keep what it did"),
         run_all=action("Run on &Every Device", "Ctrl+Shift+Return",
@@ -113,6 +118,8 @@ def build_menus(window: QMainWindow) -> WindowActions:
     file_menu.addAction(actions.export_report)
     file_menu.addSeparator()
     file_menu.addAction(actions.quit)
+    data_menu = bar.addMenu("&Data set")
+    data_menu.addAction(actions.open_csv)
     run_menu = bar.addMenu("&Run")
     for item in (actions.train, actions.stop, actions.run_all, actions.run_ladder,
                  actions.run_ladder_everywhere):
@@ -139,4 +146,5 @@ def build_menus(window: QMainWindow) -> WindowActions:
     # Looked up when chosen, not now: the window may replace its store or status bar later.
     actions.open_data_folder.triggered.connect(
         lambda: open_data_folder(getattr(window, "store", None), window.statusBar()))
+    actions.open_csv.triggered.connect(lambda: open_csv(window))
     return actions

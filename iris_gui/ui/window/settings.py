@@ -27,6 +27,7 @@ _STATE_KEY = "window/state"
 _LOG_Y_KEY = "plot/log_y"
 _THEME_KEY = "view/theme"
 _HIDDEN_COLUMNS_KEY = "results/hidden_columns"
+_KNOWN_COLUMNS_KEY = "results/known_columns"
 _BASELINE_KEY = "results/baseline"
 _ADVANCED_KEY = "run/advanced_open"
 # What a stored value can get wrong: a bad choice or range (ConfigError), a wrong type (a string
@@ -88,6 +89,25 @@ class AppSettings:
     def hidden_columns(self, titles: list[str]) -> None:
         # As JSON: an INI file gives a one-item list back as a bare string.
         self._settings.setValue(_HIDDEN_COLUMNS_KEY, json.dumps(list(titles)))
+
+    @property
+    def qsettings(self):
+        """The QSettings underneath, for a dialog that keeps a key of its own (csv_dialog)."""
+        return self._settings
+
+    @property
+    def known_columns(self) -> list[str] | None:
+        """The results columns that existed when the hidden ones were chosen; None when the
+        choice was saved before this was kept."""
+        try:
+            titles = json.loads(self._settings.value(_KNOWN_COLUMNS_KEY))
+        except (TypeError, ValueError):
+            return None
+        return [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else None
+
+    @known_columns.setter
+    def known_columns(self, titles: list[str]) -> None:
+        self._settings.setValue(_KNOWN_COLUMNS_KEY, json.dumps(list(titles)))
 
     @property
     def baseline_id(self) -> int | None:

@@ -1,0 +1,105 @@
+"""The run details' Batches and data and Data file groups (issue 20), and the selectable form
+groups every part of the details is made of."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel
+
+from iris_gui.engine.numbers import measured
+from iris_gui.engine.result import RunResult
+from iris_gui.ui.panels.results_cells import (
+    MISSING,
+    batch_words,
+    data_path_words,
+    data_wait_sentence,
+    finite,
+    precision_words,
+)
+
+# Shown in their own groups (Batches and data, Data file), not in Configuration's list.
+GROUPED_FIELDS = ("batch", "drop_last", "data_path", "workers", "pin_memory", "non_blocking",
+                  "persistent_workers", "prefetch_factor", "precision", "tf32", "data_file",
+                  "target")
+SHA_SHOWN = 12  # hex digits of the SHA-256 shown; the tooltip has it whole
+_SELECTABLE = (Qt.TextInteractionFlag.TextSelectableByMouse
+               | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+
+
+def selectable(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setTextInteractionFlags(_SELECTABLE)
+    return label
+
+
+def form_group(title: str, rows: list[tuple[str, str]]) -> QGroupBox:
+    box = QGroupBox(title)
+    form = QFormLayout(box)
+    for name, value in rows:
+        form.addRow(f"{name}:", selectable(value))
+    return box
+
+
+def _per_step(result: RunResult) -> str:
+    t = result.timings
+    if finite(t.step_us) is None:
+        return MISSING
+    return f"{measured(t.step_us, None)} µs per optimizer step (the steady state)"
+
+
+def _data_wait(result: RunResult) -> str:
+    sentence = data_wait_sentence(result)
+    if sentence:
+        return sentence
+    if result.config.data_path == "resident":
+        return f"{MISSING} (resident data: no loader to wait for)"
+    return f"{MISSING} (not measured)"
+
+
+def batches_group(result: RunResult) -> QGroupBox:
+    """Batch and steps, the data path with its loader's options, the wait, the precision."""
+    config = result.config
+    return form_group("Batches and data", [
+        ("Batch", batch_words(result).replace("; ", ";\n", 1)),
+        ("Per step", _per_step(result)),
+        ("Data path", data_path_words(config)),
+        ("Waiting for data", _data_wait(result)),
+        ("Precision", precision_words(config).replace("; ", "\n", 1)),
+    ])
+
+
+def _file_size(size: object) -> str:
+    if not isinstance(size, int) or isinstance(size, bool):
+        return MISSING
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:,.1f} {unit} ({size:,} bytes)"
+    return f"{size:,} bytes"
+
+
+def data_file_group(result: RunResult) -> QGroupBox:
+    """The CSV file the run read: name, size, SHA-256, shape, target; and whether it changed."""
+    record, config = result.data_file, result.config
+    path = str(record.get("path") or config.data_file)
+    digest = str(record.get("sha256") or "")
+    rows, columns = record.get("rows"), record.get("columns")
+    shape = (f"{rows:,} rows × {columns:,} feature columns, and the target"
+             if isinstance(rows, int) and isinstance(columns, int) else MISSING)
+    target = str(record.get("target") or config.target or "the last column")
+    box = form_group("Data file", [
+        ("File", Path(path).name), ("Size", _file_size(record.get("size"))),
+        ("SHA-256", f"{digest[:SHA_SHOWN]}…" if digest else MISSING), ("Shape", shape),
+        ("Target", target), ("Modified", str(record.get("modified") or MISSING)),
+    ])
+    form = box.layout()
+    assert isinstance(form, QFormLayout)
+    form.itemAt(0, QFormLayout.ItemRole.FieldRole).widget().setToolTip(path)
+    if digest:
+        form.itemAt(2, QFormLayout.ItemRole.FieldRole).widget().setToolTip(digest)
+    if result.data_changed:
+        changed = selectable(result.data_changed.replace(": ", ":\n", 1))
+        changed.setStyleSheet("color: #e67e00;")
+        form.addRow("Changed:", changed)
+    return box

@@ -1,0 +1,177 @@
+"""Data set → Open CSV…: choose a CSV file and its target column for the Run panel.
+
+The header is read as soon as a file is named, so its columns fill the Target list (the last
+column by default, as RunConfig's "" means); on OK a file of modest size is read whole, so that
+a malformed row is said here, in the file reader's one line, rather than by a failed run. The
+folder the last file came from is kept in the app's settings.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from iris_gui.engine.csv_data import read_csv_data, read_header
+from iris_gui.engine.errors import ConfigError
+
+FOLDER_KEY = "files/csv_folder"
+# Read whole on OK up to this size (a few seconds at most); a larger file is checked by its
+# run, which says what is wrong the same way.
+CHECK_WHOLE_BYTES = 20_000_000
+FILTERS = "CSV files (*.csv *.tsv *.txt);;All files (*)"
+ERROR_STYLE = "color: #b03a2e;"
+
+
+def app_settings() -> QSettings:
+    """The app's own settings (app.py names the organisation and application iris-gui)."""
+    return QSettings("iris-gui", "iris-gui")
+
+
+class CsvDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None, settings: QSettings | None = None,
+                 path: str = "", target: str = "") -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Open CSV data set")
+        self._settings = settings if settings is not None else app_settings()
+        self._columns: list[str] = []
+        self.file_dialog: QFileDialog | None = None
+        self.path_edit = QLineEdit(placeholderText="a .csv file with a header line")
+        self.path_edit.setMinimumWidth(360)
+        self.browse_button = QPushButton("Browse…")
+        self.target_combo = QComboBox(enabled=False)
+        self.target_combo.setToolTip("the column the model learns to predict (its classes); "
+                                     "every other column is a numeric feature")
+        self.columns_label = QLabel(wordWrap=True)
+        self.error_label = QLabel(visible=False, wordWrap=True)
+        self.error_label.setStyleSheet(ERROR_STYLE)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                        | QDialogButtonBox.StandardButton.Cancel)
+        self._build_layout()
+        self.browse_button.clicked.connect(self.browse)
+        self.path_edit.editingFinished.connect(lambda: self.set_path(self.path_edit.text()))
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self._ok().setEnabled(False)
+        if path:
+            self.set_path(path, target)
+
+    def _build_layout(self) -> None:
+        file_row = QHBoxLayout()
+        file_row.addWidget(self.path_edit, 1)
+        file_row.addWidget(self.browse_button)
+        form = QFormLayout()
+        form.addRow("File", file_row)
+        form.addRow("Target", self.target_combo)
+        form.addRow("", self.columns_label)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("A header line naming the columns, numeric features, and one "
+                                "target column of class labels (numbers or words).",
+                                wordWrap=True))
+        layout.addLayout(form)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+
+    def _ok(self) -> QPushButton:
+        return self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+
+    # --- the file -------------------------------------------------------------------------
+    def browse(self) -> QFileDialog:
+        """Open the file chooser in the last CSV's folder; choosing a file names it here."""
+        chooser = QFileDialog(self, "Open CSV data set", self.start_folder(), FILTERS)
+        chooser.setFileMode(QFileDialog.FileMode.ExistingFile)
+        # Qt's own dialog where there is no desktop to ask (offscreen, in the tests).
+        chooser.setOption(QFileDialog.Option.DontUseNativeDialog,
+                          QGuiApplication.platformName() in ("offscreen", "minimal"))
+        chooser.fileSelected.connect(self.set_path)
+        self.file_dialog = chooser
+        chooser.open()
+        return chooser
+
+    def start_folder(self) -> str:
+        folder = self._settings.value(FOLDER_KEY)
+        if isinstance(folder, str) and folder and Path(folder).is_dir():
+            return folder
+        current = Path(self.path_edit.text()).parent if self.path_edit.text() else None
+        return str(current) if current is not None and current.is_dir() else str(Path.home())
+
+    def set_path(self, path: str, target: str = "") -> None:
+        """Name the file: its header fills Target (``target`` chosen, else the last column),
+        or its one-line error is shown."""
+        if self.path_edit.text() != path:
+            self.path_edit.setText(path)
+        self.target_combo.clear()
+        self._columns = []
+        try:
+            self._columns = read_header(path) if path.strip() else []
+        except ConfigError as error:
+            self._show_error(str(error))
+        else:
+            self._show_error("")
+        self.target_combo.addItems(self._columns)
+        if self._columns:
+            chosen = target if target in self._columns else self._columns[-1]
+            self.target_combo.setCurrentText(chosen)
+            features = len(self._columns) - 1
+            self.columns_label.setText(
+                f"{len(self._columns)} columns: {features} feature{'s' * (features != 1)} "
+                "and the target")
+        else:
+            self.columns_label.setText("")
+        self.target_combo.setEnabled(bool(self._columns))
+        self._ok().setEnabled(bool(self._columns))
+
+    def _show_error(self, text: str) -> None:
+        self.error_label.setText(text)
+        self.error_label.setVisible(bool(text))
+
+    # --- the choice -----------------------------------------------------------------------
+    def path(self) -> str:
+        return self.path_edit.text().strip()
+
+    def target(self) -> str:
+        return self.target_combo.currentText()
+
+    def accept(self) -> None:
+        if self.path_edit.text() and not self._columns:
+            self.set_path(self.path_edit.text())
+        if not self._columns:
+            return
+        try:
+            if os.path.getsize(self.path()) <= CHECK_WHOLE_BYTES:
+                read_csv_data(self.path(), self.target())
+        except ConfigError as error:
+            self._show_error(str(error))
+            return
+        except OSError as error:
+            self._show_error(f"{self.path()} cannot be read: {error.strerror or error}")
+            return
+        self._settings.setValue(FOLDER_KEY, str(Path(self.path()).resolve().parent))
+        super().accept()
+
+
+def open_csv(window: QWidget, settings: QSettings | None = None) -> CsvDialog:
+    """Data set → Open CSV…: the dialog, window-modal; OK sets the Run panel's data set. The
+    last folder is kept in the window's own settings (a test's are a temporary file)."""
+    form = window.controls.form
+    if settings is None and hasattr(window, "settings"):
+        settings = window.settings.qsettings
+    dialog = CsvDialog(window, settings, *form.csv_file())
+    dialog.accepted.connect(lambda: form.set_csv(dialog.path(), dialog.target()))
+    dialog.open()
+    return dialog

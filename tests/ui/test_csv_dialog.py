@@ -1,0 +1,117 @@
+"""Data set → Open CSV… (issue 20): a file chosen in the file chooser, its columns offered as
+the target, the Run panel's data set set to it; a bad file says its one line in the dialog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
+
+from iris_gui.engine.config import RunConfig
+from iris_gui.ui.panels.controls import ControlsPanel
+from iris_gui.ui.window.csv_dialog import FOLDER_KEY, CsvDialog
+
+FLOWERS = ("sepal,petal,kind\n5.1,1.4,setosa\n7.0,4.7,versicolor\n6.3,6.0,virginica\n"
+           "4.9,1.4,setosa\n6.4,4.5,versicolor\n5.8,5.1,virginica\n")
+
+
+@pytest.fixture
+def settings(tmp_path) -> QSettings:
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def flowers(tmp_path) -> Path:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    path = folder / "flowers.csv"
+    path.write_text(FLOWERS, encoding="utf-8")
+    return path
+
+
+def open_dialog(qtbot, settings: QSettings) -> CsvDialog:
+    dialog = CsvDialog(None, settings)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
+def choose_in_file_chooser(qtbot, dialog: CsvDialog, path: Path) -> QFileDialog:
+    qtbot.mouseClick(dialog.browse_button, Qt.MouseButton.LeftButton)
+    chooser = dialog.file_dialog
+    assert chooser is not None and chooser.isVisible()
+    assert chooser.testOption(QFileDialog.Option.DontUseNativeDialog)
+    chooser.selectFile(str(path))
+    chooser.accept()
+    return chooser
+
+
+def press_ok(qtbot, dialog: CsvDialog) -> None:
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+
+
+def test_a_chosen_csv_and_target_become_the_run_panels_data_set(qtbot, settings, flowers):
+    panel = ControlsPanel()
+    qtbot.addWidget(panel)
+    dialog = open_dialog(qtbot, settings)
+    dialog.accepted.connect(lambda: panel.form.set_csv(dialog.path(), dialog.target()))
+    choose_in_file_chooser(qtbot, dialog, flowers)
+    combo = dialog.target_combo
+    assert [combo.itemText(i) for i in range(combo.count())] == ["sepal", "petal", "kind"]
+    assert combo.currentText() == "kind"  # the last column by default
+    assert dialog.columns_label.text() == "3 columns: 2 features and the target"
+    combo.setCurrentIndex(combo.findText("petal"))
+    combo.setCurrentIndex(combo.findText("kind"))
+    with qtbot.waitSignal(dialog.accepted):
+        press_ok(qtbot, dialog)
+    assert panel.form.dataset_combo.currentText() == "CSV: flowers.csv"
+    assert str(flowers) in panel.form.dataset_combo.toolTip()
+    assert panel.config() == RunConfig(dataset="csv", data_file=str(flowers), target="kind")
+    # The folder is remembered: the next chooser opens there.
+    assert Path(settings.value(FOLDER_KEY)) == flowers.parent.resolve()
+    again = open_dialog(qtbot, settings)
+    qtbot.mouseClick(again.browse_button, Qt.MouseButton.LeftButton)
+    assert Path(again.file_dialog.directory().absolutePath()) == flowers.parent.resolve()
+    again.file_dialog.reject()
+
+
+def test_a_file_with_no_header_says_so_in_one_line(qtbot, settings, tmp_path):
+    numbers = tmp_path / "numbers.csv"
+    numbers.write_text("1,2,3\n4,5,6\n", encoding="utf-8")
+    dialog = open_dialog(qtbot, settings)
+    choose_in_file_chooser(qtbot, dialog, numbers)
+    error = dialog.error_label
+    assert error.isVisible()
+    assert error.text() == (f"{numbers} has no header: line 1 is all numbers; add a first line "
+                            "that names the columns")
+    assert not dialog.target_combo.isEnabled()
+    assert not dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
+
+
+def test_a_malformed_row_is_said_on_ok_and_the_dialog_stays(qtbot, settings, tmp_path):
+    broken = tmp_path / "broken.csv"
+    broken.write_text("a,b,label\n1,2,x\n3,oops,y\n", encoding="utf-8")
+    dialog = open_dialog(qtbot, settings)
+    choose_in_file_chooser(qtbot, dialog, broken)
+    assert not dialog.error_label.isVisible()
+    press_ok(qtbot, dialog)
+    assert dialog.isVisible() and dialog.result() != CsvDialog.DialogCode.Accepted
+    text = dialog.error_label.text()
+    assert dialog.error_label.isVisible() and "\n" not in text and "Traceback" not in text
+    assert "column 'b'" in text and "'oops'" in text
+    assert settings.value(FOLDER_KEY) is None  # nothing was opened
+
+
+def test_data_set_open_csv_is_in_the_menu_and_opens_the_dialog(qtbot, window_on, store):
+    window = window_on(store)
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Data set")
+    action = next(a for a in menu.actions() if a.text() == "Open &CSV…")
+    assert action.shortcut().toString() == "Ctrl+O"
+    action.trigger()
+    dialog = window.findChild(CsvDialog)
+    assert dialog is not None and dialog.isVisible()
+    dialog.reject()
