@@ -115,3 +115,28 @@ def test_data_set_open_csv_is_in_the_menu_and_opens_the_dialog(qtbot, window_on,
     dialog = window.findChild(CsvDialog)
     assert dialog is not None and dialog.isVisible()
     dialog.reject()
+
+
+def test_a_string_label_csv_trains_in_mini_batches_from_the_window(qtbot, open_window, flowers):
+    """The whole way a user goes: Data set → Open CSV…, the file and its target, batch 2 from
+    the loader, Train; the run comes back from the worker process and is a row."""
+    window = open_window(epochs=30)
+    window.actions.open_csv.trigger()
+    dialog = window.findChild(CsvDialog)
+    choose_in_file_chooser(qtbot, dialog, flowers)
+    with qtbot.waitSignal(dialog.accepted):
+        press_ok(qtbot, dialog)
+    form = window.controls.form
+    form.batch.batch_combo.setEditText("2")
+    form.batch.data_path_combo.set_value("loader")
+    with qtbot.waitSignal(window.controller.run_finished, timeout=60_000) as finished:
+        qtbot.mouseClick(window.controls.train_button, Qt.MouseButton.LeftButton)
+    result = finished.args[1]
+    assert result.status.value == "completed", result.message
+    assert (result.config.dataset, result.config.batch, result.config.data_path) == (
+        "csv", 2, "loader")
+    assert result.class_names == ["setosa", "versicolor", "virginica"]
+    assert result.data_file["sha256"] and result.data_file["target"] == "kind"
+    assert result.timings.steps_per_epoch == 2  # 4 training rows of 6, 2 at a time
+    qtbot.waitUntil(lambda: window.results.model.rowCount() == 1)
+    assert len(window.plot.curves()[0].losses) == 30
