@@ -10,13 +10,15 @@ import sys
 
 from iris_gui.cli.output import number, table
 from iris_gui.cli.session import StopOnInterrupt, open_store
+from iris_gui.engine.batch_settings import batch_text
 from iris_gui.engine.contention import BUSY_SHARE
 from iris_gui.engine.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
 from iris_gui.store.sweep_csv import point_fit_errors
 
 
 def spec_from_args(args: argparse.Namespace) -> SweepSpec:
-    return SweepSpec(rows=tuple(args.rows), hidden=tuple(args.hidden), features=args.features,
+    return SweepSpec(rows=tuple(args.rows), hidden=tuple(args.hidden),
+                     batches=tuple(args.batch), features=args.features,
                      classes=args.classes, devices=tuple(args.devices),
                      engines=tuple(args.engines), threads=tuple(args.threads),
                      min_seconds=args.min_seconds, min_epochs=args.min_epochs)
@@ -56,8 +58,9 @@ class _Progress:
     """One terminal line: point i of n, the series and size being measured."""
 
     def __call__(self, point, done: int, total: int) -> None:
+        batch = f", batch {batch_text(point.batch)}" if point.batch else ""
         sys.stderr.write(f"\r[{done}/{total}] {point.series}, {point.rows:,} rows x "
-                         f"{point.hidden:,} hidden: {number(point.epoch_us)} us/epoch   ")
+                         f"{point.hidden:,} hidden{batch}: {number(point.epoch_us)} us/epoch   ")
         sys.stderr.flush()
 
     def close(self) -> None:
@@ -68,22 +71,31 @@ def describe(result: SweepResult, sweep_id: int | None) -> str:
     """The points, the fits and the crossovers, as tables and sentences."""
     saved = f"sweep {sweep_id}" if sweep_id is not None else "sweep (not saved)"
     lines = [f"{saved}: {result.status}{f' - {result.message}' if result.message else ''}"]
+    batched = is_batched(result)
     rows = []
     for point, fit_error in zip(result.points, point_fit_errors(result)):
         error = "-" if math.isnan(fit_error) else f"{fit_error:+.0%}"
-        rows.append([point.series, f"{point.rows:,}", f"{point.hidden:,}",
+        batch = [batch_text(point.batch), f"{point.steps_per_epoch:,}"] if batched else []
+        rows.append([point.series, f"{point.rows:,}", f"{point.hidden:,}", *batch,
                      number(point.epoch_us), number(point.epoch_us_iqr, 2),
                      number(point.flops_per_epoch, 3), number(point.gflops, 3), error,
                      _wait(point),
                      point.status if not point.message else f"{point.status}: {point.message}"])
-    lines.append(table(["series", "rows", "hidden", "us/epoch", "IQR", "FLOPs", "GFLOP/s",
-                        "fit err", "CPU wait", "status"], rows, right={1, 2, 3, 4, 5, 6, 7, 8}))
+    headers = ["series", "rows", "hidden", *(["batch", "steps"] if batched else []),
+               "us/epoch", "IQR", "FLOPs", "GFLOP/s", "fit err", "CPU wait", "status"]
+    lines.append(table(headers, rows, right=set(range(1, len(headers) - 1))))
     if any(p.cpu_busy for p in result.points):
         lines.append(f"CPU wait: the share of a point's time spent waiting for a core; at "
                      f"{BUSY_SHARE:.0%} or more (busy) its timing is not comparable, fits leave "
                      "it out (or say they include it) and its crossings are not findings")
-    lines.append("fits: us/epoch = floor + FLOPs / throughput (least squares on relative error)")
-    lines.append(table(["series", "floor us", "GFLOP/s", "max error", "points"], [
+    if batched:
+        lines.append("fits: us/epoch = steps x floor + FLOPs / throughput (steps: optimizer "
+                     "steps per epoch; least squares on relative error)")
+    else:
+        lines.append("fits: us/epoch = floor + FLOPs / throughput (least squares on relative "
+                     "error)")
+    floor = "floor us/step" if batched else "floor us"
+    lines.append(table(["series", floor, "GFLOP/s", "max error", "points"], [
         [f.series, number(f.floor_us), number(f.gflops, 3), f"{f.max_rel_error:.0%}"
          + ("  (the model does not fit every point)" if f.max_rel_error > 0.15 else ""),
          str(f.points) + _busy_fit(f)]
@@ -93,6 +105,11 @@ def describe(result: SweepResult, sweep_id: int | None) -> str:
                                                                   "series or sizes measured)")]
     lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)
+
+
+def is_batched(result: SweepResult) -> bool:
+    """Whether the sweep trained mini-batches (then its points and fits say per step)."""
+    return any(result.spec.batches) or any(p.batch for p in result.points)
 
 
 def _busy_fit(fit: SeriesFit) -> str:

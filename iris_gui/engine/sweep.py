@@ -5,7 +5,11 @@ classes as asked) on one series (device x engine x CPU threads). Its data is mad
 once, the rung warmed up and built (compilation outside the clock), then a short timed window
 runs: at least ``min_epochs`` epochs and about ``min_seconds``, cut into the usual synchronised
 ~30 ms chunks, whose median and IQR give the point's µs/epoch (steady.py). Points go in the
-order rows x series, so a drift in the machine's load is shared between series.
+order rows x batch size x series, so a drift in the machine's load is shared between series.
+A batch size (``SweepSpec.batches``; 0 the full batch) makes each epoch that many steps over
+shuffled rows, as a run's ``--batch`` does; one larger than a point's rows (all of them train:
+the data is synthetic, nothing is held out) is skipped saying so, as is a mini-batch on an
+engine that trains the full batch only.
 
 A point that would not fit in memory is skipped with the reason (free device memory for an
 accelerator, available RAM for the host's copy); one that fails is kept as failed and the sweep
@@ -34,8 +38,10 @@ import torch
 from torch import nn
 
 from iris_gui.engine import loop
+from iris_gui.engine.batch_settings import MAX_BATCH, batch_text
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.devices import describe_devices, resolve_device
+from iris_gui.engine.engines import unsupported_batching
 from iris_gui.engine.environment import cpu_model
 from iris_gui.engine.errors import ConfigError, EngineError
 from iris_gui.engine.loop import LoopState, StopCheck, run_loop
@@ -50,6 +56,7 @@ from iris_gui.engine.sweep_model import (
     SweepResult,
     SweepSpec,
     flops_per_epoch,
+    steps_per_epoch,
 )
 from iris_gui.engine.warmup import warm_process, warm_step
 
@@ -92,10 +99,11 @@ def _thread_count(text: str) -> int:
 
 
 def memory_reason(device: torch.device, rows: int, features: int, hidden: int,
-                  classes: int) -> str | None:
-    """Why the point would not fit, or None. The estimate: the data, and per row the buffers a
-    full-batch step holds (activations, their gradients, masks, logits and their gradient)."""
-    need = 4 * rows * (features + 6 * hidden + 4 * classes) + 8 * rows
+                  classes: int, batch: int = 0) -> str | None:
+    """Why the point would not fit, or None. The estimate: the data, and per row of a step
+    (all of them for the full batch) the buffers it holds (activations, their gradients,
+    masks, logits and their gradient)."""
+    need = 4 * rows * features + 8 * rows + 4 * (batch or rows) * (6 * hidden + 4 * classes)
     host = 4 * rows * features + 8 * rows
     checks = [("RAM", available_ram(), host if device.type != "cpu" else need)]
     if device.type == "cuda":
@@ -130,21 +138,41 @@ def synthetic(rows: int, features: int, classes: int, seed: int) -> tuple[np.nda
     return x, np.argmax(x @ teacher, axis=1).astype(np.int64)
 
 
+def new_point(spec: SweepSpec, device_id: str, engine: str, threads: int | None, rows: int,
+              hidden: int, batch: int, status: str = "completed", message: str = "") -> SweepPoint:
+    """A point of this size, with its work and steps per epoch, not measured yet."""
+    return SweepPoint(device_id, engine, threads, rows, hidden, status, message=message,
+                      flops_per_epoch=flops_per_epoch(rows, spec.features, (hidden,),
+                                                      spec.classes),
+                      batch=batch, steps_per_epoch=steps_per_epoch(rows, batch))
+
+
+def batch_reason(engine: str, rows: int, batch: int) -> str | None:
+    """Why this batch size cannot be measured at ``rows`` rows on ``engine``, or None."""
+    if batch > rows:
+        return f"batch {batch:,} is larger than the point's {rows:,} training rows"
+    return unsupported_batching(engine, batch, "resident", "float32", False)
+
+
 def measure_point(spec: SweepSpec, device_id: str, engine: str, threads: int | None,
-                  rows: int, hidden: int, stop: StopCheck | None = None) -> SweepPoint:
-    point = SweepPoint(device_id, engine, threads, rows, hidden, "completed",
-                       flops_per_epoch=flops_per_epoch(rows, spec.features, (hidden,),
-                                                       spec.classes))
+                  rows: int, hidden: int, stop: StopCheck | None = None,
+                  batch: int = 0) -> SweepPoint:
+    point = new_point(spec, device_id, engine, threads, rows, hidden, batch)
     device = torch.device(device_id)
-    reason = availability(engine, device)
+    reason = batch_reason(engine, rows, batch) or availability(engine, device)
     if reason is None:
-        reason = memory_reason(device, rows, spec.features, hidden, spec.classes)
+        reason = memory_reason(device, rows, spec.features, hidden, spec.classes, batch)
     if reason is not None:
         point.status, point.message = "skipped", reason
         return point
-    config = RunConfig(hidden=(hidden,), optimizer=spec.optimizer, lr=spec.lr, seed=spec.seed,
-                       device=device_id, threads=threads or 1, record="none", engine=engine,
-                       epochs=MAX_EPOCHS_PER_POINT)
+    try:
+        config = RunConfig(hidden=(hidden,), optimizer=spec.optimizer, lr=spec.lr,
+                           seed=spec.seed, device=device_id, threads=threads or 1,
+                           record="none", engine=engine, epochs=MAX_EPOCHS_PER_POINT,
+                           batch=batch)
+    except ConfigError as error:  # a choice this engine refuses with these batches: a row
+        point.status, point.message = "skipped", str(error)
+        return point
     previous = torch.get_num_threads()
     torch.set_num_threads(threads or 1)
     try:
@@ -190,7 +218,7 @@ def _measure(spec: SweepSpec, config: RunConfig, device: torch.device, point: Sw
              stop: StopCheck | None) -> None:
     x_host, y_host = synthetic(point.rows, spec.features, spec.classes, spec.seed)
     warm_process(device)
-    warm_step(config, device, point.rows, spec.features, spec.classes)
+    warm_step(config, device, point.batch or point.rows, spec.features, spec.classes)
     x, y = torch.from_numpy(x_host).to(device), torch.from_numpy(y_host).to(device)
     model = build_model(spec.features, (point.hidden,), spec.classes, spec.seed).to(device)
     recorder = make_recorder(config.recording, config.epochs, device)
@@ -218,13 +246,17 @@ def _measure(spec: SweepSpec, config: RunConfig, device: torch.device, point: Sw
 
 
 def measure_calmly(spec: SweepSpec, device_id: str, engine: str, threads: int | None,
-                   rows: int, hidden: int, stop: StopCheck | None = None) -> SweepPoint:
+                   rows: int, hidden: int, stop: StopCheck | None = None,
+                   batch: int = 0) -> SweepPoint:
     """``measure_point``, and once more if the CPU was busy with other work during it: the
     measurement that waited less for a core is kept, and its message says so."""
-    first = measure_point(spec, device_id, engine, threads, rows, hidden, stop)
+    # A full batch is measured by today's call, without the batch: stand-ins for
+    # measure_point written before batches keep working.
+    more = {"batch": batch} if batch else {}
+    first = measure_point(spec, device_id, engine, threads, rows, hidden, stop, **more)
     if not first.cpu_busy:
         return first
-    second = measure_point(spec, device_id, engine, threads, rows, hidden, stop)
+    second = measure_point(spec, device_id, engine, threads, rows, hidden, stop, **more)
     if second.status == "stopped":
         return second
     kept = second if second.measured and not (
@@ -252,23 +284,23 @@ def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
         timespec="seconds"), env=_environment())
     if not result.env["accelerators"]:
         result.notes.append(NO_ACCELERATOR_NOTE)
-    sizes = [(rows, hidden) for hidden in spec.hidden for rows in spec.rows]
+    sizes = [(rows, hidden, batch) for hidden in spec.hidden for rows in spec.rows
+             for batch in spec.batches]
     total, done = len(sizes) * len(series), 0
     broken: dict[str, str] = {}  # device -> why its later points are not measured
     started = time.perf_counter()
-    for rows, hidden in sizes:
+    for rows, hidden, batch in sizes:
         for device, engine, threads in series:
             if stop is not None and stop():
                 result.status = "stopped"
                 result.message = f"stopped after {done} of {total} points"
                 return result.analyse()
             if device in broken:
-                point = SweepPoint(device, engine, threads, rows, hidden, "skipped",
-                                   message=broken[device],
-                                   flops_per_epoch=flops_per_epoch(rows, spec.features,
-                                                                   (hidden,), spec.classes))
+                point = new_point(spec, device, engine, threads, rows, hidden, batch,
+                                  "skipped", broken[device])
             else:
-                point = measure_calmly(spec, device, engine, threads, rows, hidden, stop)
+                point = measure_calmly(spec, device, engine, threads, rows, hidden, stop,
+                                       batch)
             if point.status == "failed" and device not in broken:
                 fault = device_fault(device)
                 if fault is not None:
@@ -301,6 +333,14 @@ def _check(spec: SweepSpec) -> None:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise ConfigError(f"{name} {value!r} is not allowed; it must be a whole number "
                               f"from {low:,} to {high:,}")
+    if not spec.batches or any(isinstance(b, bool) or not isinstance(b, int)
+                               or not 0 <= b <= MAX_BATCH for b in spec.batches):
+        raise ConfigError(f"batch {', '.join(map(str, spec.batches)) or 'none'} is not "
+                          f"allowed; give full or whole numbers of rows from 1 to "
+                          f"{MAX_BATCH:,}, separated by commas")
+    if len(set(spec.batches)) != len(spec.batches):
+        raise ConfigError(f"batch {','.join(map(batch_text, spec.batches))} names a size "
+                          "twice; give each once")
     if not 0.01 <= spec.min_seconds <= 60:
         raise ConfigError(f"min seconds {spec.min_seconds!r} is not allowed; from 0.01 to 60")
     unknown = [e for e in spec.engines if e not in ENGINES]

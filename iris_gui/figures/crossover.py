@@ -1,8 +1,9 @@
-"""The crossover drawn from a ``SweepResult``: µs per epoch against rows, hidden width or FLOPs,
-log-log, with no interaction; the Crossover view shows it and a file is it.
+"""The crossover drawn from a ``SweepResult``: µs per epoch against rows, hidden width, FLOPs
+or (where the sweep varies it) the batch size, log-log, with no interaction; the Crossover view
+shows it and a file is it.
 
-One line with markers per series (and per width or row count held fixed), in a colour the
-series keeps while the sweep is shown; its fitted model dashed in the same colour across the
+One line with markers per series (and per width, row count or batch size held fixed), in a
+colour the series keeps while the sweep is shown; its fitted model dashed in the same colour across the
 range it measured; each crossing a vertical line in the winner's colour with a numbered tag,
 whose sentence the findings (and an exported figure's key) give in full. With six series a
 sweep crosses about eight times within two decades: whole sentences in the plot would pile up
@@ -19,7 +20,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
-from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult, flops_per_epoch
+from iris_gui.engine.sweep_model import (
+    FIT_TOLERANCE,
+    SweepPoint,
+    SweepResult,
+    batch_size,
+    flops_per_epoch,
+)
 from iris_gui.figures import crossover_marks as marks
 from iris_gui.figures import crossover_text as words
 from iris_gui.figures.plot_theme import LIGHT, TABLEAU, PlotTheme
@@ -37,6 +44,8 @@ FIT_SAMPLES = 48
 
 # (log10 x, log10 y, the point, its fit error): each marker drawn, for what a hover says.
 Placed = tuple[float, float, SweepPoint, float]
+# What the plot holds fixed along each axis when asked to show one size (``draw``'s ``fixed``).
+SLICED_BY = {"rows": "hidden", "hidden": "rows", "batch": "rows"}
 
 
 class CrossoverFigure:
@@ -143,21 +152,31 @@ class CrossoverFigure:
         """(point, fit error) for the measured points the axis and ``fixed`` show."""
         if self.result is None:
             return []
-        other = {"rows": "hidden", "hidden": "rows"}.get(self.axis)
+        other = SLICED_BY.get(self.axis)
         errors = point_fit_errors(self.result)
         return [(p, e) for p, e in zip(self.result.points, errors) if p.measured
                 and (other is None or fixed is None or getattr(p, other) == fixed)]
 
     def _x(self, point: SweepPoint) -> float:
-        return float(point.flops_per_epoch if self.axis == "flops" else
-                     getattr(point, self.axis))
+        if self.axis == "flops":
+            return float(point.flops_per_epoch)
+        if self.axis == "batch":
+            return float(batch_size(point))
+        return float(getattr(point, self.axis))
+
+    def _line_of(self, point: SweepPoint) -> tuple[str, int, int]:
+        """The line a point is on: its series and the sizes the axis does not vary."""
+        if self.axis == "batch":
+            return point.series, point.rows, point.hidden
+        other = "rows" if self.axis == "hidden" else "hidden"
+        return point.series, getattr(point, other), point.batch
 
     def _draw_points(self, shown: list[tuple[SweepPoint, float]]) -> None:
-        other = "rows" if self.axis == "hidden" else "hidden"
-        groups: dict[tuple[str, int], list[tuple[SweepPoint, float]]] = {}
+        batched = words.varies_batch(self.result)
+        groups: dict[tuple[str, int, int], list[tuple[SweepPoint, float]]] = {}
         for point, error in shown:
-            groups.setdefault((point.series, getattr(point, other)), []).append((point, error))
-        for (series, _), members in groups.items():
+            groups.setdefault(self._line_of(point), []).append((point, error))
+        for (series, *_), members in groups.items():
             members.sort(key=lambda pe: self._x(pe[0]))
             colour, symbol = self.colours[series], SYMBOLS.get(members[0][0].engine, "o")
             item = pg.PlotDataItem(
@@ -173,8 +192,9 @@ class CrossoverFigure:
                                     point, error))
                 if math.isfinite(error) and abs(error) > FIT_TOLERANCE:
                     off.append(point)
-                    self.misfits.append(words.misfit_sentence(point.series, point.rows,
-                                                              point.hidden, error))
+                    self.misfits.append(words.misfit_sentence(
+                        point.series, point.rows, point.hidden, error,
+                        point.batch if batched else None))
             busy = [p for p, _ in members if p.cpu_busy]
             for chosen, kind, kept in ((off, "hollow", self.hollow), (busy, "busy", self.busy)):
                 if chosen:
@@ -186,32 +206,60 @@ class CrossoverFigure:
 
     def _draw_fits(self, shown: list[tuple[SweepPoint, float]]) -> None:
         assert self.result is not None
-        spec, axis = self.result.spec, self.axis
         fits = {fit.series: fit for fit in self.result.fits}
-        other = "rows" if axis == "hidden" else "hidden"
-        groups: dict[tuple[str, int | None], list[float]] = {}
+        groups: dict[tuple[str, int | None, int], list[float]] = {}
+        stepped = set()  # the lines with mini-batches
         for point, _ in shown:
-            key = (point.series, None if axis == "flops" else getattr(point, other))
+            key = self._line_of(point)
+            if self.axis == "flops" and not point.batch:  # one model line across the widths
+                key = (point.series, None, 0)
             groups.setdefault(key, []).append(self._x(point))
-        for (series, fixed), xs in groups.items():
+            if point.batch:
+                stepped.add(key)
+        for key, xs in groups.items():
+            series, *held = key
             fit = fits.get(series)
             if fit is None or min(xs) == max(xs):
                 continue
-            x = np.geomspace(min(xs), max(xs), FIT_SAMPLES)
-            if axis == "rows":
-                work = np.array([flops_per_epoch(v, spec.features, (fixed,), spec.classes)
-                                 for v in x])
-            elif axis == "hidden":
-                work = np.array([flops_per_epoch(fixed, spec.features, (v,), spec.classes)
-                                 for v in x])
-            else:
-                work = x
-            item = pg.PlotDataItem(x, np.asarray(fit.predict_us(work), dtype=float),
+            # Whole steps make the model a staircase between batch sizes (ceil(rows / batch)):
+            # drawn through the measured sizes alone, it meets each point's prediction and
+            # does not drop where no point says anything.
+            x = (np.array(sorted(set(xs))) if key in stepped
+                 else np.geomspace(min(xs), max(xs), FIT_SAMPLES))
+            work, steps = self._model_inputs(x, *held)
+            item = pg.PlotDataItem(x, np.asarray(fit.predict_us(work, steps), dtype=float),
                                    pen=pg.mkPen(self.colours[series], width=1.5,
                                                 style=Qt.PenStyle.DashLine))
             item.setZValue(1)
             self._add(item)
             self.fits.setdefault(series, []).append(item)
+
+    def _model_inputs(self, x: np.ndarray, first: int | None,
+                      second: int) -> tuple[np.ndarray, np.ndarray]:
+        """The work (FLOPs) and optimizer steps per epoch at each ``x`` along the axis, the
+        line's other sizes held: ``first, second`` as ``_line_of`` gives them."""
+        assert self.result is not None
+        spec = self.result.spec
+
+        def work_of(rows: float, hidden: float) -> float:
+            return flops_per_epoch(rows, spec.features, (hidden,), spec.classes)
+
+        def steps_of(rows: np.ndarray | float, batch: np.ndarray | float) -> np.ndarray:
+            # The last, partial batch is a step too; the full batch (0) is one.
+            rows, batch = np.asarray(rows, dtype=float), np.asarray(batch, dtype=float)
+            return np.where(batch > 0, np.ceil(np.round(rows) / np.maximum(batch, 1)), 1.0)
+
+        if self.axis == "batch":  # first: rows, second: hidden
+            return np.full_like(x, work_of(first, second)), steps_of(first, x)
+        if self.axis == "rows":  # first: hidden, second: batch
+            return np.array([work_of(v, first) for v in x]), steps_of(x, second)
+        if self.axis == "hidden":  # first: rows, second: batch
+            return np.array([work_of(first, v) for v in x]), steps_of(np.full_like(x, first),
+                                                                       second)
+        if first is None:  # FLOPs along full batches, every width
+            return x, np.ones_like(x)
+        rows = x / work_of(1, first)  # the work is linear in the rows
+        return x, steps_of(rows, second)
 
     def _draw_crossings(self, fixed: int | None) -> None:
         assert self.result is not None
@@ -221,6 +269,8 @@ class CrossoverFigure:
             if c.at is None or c.a not in self.lines or c.b not in self.lines:
                 continue
             if axis == "flops":
+                if c.axis == "batch":  # the batch does not change an epoch's work
+                    continue
                 size = (c.at, c.fixed) if c.axis == "rows" else (c.fixed, c.at)
                 x = flops_per_epoch(size[0], spec.features, (size[1],), spec.classes)
             elif c.axis == axis and (fixed is None or c.fixed == fixed):

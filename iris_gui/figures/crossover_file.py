@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 from iris_gui.engine.sweep_model import SweepResult
 from iris_gui.figures import scene_export
 from iris_gui.figures.crossover import CrossoverFigure
-from iris_gui.figures.crossover_text import is_sample
+from iris_gui.figures.crossover_text import is_sample, varies_batch
 from iris_gui.figures.offscreen import discard
 from iris_gui.figures.plot_theme import LIGHT
 
@@ -42,13 +42,14 @@ def write_svg(figure: CrossoverFigure, path: Path, background: str = LIGHT.backg
 
 
 def render_crossover(result: SweepResult, path: Path, width: int = 1600) -> None:
-    """Draw a sweep offscreen, light whatever the app's theme, along rows at every size, into
-    ``path``: an SVG if its suffix says so, else a PNG ``width`` pixels wide."""
+    """Draw a sweep offscreen, light whatever the app's theme, along rows at every size (along
+    the batch size for a sweep that varies it, as the view first shows it), into ``path``: an
+    SVG if its suffix says so, else a PNG ``width`` pixels wide."""
     figure = CrossoverFigure(LIGHT)  # figures for documents are light, whatever the app is
     widget = figure.widget
     try:
         widget.resize(*RENDER_PLOT_SIZE)
-        figure.draw(result)
+        figure.draw(result, "batch" if varies_batch(result) else "rows")
         figure.sample_mark.set_shown(is_sample(result))
         widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         widget.show()

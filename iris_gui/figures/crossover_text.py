@@ -22,11 +22,13 @@ from iris_gui.engine.sweep_model import (
     SweepResult,
 )
 
-# The x axes the view offers: key -> (combo label, axis title).
+# The x axes the view offers: key -> (combo label, axis title). "batch" only for a sweep that
+# varies the batch (``axis_choices``).
 AXES = {
     "rows": ("rows", "rows of data (log scale)"),
     "hidden": ("hidden width", "hidden width (log scale)"),
     "flops": ("FLOPs per epoch", "FLOPs per epoch, forward + backward (log scale)"),
+    "batch": ("batch size", "batch size, rows per step (log scale)"),
 }
 Y_TITLE = "time per epoch (log scale)"
 # Set true in the made-up sweep's env (ui/panels/sample_sweep.py), where it travels through the
@@ -35,7 +37,6 @@ SAMPLE_KEY = "sample"
 NO_ACCELERATOR = "no accelerator was present: the sweep compares CPU series"
 MISFIT = "the model does not fit here"
 _PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
-_UNITS = {"rows": "rows", "hidden": "hidden units"}
 
 
 def is_sample(result: SweepResult | None) -> bool:
@@ -43,10 +44,26 @@ def is_sample(result: SweepResult | None) -> bool:
     return bool(result is not None and result.env.get(SAMPLE_KEY))
 
 
+def varies_batch(result: SweepResult | None) -> bool:
+    """Whether ``result`` measured more than one batch size (the batch then is an axis)."""
+    if result is None:
+        return False
+    return len(set(result.spec.batches) | {p.batch for p in result.points}) > 1
+
+
+def axis_choices(result: SweepResult | None) -> list[str]:
+    """The x axes that make sense for ``result``: the batch size only where it varies."""
+    return [key for key in AXES if key != "batch" or varies_batch(result)]
+
+
 def slice_choices(axis: str, points: Iterable[SweepPoint]) -> list[tuple[str, int | None]]:
-    """What the plot may hold fixed along the other dimension: every size, or one of them."""
+    """What the plot may hold fixed along the other dimension: every size, or one of them
+    (along the batch size, the row count: each hidden width is a line of its own)."""
     if axis == "flops":
         return [("every size", None)]
+    if axis == "batch":
+        counts = sorted({p.rows for p in points})
+        return [("every row count", None), *((f"{v:,} rows", v) for v in counts)]
     other = "hidden" if axis == "rows" else "rows"
     values = sorted({getattr(p, other) for p in points})
     if other == "hidden":
@@ -77,8 +94,8 @@ def throughout_sentences(crossovers: Iterable[Crossover]) -> list[str]:
     groups: dict[tuple, list[Crossover]] = {}
     for c in crossovers:
         if c.at is None:
-            groups.setdefault((c.faster_above, c.axis, c.fixed, c.low, c.high, c.cpu_busy),
-                              []).append(c)
+            groups.setdefault((c.faster_above, c.axis, c.fixed, c.batch, c.hidden, c.low,
+                               c.high, c.cpu_busy), []).append(c)
     sentences = []
     for group in groups.values():
         if len(group) == 1:
@@ -86,15 +103,15 @@ def throughout_sentences(crossovers: Iterable[Crossover]) -> list[str]:
             continue
         first = group[0]
         losers = [c.b if c.faster_above == c.a else c.a for c in group]
-        where = (f"hidden {first.fixed:,}" if first.axis == "rows" else f"{first.fixed:,} rows")
         text = (f"{first.faster_above} was faster than {_and(losers)} throughout "
-                f"{first.low:,.0f}-{first.high:,.0f} {_UNITS[first.axis]} ({where})")
+                f"{first.span()} ({first.where()})")
         sentences.append(f"{NOT_A_FINDING}: {text}" if first.cpu_busy else text)
     return sentences
 
 
 def fit_sentence(fit: SeriesFit) -> str:
-    """``cpu/eager/1 thread: 98 µs + work at 4.5 GFLOP/s (within 3% at 5 points)``."""
+    """``cpu/eager/1 thread: 98 µs + work at 4.5 GFLOP/s (within 3% at 5 points)``; with
+    mini-batches ``98 µs per step + work at ...``."""
     error = fit.max_rel_error
     within = f"within {error:.0%}" if error <= FIT_TOLERANCE else f"off by up to {error:.0%}"
     busy = (f"; {fit.busy_left_out} measured while the CPU was busy left out"
@@ -102,12 +119,29 @@ def fit_sentence(fit: SeriesFit) -> str:
     if fit.busy_included:
         busy = (f"; includes {fit.busy_included} measured while the CPU was busy: "
                 "not a finding")
-    return (f"{fit.series}: {fit.floor_us:,.0f} µs + work at {gflops_text(fit.gflops)} GFLOP/s "
-            f"({within} at {fit.points} points{busy})")
+    step = " per step" if fit.mini_batch else ""
+    return (f"{fit.series}: {fit.floor_us:,.0f} µs{step} + work at {gflops_text(fit.gflops)} "
+            f"GFLOP/s ({within} at {fit.points} points{busy})")
 
 
-def misfit_sentence(series: str, rows: int, hidden: int, error: float) -> str:
-    return (f"{MISFIT}: {series} at {rows:,} rows, hidden {hidden:,} "
+def fits_title(result: SweepResult | None) -> str:
+    """The model the fits are, as the findings head them."""
+    if result is not None and any(f.mini_batch for f in result.fits):
+        return "Fits: µs/epoch = steps × floor + work / throughput (steps: optimizer steps)"
+    return "Fits: µs/epoch = floor + work / throughput"
+
+
+def batch_words(batch: int) -> str:
+    return f"batch {batch:,}" if batch else "full batch"
+
+
+def misfit_sentence(series: str, rows: int, hidden: int, error: float,
+                    batch: int | None = None) -> str:
+    """The point the model misses; ``batch`` named where the sweep varies it."""
+    size = f"{rows:,} rows, hidden {hidden:,}"
+    if batch is not None:
+        size += f", {batch_words(batch)}"
+    return (f"{MISFIT}: {series} at {size} "
             f"(the fit is {abs(error):.0%} {'above' if error > 0 else 'below'} the measurement)")
 
 
@@ -129,11 +163,15 @@ def status_notes(result: SweepResult) -> list[str]:
 
 
 def sweep_notes(result: SweepResult | None, axis: str) -> list[str]:
-    """The notes over the findings and in a figure's key: the sweep's own, and, along the hidden
-    width, that one width leaves nothing to compare."""
+    """The notes over the findings and in a figure's key: the sweep's own; along the batch
+    size, where its full batch is drawn; along the hidden width, that one width leaves nothing
+    to compare."""
     if result is None:
         return []
     notes = status_notes(result)
+    if axis == "batch" and any(p.batch == 0 for p in result.points):
+        notes.append("along the batch size the full batch is drawn at its row count, one "
+                     "step per epoch")
     if axis == "hidden" and result.points and len({p.hidden for p in result.points}) < 2:
         notes.append("one hidden width was swept: sweep several (e.g. 10,100,1000) to "
                      "compare along it")
@@ -210,7 +248,8 @@ NOTE_COLOUR, WARN_COLOUR = "#707070", "#b35900"
 
 
 def findings_html(notes: list[str], crossings: list[tuple[int, Crossover, str]],
-                  throughout: list[str], fits: list[str], misfits: list[str]) -> str:
+                  throughout: list[str], fits: list[str], misfits: list[str],
+                  fits_heading: str = fits_title(None)) -> str:
     """What the sweep found, under the plot: notes, the numbered crossings (the numbers are the
     plot's tags), who was faster throughout, each series' fit and the points it misses."""
     parts = [_notes_html(notes)]
@@ -227,8 +266,7 @@ def findings_html(notes: list[str], crossings: list[tuple[int, Crossover, str]],
     if busy_items:
         parts.append(_section("Not findings: measured while the CPU was busy", busy_items))
     if fits:
-        parts.append(_section("Fits: µs/epoch = floor + work / throughput",
-                              [escape(s) for s in fits]))
+        parts.append(_section(fits_heading, [escape(s) for s in fits]))
     if misfits:
         parts.append(_section("Off the model", [f'<span style="color:{WARN_COLOUR}">'
                                                 f"{escape(s)}</span>" for s in misfits]))

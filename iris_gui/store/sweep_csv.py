@@ -3,8 +3,9 @@
 ``sweep_rows`` is the one place a point meets its fit (the model's µs at the point's work, the
 relative error the fit reported there, whether that is within ``FIT_TOLERANCE``): the
 Crossover view's table and plot read these rows too, so the screen and the file agree. The
-columns are the point's own field names plus ``fit_*``; a missing value is an empty cell, and
-formula-like text gets a leading ``'`` (store/files.py). No Qt, no torch.
+columns are the point's own field names plus ``fit_*`` (``batch`` 0 is the full batch, and
+``fit_us`` is the model at the point's work and steps per epoch); a missing value is an empty
+cell, and formula-like text gets a leading ``'`` (store/files.py). No Qt, no torch.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult, 
 from iris_gui.store.files import safe_row, write_atomically
 
 SWEEP_COLUMNS: tuple[str, ...] = (
-    "series", "device", "engine", "threads", "rows", "hidden", "status", "message",
+    "series", "device", "engine", "threads", "rows", "hidden", "batch", "steps_per_epoch",
+    "status", "message",
     "epoch_us", "epoch_us_iqr", "epochs", "flops_per_epoch", "gflops",
     "cpu_wait_share", "cpu_busy", "remeasured",
     "fit_floor_us", "fit_gflops", "fit_us", "fit_error", "fit_ok",
@@ -47,7 +49,7 @@ def sweep_rows(result: SweepResult) -> list[dict[str, Any]]:
     rows = []
     for point, error in zip(result.points, point_fit_errors(result)):
         fit = fits.get(point.series)
-        predicted = (float(fit.predict_us(point.flops_per_epoch))
+        predicted = (float(fit.predict_us(point.flops_per_epoch, point.steps_per_epoch))
                      if fit is not None and math.isfinite(point.flops_per_epoch) else math.nan)
         rows.append({
             **_point_values(point),
@@ -73,6 +75,7 @@ def _point_values(point: SweepPoint) -> dict[str, Any]:
     return {
         "series": point.series, "device": point.device, "engine": point.engine,
         "threads": point.threads, "rows": point.rows, "hidden": point.hidden,
+        "batch": point.batch, "steps_per_epoch": point.steps_per_epoch,
         "status": point.status, "message": point.message,
         "epoch_us": _value(point.epoch_us), "epoch_us_iqr": _value(point.epoch_us_iqr),
         "epochs": point.epochs, "flops_per_epoch": _value(point.flops_per_epoch),

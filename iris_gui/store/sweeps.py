@@ -7,10 +7,12 @@ holds one store for runs and sweeps alike.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from iris_gui.engine.batch_settings import batch_text
 from iris_gui.engine.errors import RecordError
 from iris_gui.engine.sweep_model import SweepResult
 from iris_gui.store import schema, validate
@@ -26,9 +28,15 @@ class StoredSweep:
     def label(self) -> str:
         spec = self.result.spec
         series = len({p.series for p in self.result.points})
+        batches = (f" · batch {', '.join(batch_text(b) for b in sorted(spec.batches, key=_size))}"
+                   if spec.batched else "")
         return (f"sweep {self.id} · {self.created_at[:16].replace('T', ' ')} · "
                 f"{len(self.result.points)} points, {series} series · rows "
-                f"{min(spec.rows):,}-{max(spec.rows):,} · {self.result.status}")
+                f"{min(spec.rows):,}-{max(spec.rows):,}{batches} · {self.result.status}")
+
+
+def _size(batch: int) -> float:
+    return batch or math.inf  # the full batch after every size
 
 
 def encoded(result: SweepResult) -> str:

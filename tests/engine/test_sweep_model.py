@@ -14,6 +14,7 @@ from iris_gui.engine.sweep_model import (
     find_crossovers,
     fit_series,
     flops_per_epoch,
+    steps_per_epoch,
 )
 
 ROWS = (120, 1_000, 10_000, 100_000, 1_000_000)
@@ -94,3 +95,95 @@ def test_a_sweep_result_round_trips_through_json():
     assert [f.series for f in again.fits] == ["cpu/eager/1 thread", "cpu/manual/1 thread"]
     assert again.crossovers == result.crossovers
     assert data["points"][0]["gflops"] == pytest.approx(result.points[0].gflops)
+
+
+# -- batch sizes: µs/epoch = steps · floor + work / throughput -----------------------------
+
+BATCH_ROWS = 4_096
+BATCHES = (16, 32, 64, 128, 256, 512, 1_024, 2_048, 0)  # 0: the full batch, 4,096 rows
+
+
+def _batch_series(device, engine, threads, floor_us, gflops, rows=BATCH_ROWS, hidden=10,
+                  batches=BATCHES):
+    points = []
+    for batch in batches:
+        work = flops_per_epoch(rows, 4, (hidden,), 3)
+        steps = steps_per_epoch(rows, batch)
+        us = steps * floor_us + work / (gflops * 1e3)
+        points.append(SweepPoint(device, engine, threads, rows, hidden, "completed", us, 0.1,
+                                 20, work, batch=batch, steps_per_epoch=steps))
+    return points
+
+
+def test_steps_per_epoch_count_the_last_partial_batch_unless_it_is_dropped():
+    assert steps_per_epoch(4_096, 0) == 1 and steps_per_epoch(4_096, 4_096) == 1
+    assert steps_per_epoch(1_000, 64) == 16 and steps_per_epoch(1_000, 64, drop_last=True) == 15
+
+
+def test_a_batch_sweep_is_fitted_with_a_floor_per_step():
+    fit = fit_series(_batch_series("cpu", "eager", 1, floor_us=20.0, gflops=5.0))
+    assert fit.floor_us == pytest.approx(20.0, rel=1e-9)
+    assert fit.gflops == pytest.approx(5.0, rel=1e-9)
+    assert fit.max_rel_error < 1e-9 and fit.points == len(BATCHES) and fit.mini_batch
+    work = flops_per_epoch(BATCH_ROWS, 4, (10,), 3)
+    assert fit.predict_us(work, 256) == pytest.approx(256 * 20.0 + work / 5e3)
+
+
+def test_rows_and_batches_together_fit_the_one_model():
+    points = [p for rows in (1_000, 4_096, 20_000) for p in
+              _batch_series("cpu", "eager", 1, 30.0, 8.0, rows=rows, batches=(32, 256, 0))]
+    fit = fit_series(points)
+    assert fit.floor_us == pytest.approx(30.0, rel=1e-9)
+    assert fit.gflops == pytest.approx(8.0, rel=1e-9) and fit.max_rel_error < 1e-9
+
+
+def test_a_gpu_overtakes_the_cpu_from_a_batch_size_on():
+    # CPU: 20 µs a step, 5 GFLOP/s; GPU: 100 µs a step, 500 GFLOP/s. At 4,096 rows they are
+    # equal where 80 · steps = w/5e3 - w/5e5, i.e. steps = 0.99 w / 4e5 and batch = rows / steps
+    # (about 1,190): small batches are many steps, where the GPU's dearer step loses.
+    cpu = _batch_series("cpu", "eager", 1, 20.0, 5.0)
+    gpu = _batch_series("cuda:0", "eager", None, 100.0, 500.0)
+    work = flops_per_epoch(BATCH_ROWS, 4, (10,), 3)
+    expected = BATCH_ROWS / ((work / 5e3 - work / 5e5) / 80.0)
+    crossings = find_crossovers(cpu + gpu)
+    (crossing,) = [c for c in crossings if c.axis == "batch"]
+    assert crossing.fixed == BATCH_ROWS and crossing.hidden == 10
+    assert crossing.faster_above == "cuda:0/eager"
+    assert crossing.at == pytest.approx(expected, rel=0.03)
+    assert (crossing.low, crossing.high) == (16, BATCH_ROWS)  # the full batch at its rows
+    assert crossing.sentence() == (f"cuda:0/eager is faster than cpu/eager/1 thread above "
+                                   f"batch size ~{crossing.at:,.0f} (4,096 rows, hidden 10)")
+    # One row count: nothing to compare along rows, nor along the one hidden width.
+    assert all(c.axis == "batch" for c in crossings)
+
+
+def test_along_rows_each_batch_size_is_a_line_of_its_own():
+    cpu = [p for rows in (1_000, 10_000) for p in
+           _batch_series("cpu", "eager", 1, 20.0, 5.0, rows=rows, batches=(64, 0))]
+    gpu = [p for rows in (1_000, 10_000) for p in
+           _batch_series("cuda:0", "eager", None, 100.0, 500.0, rows=rows, batches=(64, 0))]
+    along_rows = [c for c in find_crossovers(cpu + gpu) if c.axis == "rows"]
+    assert sorted(c.batch for c in along_rows) == [0, 64]
+    full = next(c for c in along_rows if c.batch == 0)
+    assert full.sentence().endswith("(hidden 10, full batch)")
+    assert next(c for c in along_rows if c.batch == 64).sentence().endswith("(hidden 10, "
+                                                                             "batch 64)")
+
+
+def test_a_batch_sweep_round_trips_and_old_records_load_as_full_batch():
+    result = SweepResult(SweepSpec(rows=(BATCH_ROWS,), batches=BATCHES),
+                         points=_batch_series("cpu", "eager", 1, 20.0, 5.0)
+                         + _batch_series("cuda:0", "eager", None, 100.0, 500.0)).analyse()
+    data = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    again = SweepResult.from_dict(data)
+    assert again.spec.batches == BATCHES and again.crossovers == result.crossovers
+    assert [p.steps_per_epoch for p in again.points[:3]] == [256, 128, 64]
+    for point in data["points"]:  # a sweep stored before batches
+        del point["batch"], point["steps_per_epoch"]
+    del data["spec"]["batches"]
+    old = SweepResult.from_dict(data)
+    assert old.spec.batches == (0,)
+    assert {(p.batch, p.steps_per_epoch) for p in old.points} == {(0, 1)}
+    data["points"][0]["steps_per_epoch"] = 0
+    with pytest.raises(ValueError, match="steps per epoch 0"):
+        SweepResult.from_dict(data)

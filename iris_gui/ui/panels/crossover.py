@@ -1,8 +1,9 @@
 """The Crossover view: where the GPU starts to win.
 
-A sweep times the same training over a grid of problem sizes on several series (device x
-engine x CPU threads); the engine fits ``µs/epoch = floor + work / throughput`` per series and
-finds where two series cross (engine/sweep_model.py). A sentence on top says what is compared;
+A sweep times the same training over a grid of problem sizes (and batch sizes) on several
+series (device x engine x CPU threads); the engine fits ``µs/epoch = steps · floor + work /
+throughput`` per series (one step per epoch at full batch) and finds where two series cross
+(engine/sweep_fit.py). A sentence on top says what is compared;
 the left column holds Start, Stop, progress with an ETA, the earlier sweeps to reopen, and
 three tabs: the new sweep's settings, what the shown sweep found, and every point. The plot
 beside them (the crossover figure, figures/crossover.py) draws a sweep as it grows point by
@@ -287,12 +288,14 @@ class CrossoverPanel(QWidget):
         numbered = [(c.number, c.crossover, c.colour) for c in self.plot.crossings()]
         shown = set(self.plot.series_lines())
         throughout = words.throughout_sentences(
-            c for c in self._result.crossovers if (axis == "flops" or c.axis == axis)
+            c for c in self._result.crossovers
+            if (c.axis == axis or (axis == "flops" and c.axis != "batch"))
             and c.a in shown and c.b in shown)
         fits = [words.fit_sentence(f) for f in self._result.fits if math.isfinite(f.gflops)]
         notes = words.sweep_notes(self._result, axis)
         self.findings.setHtml(words.findings_html(notes, numbered, throughout, fits,
-                                                  self.plot.misfits()))
+                                                  self.plot.misfits(),
+                                                  words.fits_title(self._result)))
 
     # -- exports -------------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """The Crossover view's plot: the crossover figure (figures/crossover.py) with what only a
 screen has: the choice of x axis and of the sizes shown, a tooltip on each point, and the app's
-theme followed as it changes.
+theme followed as it changes. The batch size is a choice of x axis only for a sweep that varies
+it, and the one shown when such a sweep comes in: it is what that sweep asks about.
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ class CrossoverPlot(QWidget):
     # -- building ------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.axis_combo = ValueCombo([(label, key) for key, (label, _) in words.AXES.items()])
+        self.axis_combo = ValueCombo([(words.AXES[key][0], key)
+                                      for key in words.axis_choices(None)])
         self.axis_combo.setToolTip("What the x axis shows")
         self.axis_combo.setMinimumContentsLength(13)
         self.slice_combo = ValueCombo()
@@ -131,6 +133,7 @@ class CrossoverPlot(QWidget):
         """Show this sweep (analysed); ``keep_colours`` while the same sweep grows."""
         self._result = result
         self.figure.colour_series(result, keep=keep_colours)
+        self._fill_axes()
         self._fill_slices()
         self.redraw()
 
@@ -139,6 +142,24 @@ class CrossoverPlot(QWidget):
         self._hover = [(x, y, point_tip(point, error))
                        for x, y, point, error in self.figure.placed]
         self.redrawn.emit()
+
+    def axis_keys(self) -> list[str]:
+        """The x axes offered now, in the menu's order."""
+        return [self.axis_combo.itemData(i) for i in range(self.axis_combo.count())]
+
+    def _fill_axes(self) -> None:
+        """Offer the axes this sweep has; the batch size, when it first appears, is shown."""
+        before, keys = self.axis_keys(), words.axis_choices(self._result)
+        if keys == before:
+            return
+        previous = self.axis()
+        self.axis_combo.blockSignals(True)
+        self.axis_combo.clear()
+        for key in keys:
+            self.axis_combo.addItem(words.AXES[key][0], key)
+        chosen = "batch" if "batch" in keys and "batch" not in before else previous
+        self.axis_combo.set_value(chosen if chosen in keys else keys[0])
+        self.axis_combo.blockSignals(False)
 
     def _fill_slices(self) -> None:
         previous = self.slice_combo.value()
@@ -189,7 +210,11 @@ def nearest_tip(tips: list[tuple[float, float, str]], vb: pg.ViewBox, x: float, 
 
 def point_tip(point: SweepPoint, error: float) -> str:
     """Everything the sweep knows about one point, a line per fact."""
-    lines = [point.series, f"{point.rows:,} rows × hidden width {point.hidden:,}",
+    size = f"{point.rows:,} rows × hidden width {point.hidden:,}"
+    if point.batch:
+        size += (f", batch {point.batch:,} ({point.steps_per_epoch:,} step"
+                 f"{'' if point.steps_per_epoch == 1 else 's'} per epoch)")
+    lines = [point.series, size,
              f"{words.us_cell(point.epoch_us, point.epoch_us_iqr)} µs per epoch (median ± IQR)",
              (f"{words.compact(point.flops_per_epoch)} FLOPs per epoch, "
               f"{words.gflops_text(point.gflops)} GFLOP/s")]

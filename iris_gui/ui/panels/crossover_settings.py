@@ -1,4 +1,5 @@
-"""The settings of a new sweep: sizes, engines, CPU threads, devices and the time per point.
+"""The settings of a new sweep: sizes, batch sizes, engines, CPU threads, devices and the time
+per point.
 
 ``spec()`` builds the ``SweepSpec`` or raises ConfigError with one line a user can act on; the
 bounds are the sweep's own (engine/sweep.py checks them again before anything runs).
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from iris_gui.engine.batch_settings import batch_text, parse_batch
 from iris_gui.engine.device_info import DeviceInfo
 from iris_gui.engine.engines import ENGINE_INFO, ENGINES
 from iris_gui.engine.errors import ConfigError
@@ -46,6 +48,15 @@ def parse_sizes(name: str, text: str, low: int, high: int, example: str) -> tupl
                               f"{low:,} to {high:,} separated by commas, e.g. {example}")
         values.append(value)
     return tuple(sorted(set(values)))
+
+
+def parse_batches(text: str) -> tuple[int, ...]:
+    """``16,64,full`` -> (16, 64, 0): batch sizes (0 the full batch), once each, in order."""
+    try:
+        return tuple(dict.fromkeys(parse_batch(p) for p in str(text).split(",")))
+    except ConfigError:
+        raise ConfigError(f"batch sizes {text.strip()!r} are not allowed; give full or whole "
+                          f"numbers of rows separated by commas, e.g. 16,64,256,full") from None
 
 
 def parse_threads(text: str) -> tuple[str, ...]:
@@ -81,6 +92,8 @@ class SweepSettings(QWidget):
     def _build(self) -> None:
         self.rows_edit = self._line("Row counts of synthetic data, e.g. 120,1000,10k,1e6")
         self.hidden_edit = self._line("Widths of the one hidden layer, e.g. 10 or 10,100,1000")
+        self.batch_edit = self._line("Rows per optimizer step, full for the whole data set; "
+                                     "several (e.g. 16,64,256,full) make the batch size an axis")
         self.features_spin = int_spin(*FEATURES_RANGE)
         self.classes_spin = int_spin(*CLASSES_RANGE)
         self.threads_edit = self._line("CPU thread counts, each a number or all (the cores "
@@ -119,6 +132,7 @@ class SweepSettings(QWidget):
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("rows", self.rows_edit)
         form.addRow("hidden widths", self.hidden_edit)
+        form.addRow("batch sizes", self.batch_edit)
         form.addRow("features", sizes)
         form.addRow("engines", engines)
         form.addRow("CPU threads", self.threads_edit)
@@ -137,12 +151,14 @@ class SweepSettings(QWidget):
         """The sweep the form describes; ConfigError (one line) names the first bad field."""
         rows = parse_sizes("rows", self.rows_edit.text(), *ROWS_RANGE, "120,1000,10000")
         hidden = parse_sizes("hidden widths", self.hidden_edit.text(), *HIDDEN_RANGE, "10,100")
+        batches = parse_batches(self.batch_edit.text())
         engines = tuple(name for name, box in self.engine_boxes.items() if box.isChecked())
         if not engines:
             raise ConfigError("no engine is chosen; tick at least one, e.g. eager")
         threads = parse_threads(self.threads_edit.text())
         return dataclasses.replace(
-            self._base, rows=rows, hidden=hidden, features=self.features_spin.value(),
+            self._base, rows=rows, hidden=hidden, batches=batches,
+            features=self.features_spin.value(),
             classes=self.classes_spin.value(), engines=engines, threads=threads,
             devices=self._chosen_devices(), min_seconds=round(self.seconds_spin.value(), 2))
 
@@ -158,12 +174,13 @@ class SweepSettings(QWidget):
         self._base = spec
         self.rows_edit.setText(",".join(str(v) for v in spec.rows))
         self.hidden_edit.setText(",".join(str(v) for v in spec.hidden))
+        self.batch_edit.setText(",".join(batch_text(v) for v in spec.batches))
         self.features_spin.setValue(spec.features)
         self.classes_spin.setValue(spec.classes)
         for name, box in self.engine_boxes.items():
             box.setChecked(name in spec.engines)
         self.threads_edit.setText(",".join(spec.threads))
-        for edit in (self.rows_edit, self.hidden_edit, self.threads_edit):
+        for edit in (self.rows_edit, self.hidden_edit, self.batch_edit, self.threads_edit):
             edit.setCursorPosition(0)  # the smallest sizes in view, not the end of the list
         self.seconds_spin.setValue(spec.min_seconds)
         everywhere = spec.devices == ("all",)

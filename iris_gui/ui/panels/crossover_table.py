@@ -10,11 +10,12 @@ from iris_gui.engine.sweep_model import SweepResult
 from iris_gui.figures import crossover_text as words
 from iris_gui.store.sweep_csv import sweep_rows
 
-HEADERS = ("Series", "Rows", "Hidden", "µs/epoch ± IQR", "FLOPs/epoch", "GFLOP/s",
+HEADERS = ("Series", "Rows", "Hidden", "Batch", "µs/epoch ± IQR", "FLOPs/epoch", "GFLOP/s",
            "Fit error", "Status")
 WARN_COLOUR = "#b35900"
 ERROR_COLOUR = "#d32f2f"  # the results table's colour for failed runs
-NUMERIC = {1, 2, 3, 4, 5, 6}
+NUMERIC = {1, 2, 3, 4, 5, 6, 7}
+BATCH, FIT_ERROR, STATUS = (HEADERS.index(h) for h in ("Batch", "Fit error", "Status"))
 
 
 class PointsTable(QTableWidget):
@@ -31,10 +32,13 @@ class PointsTable(QTableWidget):
 
     def show_result(self, result: SweepResult | None) -> None:
         rows = sweep_rows(result) if result is not None else []
+        # The batch only where the sweep trained mini-batches: "full" on every row says nothing.
+        self.setColumnHidden(BATCH, not any(row["batch"] for row in rows))
         self.setRowCount(len(rows))
         for index, row in enumerate(rows):
             cells = (
                 row["series"], f"{row['rows']:,}", f"{row['hidden']:,}",
+                f"{row['batch']:,}" if row["batch"] else "full",
                 words.us_cell(_nan(row["epoch_us"]), _nan(row["epoch_us_iqr"])),
                 "" if row["flops_per_epoch"] is None else words.compact(row["flops_per_epoch"]),
                 words.number_cell(_nan(row["gflops"])),
@@ -46,9 +50,9 @@ class PointsTable(QTableWidget):
                 if column in NUMERIC:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
-                if column == 6 and row["fit_ok"] is False:
+                if column == FIT_ERROR and row["fit_ok"] is False:
                     item.setForeground(QColor(WARN_COLOUR))
-                if column == 7 and row["status"] != "completed":
+                if column == STATUS and row["status"] != "completed":
                     item.setForeground(QColor(ERROR_COLOUR if row["status"] == "failed"
                                               else WARN_COLOUR))
                 self.setItem(index, column, item)
