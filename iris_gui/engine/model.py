@@ -37,4 +37,7 @@ def make_optimizer(config: RunConfig, model: nn.Module) -> torch.optim.Optimizer
     """The run's optimizer over ``model``'s parameters, as the config names it."""
     if config.optimizer == "adam":
         return torch.optim.Adam(model.parameters(), lr=config.lr)
-    return torch.optim.SGD(model.parameters(), lr=config.lr, momentum=config.momentum)
+    # No momentum goes to SGD as its own default, the int 0: SGD compares momentum with 0 for
+    # every parameter at every step, and a float 0.0 takes CPython's slower float-with-int
+    # compare (~1,400 instructions an epoch on the note's MLP; benchmarks/engine_overhead.py).
+    return torch.optim.SGD(model.parameters(), lr=config.lr, momentum=config.momentum or 0)

@@ -8,6 +8,7 @@ import torch
 
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.model import make_optimizer
+from iris_gui.engine.recording import LossRecorder
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
 from iris_gui.engine.rungs.minibatch import Step, batch_stepper
 
@@ -33,17 +34,35 @@ class EagerRung(Rung):
             return batch_stepper(self.step(p, optimizer, zero_grad), p.batches_or_full(), p)
         forward = p.model.forward if p.config.call == "forward" else p.model
         criterion, x, y, record = p.criterion, p.x, p.y, p.recorder.record
+        # The last loss outlives the call, as the note's ``loss`` outlives its epoch: while it
+        # lives, its graph's gradient accumulators (one AccumulateGrad per parameter) do too,
+        # and the next forward reuses them; dropped at every return, they were built anew, with
+        # their metadata and allocations, once per call.
+        held: list[torch.Tensor | None] = [None]
 
         # The step's objects are bound as defaults: locals, not closure cells, in the hot loop.
-        def run(first: int, count: int, forward=forward, criterion=criterion, x=x, y=y,
-                zero_grad=optimizer.zero_grad, step=optimizer.step, record=record) -> None:
-            for epoch in range(first, first + count):
-                out = forward(x)
-                loss = criterion(out, y)
-                zero_grad()
-                loss.backward()
-                step()
-                record(epoch, loss)
+        if type(p.recorder) is LossRecorder:  # record "none": no call that does nothing
+            def run(first: int, count: int, forward=forward, criterion=criterion, x=x, y=y,
+                    zero_grad=optimizer.zero_grad, step=optimizer.step, held=held) -> None:
+                loss = held[0]
+                for _ in range(count):
+                    loss = criterion(forward(x), y)
+                    zero_grad()
+                    loss.backward()
+                    step()
+                held[0] = loss
+        else:
+            def run(first: int, count: int, forward=forward, criterion=criterion, x=x, y=y,
+                    zero_grad=optimizer.zero_grad, step=optimizer.step, record=record,
+                    held=held) -> None:
+                loss = held[0]
+                for epoch in range(first, first + count):
+                    loss = criterion(forward(x), y)
+                    zero_grad()
+                    loss.backward()
+                    step()
+                    record(epoch, loss)
+                held[0] = loss
 
         return Stepper(run, p.recorder, block=EPOCHS_PER_CALL, adaptive=True)
 
