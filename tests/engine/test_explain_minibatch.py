@@ -38,7 +38,7 @@ def test_a_loader_run_is_explained_step_by_step_with_its_data_phase(breakdowns) 
     assert b.syncs_per_epoch == pytest.approx(4.0)
     assert b.syncs_per_step == pytest.approx(1.0)
     assert 0 < b.data_pct < 100
-    assert 90 <= b.accounted_pct <= 110, b.categories
+    assert 80 <= b.accounted_pct <= 120, b.categories  # the reduction against the clock
     # The loader's own clock, unprofiled, checks the profiled share.
     assert 0 < b.data_wait_pct < 100
     first = b.sentences()[0]
@@ -55,7 +55,7 @@ def test_a_resident_batch_run_fetches_by_index_and_syncs_nothing_with_record_non
     assert b.steps_per_epoch == 4 and b.categories["data"] > 0
     assert b.syncs_per_epoch == 0 and math.isnan(b.data_wait_pct)  # no loader, no clock
     assert "fetching data (resident: index_select on the device)." in b.sentences()[0]
-    assert 90 <= b.accounted_pct <= 110, b.categories
+    assert 80 <= b.accounted_pct <= 120, b.categories  # the reduction against the clock
 
 
 def test_a_rung_without_phases_trains_the_batches_and_says_data_is_in_its_step() -> None:

@@ -163,9 +163,10 @@ def test_the_loaders_wait_leaves_out_the_steps_still_queued_on_the_device(monkey
     x, y = torch.rand(64, 4), torch.arange(64) % 3
     batches = LoaderBatches(x, y, BatchPlan(64, 16), RunConfig(batch=16, data_path="loader"),
                             torch.device("cpu"))
-    step_seconds = 0.02
+    step_seconds = 0.05
     for _ in batches.epoch():
         device.launch(step_seconds)  # the step: queued, not done
     device.sync()
-    # Four steps of 20 ms ran on the device; fetching four batches of 16 rows takes far less.
+    # Four steps of 50 ms ran on the device, three of them before a fetch that would wait for
+    # them (150 ms); fetching four batches of 16 rows takes a few milliseconds.
     assert batches.wait_seconds < 2 * step_seconds
