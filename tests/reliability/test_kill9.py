@@ -47,9 +47,9 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="SIGKILL and /pr
 
 LONG = os.environ.get("IRIS_GUI_LONG_TRIALS") == "1"
 SEED = int(os.environ.get("KILL9_SEED", "9"))
-CLI_TRIALS = 60 if LONG else 6
+CLI_TRIALS = 60 if LONG else 3
 CONCURRENT_ROUNDS = 12 if LONG else 1
-WINDOW_TRIALS = 24 if LONG else 3
+WINDOW_TRIALS = 24 if LONG else 2
 EPOCHS = 300  # a run trains for tens of milliseconds
 STEPS_PER_SAVE = 6  # BEGIN, three INSERTs, COMMIT, and the return of the id
 WINDOW_RUNS = 6

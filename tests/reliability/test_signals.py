@@ -168,7 +168,9 @@ def test_signals_at_random_moments_never_print_a_traceback(tmp_path: Path) -> No
     the store. Python's own start-up (before any of this package runs, a few tens of
     milliseconds) is out of reach of any handler, so the first delay is 0.15 s."""
     rng = random.Random(int(os.environ.get("SIGNAL_TRIALS_SEED", "17")))
-    trials = int(os.environ.get("SIGNAL_TRIALS", "6"))
+    # Three with make test; make test-reliability (IRIS_GUI_LONG_TRIALS=1) runs twenty.
+    long = os.environ.get("IRIS_GUI_LONG_TRIALS") == "1"
+    trials = int(os.environ.get("SIGNAL_TRIALS", "20" if long else "3"))
     for trial in range(trials):
         data = tmp_path / f"data{trial}"
         signum = rng.choice([signal.SIGINT, signal.SIGTERM])
