@@ -20,6 +20,7 @@ from torch.profiler import ProfilerActivity, profile, schedule
 
 from iris_gui.engine.breakdown import Breakdown
 from iris_gui.engine.config import RunConfig
+from iris_gui.engine.current_device import on_device
 from iris_gui.engine.devices import resolve_device
 from iris_gui.engine.engines import ENGINE_INFO
 from iris_gui.engine.errors import ConfigError
@@ -154,13 +155,14 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: 
     torch.set_num_threads(config.threads)
     sessions = None
     try:
-        sessions = Sessions(config, device, stop)
-        warm_up(config, device, sessions.rows, *sessions.shape)
-        check_stop(stop)
-        with matmul_precision(config, device):
-            figures, profiled_us = _profile_window(sessions, epochs, warmup)
-            times = _paired(sessions, epochs, warmup, replicates, stop)
-            figures.data_wait_pct = _loader_wait_pct(sessions, epochs, warmup)
+        with on_device(device):
+            sessions = Sessions(config, device, stop)
+            warm_up(config, device, sessions.rows, *sessions.shape)
+            check_stop(stop)
+            with matmul_precision(config, device):
+                figures, profiled_us = _profile_window(sessions, epochs, warmup)
+                times = _paired(sessions, epochs, warmup, replicates, stop)
+                figures.data_wait_pct = _loader_wait_pct(sessions, epochs, warmup)
     finally:
         if sessions is not None:
             sessions.close()

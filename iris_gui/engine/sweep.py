@@ -40,6 +40,7 @@ from torch import nn
 from iris_gui.engine import loop
 from iris_gui.engine.batch_settings import MAX_BATCH, batch_text
 from iris_gui.engine.config import RunConfig
+from iris_gui.engine.current_device import on_device
 from iris_gui.engine.devices import describe_devices, resolve_device
 from iris_gui.engine.engines import unsupported_batching
 from iris_gui.engine.environment import cpu_model
@@ -176,7 +177,8 @@ def measure_point(spec: SweepSpec, device_id: str, engine: str, threads: int | N
     previous = torch.get_num_threads()
     torch.set_num_threads(threads or 1)
     try:
-        _measure(spec, config, device, point, stop)
+        with on_device(device):  # captures and Triton launches follow the current device
+            _measure(spec, config, device, point, stop)
     except ConfigError as error:  # a rung that cannot hold this size (persistent) says why
         point.status, point.message = "skipped", str(error)
     except KeyboardInterrupt:

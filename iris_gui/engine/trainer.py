@@ -23,6 +23,7 @@ from iris_gui.engine import loop
 from iris_gui.engine.batching import LoaderBatches, wait_share
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.contention import cores_free
+from iris_gui.engine.current_device import on_device
 from iris_gui.engine.data import load_dataset
 from iris_gui.engine.devices import resolve_device
 from iris_gui.engine.environment import environment_record
@@ -67,8 +68,9 @@ def train(
         state = LoopState()
         try:
             # TF32 from the warm-up on: compiled code and captured graphs fix their matmul
-            # kernels when they are built, before the loop.
-            with matmul_precision(config, device):
+            # kernels when they are built, before the loop. The device is the current one
+            # throughout: captures and Triton launches follow it, not the tensors.
+            with on_device(device), matmul_precision(config, device):
                 _run_phases(config, rung, device, result, state, observer, stop, fault,
                             boundary_sync)
         except ConfigError:
