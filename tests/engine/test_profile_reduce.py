@@ -199,3 +199,28 @@ def test_device_to_device_copies_are_busy_time_but_not_copies():
     f = _reduce(doc, _fake_events(doc))
     assert f.copies_per_epoch == 1 and f.kernels_per_epoch == 14
     assert f.device_busy_us_per_epoch == LOOP_FIGURES["device_busy_us_per_epoch"] + 1
+
+
+GRAPH_NOTE = "CUDA graph replays per epoch but none of their kernels"
+
+
+@pytest.mark.parametrize("left", [set(), {"Memset (Device)"}], ids=["no-device-work", "memset"])
+@pytest.mark.parametrize("name", GRAPH_FILES)
+def test_graph_replays_whose_kernels_the_profiler_missed_are_a_note_not_a_zero(name, left):
+    # Kineto can lose a graph's kernels (kineto issue #1165): the replays are still on the
+    # host. What the device did is then unknown, and the figures say so instead of "0".
+    doc = _load(name)
+    kernels = [raw for raw in doc["events"] if raw["device"] == "CUDA"
+               and not raw.get("is_user_annotation") and not raw["name"].startswith("iris::")]
+    doc["events"] = [raw for raw in doc["events"] if raw not in kernels]
+    for extra in left:  # a memset the profiler did see, outside the graph
+        memset = {**kernels[0], "id": 999, "name": extra}
+        if "activity_type" in memset:
+            memset["activity_type"] = "gpu_memset"
+        doc["events"].append(memset)
+    f = _reduce(doc, _fake_events(doc))
+    assert f.kernels_per_epoch is None and f.device_busy_us_per_epoch is None
+    assert f.copies_per_epoch is None
+    assert f.launch_us_per_epoch == GRAPH_FIGURES["launch_us_per_epoch"]
+    (note,) = [n for n in f.notes if GRAPH_NOTE in n]
+    assert note.startswith("the profiler saw 0.5 CUDA graph replays per epoch")

@@ -38,6 +38,8 @@ import torch
 import torch._dynamo.exc
 import torch._inductor.config as inductor_config
 
+from iris_gui.engine.rungs.graph_profiling import before_first_capture
+
 # What differs across the torch range the product declares (2.4 to 2.13; a GPU server's 2.11):
 # isolate_recompiles is new in 2.13; without it every region shares its code object's
 # recompile_limit. The limits and the limit's exception had other names (or none) before 2.7.
@@ -292,6 +294,8 @@ def warm_up(entry: CompiledStep, inputs: Inputs, cuda: bool) -> None:
     once. Raises CompileFailed (or dynamo's FailOnRecompileLimitHit, for the caller to reset
     and retry) rather than let any of it happen later, inside the timed loop."""
     mark_step = torch.compiler.cudagraph_mark_step_begin
+    if cuda:  # cudagraph trees capture in the calls below
+        before_first_capture()
     # A CUDA run that cudagraph trees decline is no longer the rung it says it is: make the
     # decline an error with its reason rather than a warning in a log nobody reads.
     strict = (inductor_config.patch({"triton.cudagraph_or_error": True})

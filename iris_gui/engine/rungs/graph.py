@@ -16,6 +16,7 @@ capture, so the run starts from the same model as every other rung.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import torch
@@ -24,6 +25,7 @@ from iris_gui.engine.batching import BatchPlan, EpochOrder
 from iris_gui.engine.config import RunConfig
 from iris_gui.engine.recording import DeviceRecorder
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, snapshot_state
+from iris_gui.engine.rungs.graph_profiling import before_first_capture
 
 # Epochs captured in one graph: enough to make a replay's launch cost negligible, few enough
 # that a 30 ms chunk holds many replays (the loop checks its deadline between them).
@@ -39,11 +41,17 @@ def _optimizer(config: RunConfig, model: torch.nn.Module) -> torch.optim.Optimiz
     return torch.optim.SGD(model.parameters(), lr=config.lr, momentum=config.momentum)
 
 
+# Adam with capturable=True warns once per optimizer when it steps outside a capture: here,
+# the recipe's warm-up, which every run does by design.
+UNCAPTURED_STEP = r"(?s).*capturable=True.*without CUDA graph capture"
+
+
 def warm_up(device: torch.device, work: Work) -> None:
     """``work`` a few times on a side stream, as the capture recipe asks, then waits for it."""
     side = torch.cuda.Stream(device)
     side.wait_stream(torch.cuda.current_stream(device))
-    with torch.cuda.stream(side):
+    with torch.cuda.stream(side), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=UNCAPTURED_STEP, category=UserWarning)
         for _ in range(WARMUP_STEPS):
             work()
     torch.cuda.current_stream(device).wait_stream(side)
@@ -52,6 +60,7 @@ def warm_up(device: torch.device, work: Work) -> None:
 
 def capture(work: Work) -> Work:
     """``work`` captured as a CUDA graph: its replay (which keeps the graph alive)."""
+    before_first_capture()
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         work()

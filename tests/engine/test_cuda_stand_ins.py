@@ -1,0 +1,223 @@
+"""CUDA paths checked on the CPU with stand-ins for what needs a GPU: the run's device made
+current around every build and loop, the profiler started before the first graph capture, the
+graph rung's warm-up without Adam's per-run warning, and where the gradient scaler syncs.
+
+Each stand-in replaces only the CUDA call the CPU cannot make and records its order; what it
+forgives (a real capture, a second GPU) is left to scripts/gpu_check.sh on a GPU machine."""
+
+from __future__ import annotations
+
+import warnings
+from contextlib import contextmanager
+from unittest import mock
+
+import pytest
+import torch
+
+from iris_gui.engine import current_device, explain, explain_sessions, sweep, trainer
+from iris_gui.engine.config import RunConfig
+from iris_gui.engine.result import RunStatus
+from iris_gui.engine.rungs import compiled_step, graph, graph_profiling
+from iris_gui.engine.rungs.eager import EagerRung
+from iris_gui.engine.sweep_model import SweepSpec
+
+# torch 2.11's text (torch/optim/optimizer.py, _cuda_graph_capture_health_check), word for word.
+ADAM_UNCAPTURED = (
+    "This instance was constructed with capturable=True or some of all the param_groups came "
+    "with capturable=True, but step() is running without CUDA graph capture. If you never "
+    "intend to graph-capture this instance, capturable=True can impair performance, and you "
+    "should set capturable=False.")
+
+
+# ---- the current device --------------------------------------------------------------------
+
+def test_a_cuda_device_other_than_the_first_is_made_current(monkeypatch):
+    entered = []
+
+    @contextmanager
+    def device(which):
+        entered.append(which)
+        yield
+
+    monkeypatch.setattr(torch.cuda, "device", device)
+    with current_device.on_device(torch.device("cuda:1")):
+        assert entered == [torch.device("cuda:1")]
+    with current_device.on_device(torch.device("cpu")):
+        pass
+    assert entered == [torch.device("cuda:1")]  # nothing to set for the CPU
+
+
+@pytest.fixture
+def guarded(monkeypatch) -> list[tuple[str, bool]]:
+    """(what ran, whether the run's device was current) for every build and stepper call; the
+    guard of trainer, sweep and explain replaced by one that only says when it is held."""
+    held, seen = [False], []
+
+    @contextmanager
+    def on_device(device):
+        assert device.type == "cpu"
+        held[0] = True
+        try:
+            yield
+        finally:
+            held[0] = False
+
+    for module in (trainer, sweep, explain):
+        monkeypatch.setattr(module, "on_device", on_device)
+    build = EagerRung.build
+
+    def recorded_build(self, prepared):
+        seen.append(("build", held[0]))
+        stepper = build(self, prepared)
+        run = stepper.run
+
+        def recorded_run(first, count):
+            seen.append(("run", held[0]))
+            run(first, count)
+
+        stepper.run = recorded_run
+        return stepper
+
+    make = explain_sessions.Sessions.make
+
+    def recorded_make(self, *args):
+        seen.append(("session", held[0]))
+        return make(self, *args)
+
+    monkeypatch.setattr(EagerRung, "build", recorded_build)
+    monkeypatch.setattr(explain_sessions.Sessions, "make", recorded_make)
+    return seen
+
+
+def test_a_run_is_built_and_trained_on_its_current_device(guarded):
+    result = trainer.train(RunConfig(epochs=40))
+    assert result.status is RunStatus.COMPLETED, result.message
+    assert guarded and {kind for kind, _ in guarded} == {"build", "run"}
+    assert all(held for _, held in guarded), guarded
+
+
+def test_a_sweep_point_is_built_and_measured_on_its_current_device(guarded):
+    spec = SweepSpec(rows=(120,), hidden=(8,), devices=("cpu",), engines=("eager",),
+                     threads=("1",), min_seconds=0.0, min_epochs=20)
+    point = sweep.measure_point(spec, "cpu", "eager", 1, 120, 8)
+    assert point.status == "completed", point.message
+    assert {kind for kind, _ in guarded} == {"build", "run"}
+    assert all(held for _, held in guarded), guarded
+
+
+def test_explain_builds_its_sessions_on_the_current_device(guarded):
+    explain.explain(RunConfig(), epochs=10, warmup=2, replicates=1)
+    assert [kind for kind, _ in guarded].count("session") >= 2  # the profiled and the paired
+    assert all(held for _, held in guarded), guarded
+
+
+# ---- the profiler before the first capture -------------------------------------------------
+
+@pytest.fixture
+def order(monkeypatch) -> list[str]:
+    """What happened, in order: the profiler's start for graphs, captures, the work."""
+    events: list[str] = []
+    monkeypatch.setattr(graph_profiling, "_done", False)
+    monkeypatch.setattr(torch.profiler._utils, "_init_for_cuda_graphs",
+                        lambda: events.append("profiler ready"))
+    return events
+
+
+class _Graph:
+    def replay(self) -> None:
+        pass
+
+
+def test_the_graph_rung_starts_the_profiler_before_its_first_capture(order, monkeypatch):
+    @contextmanager
+    def capturing(_graph):
+        order.append("capture")
+        yield
+
+    monkeypatch.setattr(torch.cuda, "CUDAGraph", _Graph)
+    monkeypatch.setattr(torch.cuda, "graph", capturing)
+    graph.capture(lambda: order.append("work"))
+    graph.capture(lambda: order.append("work"))
+    assert order == ["profiler ready", "capture", "work", "capture", "work"]
+
+
+def test_compileds_cudagraph_trees_start_the_profiler_before_recording(order, monkeypatch):
+    def call(*args):
+        order.append("call")
+        return torch.zeros(1), True
+
+    monkeypatch.setattr(torch.compiler, "cudagraph_mark_step_begin", lambda: None)
+    entry = compiled_step.CompiledStep([], [], [], torch.zeros(()), torch.zeros(()),
+                                       calls={1: call})
+    compiled_step.warm_up(entry, lambda size: (torch.zeros(1), torch.zeros(1)), cuda=True)
+    assert order == ["profiler ready"] + ["call"] * compiled_step.WARM_CALLS
+    order.clear()
+    compiled_step.warm_up(entry, lambda size: (torch.zeros(1), torch.zeros(1)), cuda=False)
+    assert order == ["call"] * compiled_step.WARM_CALLS
+
+
+def test_a_profile_under_way_is_not_started_again(order):
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
+        graph_profiling.before_first_capture()
+    graph_profiling.before_first_capture()
+    assert order == []
+
+
+def test_the_real_start_runs_here():
+    with mock.patch.object(graph_profiling, "_done", False):
+        graph_profiling.before_first_capture()  # torch's own empty profile, on the CPU
+        assert graph_profiling._done
+
+
+# ---- the graph rung's warm-up --------------------------------------------------------------
+
+class _Stream:
+    def __init__(self, *args) -> None:
+        pass
+
+    def wait_stream(self, other) -> None:
+        pass
+
+
+def test_the_graph_warm_up_does_not_warn_that_adam_runs_uncaptured(monkeypatch):
+    # The recipe steps Adam(capturable=True) uncaptured on purpose before the capture;
+    # torch 2.11 warns on every run for it. Anything else it warns is still heard.
+    monkeypatch.setattr(torch.cuda, "Stream", _Stream)
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: _Stream())
+    monkeypatch.setattr(torch.cuda, "stream", lambda stream: contextmanager(lambda: (yield))())
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
+    steps = []
+
+    def step() -> None:
+        steps.append(None)
+        warnings.warn(ADAM_UNCAPTURED, UserWarning, stacklevel=2)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        graph.warm_up(torch.device("cuda:0"), step)
+    assert len(steps) == graph.WARMUP_STEPS
+    with pytest.warns(UserWarning, match="something else"):
+        graph.warm_up(torch.device("cuda:0"), lambda: warnings.warn("something else",
+                                                                     UserWarning, stacklevel=2))
+
+
+# ---- where the gradient scaler syncs -------------------------------------------------------
+
+@pytest.mark.parametrize("fused, step_reads", [(False, 1), (True, 0)], ids=["foreach", "fused"])
+def test_the_scalers_step_reads_the_overflow_flags_and_its_update_does_not(fused, step_reads):
+    # Device-generic code: the CPU's scaler runs the same step() and update() as CUDA's.
+    model = torch.nn.Linear(4, 3)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, **({"fused": True} if fused else {}))
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(model(torch.randn(5, 4)).sum()).backward()
+    reads, item = [], torch.Tensor.item
+
+    def counted(self):
+        reads.append(None)
+        return item(self)
+
+    with mock.patch.object(torch.Tensor, "item", counted):
+        scaler.step(optimizer)
+        in_step = len(reads)
+        scaler.update()
+    assert (in_step, len(reads) - in_step) == (step_reads, 0)
