@@ -277,3 +277,28 @@ def test_torch_compile_disable_fails_the_run_with_one_line():
     assert status == "failed"
     assert "could not compile this configuration" in message, message
     assert "\n" not in message
+
+
+def test_tf32_is_part_of_what_a_compiled_step_is_reused_for(small_steps, monkeypatch):
+    # dynamo guards TF32 for CUDA matmuls as global state. A TF32 run handed the regions of a
+    # run without it would compile a second entry into each, which no limit of the rung's
+    # cache counts: with one entry allowed per region, dynamo refuses and the cache resets.
+    # Keyed apart, every variant keeps its own regions and, once compiled, compiles no more.
+    from torch._dynamo.utils import counters
+
+    resets = _count_resets(monkeypatch)
+    config = RunConfig(epochs=12, record="device", engine="compiled", momentum=0.9)
+    compiled_graphs, saved = [], torch.backends.cuda.matmul.allow_tf32
+    try:
+        with _dynamo_limits(recompile=1):
+            for tf32 in (False, True, False, True):
+                torch.backends.cuda.matmul.allow_tf32 = tf32  # as matmul_precision sets it
+                before = counters["stats"]["unique_graphs"]
+                result = train(config)
+                assert result.status is RunStatus.COMPLETED, result.message
+                compiled_graphs.append(counters["stats"]["unique_graphs"] - before)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    assert not resets
+    assert compiled_graphs[2:] == [0, 0], compiled_graphs  # each variant reused as it was
+    assert all(count > 0 for count in compiled_graphs[:2]), compiled_graphs

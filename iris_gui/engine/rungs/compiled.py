@@ -147,11 +147,13 @@ def _spec(config, linears: list, sizes: tuple[int, ...], per_batch: bool = False
 
 
 def _key(spec, p: Prepared, originals: list[torch.Tensor], data_shape: tuple) -> tuple:
-    """Everything the code is specialised for: the spec, every shape, the device, and on the
-    CPU the thread count, which inductor's C++ bakes into its parallel loops."""
+    """Everything the code is specialised for: the spec, every shape, the device, on the CPU
+    the thread count, which inductor's C++ bakes into its parallel loops, and TF32 for CUDA
+    matmuls, which dynamo guards as global state: keyed apart, a TF32 run gets regions of its
+    own instead of a second compiled entry in another run's (counted by no cache limit here)."""
     cuda = p.device.type == "cuda"
     return (spec, str(p.device), 0 if cuda else torch.get_num_threads(), p.x.dtype, data_shape,
-            tuple(tuple(t.shape) for t in originals))
+            tuple(tuple(t.shape) for t in originals), torch.backends.cuda.matmul.allow_tf32)
 
 
 def _check_owner(entry, owner: object) -> None:
