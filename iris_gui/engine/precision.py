@@ -5,7 +5,10 @@ and TF32 for CUDA matmuls.
 ``bfloat16`` and ``float16`` keep float32 weights and run the forward pass and the loss under
 ``torch.autocast`` (matmuls in the low precision, the loss in float32, as autocast's op lists
 decide); ``float16`` on CUDA also scales the loss with a ``GradScaler``, as PyTorch's AMP
-recipe does, whose update reads back whether a gradient overflowed: one sync per step. TF32
+recipe does. Its ``step()`` reads back whether a gradient overflowed (``.item()`` on the
+found-inf flags, to skip the optimizer's step): one sync per step; its ``update()`` stays on
+the device, and a fused optimizer takes the flags itself, with no sync at all
+(tests/engine/test_cuda_stand_ins.py counts them). TF32
 applies only to CUDA's float32 matmuls; it is set for the run and put back after it.
 
 How far a curve may drift from float32's is the precision's own rounding: ``TOLERANCE`` is the
