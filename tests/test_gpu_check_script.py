@@ -1,14 +1,16 @@
-"""scripts/gpu_check.sh's plan, without a GPU: its dry run (GPU_CHECK_DRY=1) prints every step
-with its time limit and the running total against the budget, and runs nothing. The device
-tool gives the check one call of at most 600 s, so the limits must add up to the budget, and
-the budget to at most 540 s; the steps run in order of value per second, the kernel tests last.
-Also: the tests' conftest imports where platformdirs is not installed (a GPU server's Python)."""
+"""scripts/gpu_check.sh without a GPU: its plan and the rules the plan keeps, its dry run, and
+whole runs with stand-in steps (GPU_CHECK_SIMULATE) stopped by TERM or KILL at several moments,
+which must always leave $OUT with at most three files and an archive holding every step the
+summary calls finished. Also: the tests' conftest imports where platformdirs is not installed
+(a GPU server's Python)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -19,29 +21,33 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "gpu_check.sh"
-MAX_BUDGET_S = 540  # one 600 s device call, less its start-up and packing
-STEPS = [
-    "install wheels", "environment", "devices", "compare", "ladder", "mini-batches",
-    "loader cuda", "float16 cuda", "explain cuda",
-    "explain cuda graph", "explain cuda persistent", "sweep", "export runs", "cuda tests",
-    "ladder benchmark cuda", "kernel tests",
-]
+sys.path.insert(0, str(ROOT / "scripts" / "gpu_check"))
+import plan
+import plan_check
+from pack import Publisher
+
+STEPS = [step.name for step in plan.STEPS]
+OUT_FILES = sorted(plan_check.OUT_FILES)
 PLAN_LINE = re.compile(r"^\s*(\d+)\. (.+?)\s+(\d+) s\s+(\d+)/(\d+) s\s+-> (\S+)$",
                        re.MULTILINE)
+STEP_SECONDS = "0.3"  # each stand-in step: three lines over this long
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32" or shutil.which("bash") is None,
-                                reason="the GPU check is a bash script")
+                                reason="the GPU check's entry point is a bash script")
 
 
-def dry_run(out: Path, script: Path = SCRIPT, **env: str) -> tuple[subprocess.CompletedProcess,
-                                                                    float]:
+def environment(tmp_path: Path, **env: str) -> dict[str, str]:
     environ = {k: v for k, v in os.environ.items()
                if not k.startswith("GPU_CHECK_") and k not in ("OUT", "PYTHON")}
-    environ.update(GPU_CHECK_DRY="1", OUT=str(out), **env)
-    started = time.monotonic()
-    done = subprocess.run(["bash", str(script)], env=environ, capture_output=True, text=True,
-                          timeout=60, check=False)
-    return done, time.monotonic() - started
+    (tmp_path / "tmp").mkdir(exist_ok=True)  # the work and staging folders, cleaned up with it
+    environ.update(OUT=str(tmp_path / "out"), PYTHON=sys.executable, TMPDIR=str(tmp_path / "tmp"),
+                   **env)
+    return environ
+
+
+def run_check(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(SCRIPT)], env=environment(tmp_path, **env),
+                          capture_output=True, text=True, timeout=120, check=False)
 
 
 def plan_of(output: str) -> list[tuple[str, int, int, int]]:
@@ -50,85 +56,236 @@ def plan_of(output: str) -> list[tuple[str, int, int, int]]:
             for m in PLAN_LINE.finditer(output)]
 
 
-def test_the_dry_run_prints_the_plan_in_order_within_the_budget(tmp_path):
-    done, seconds = dry_run(tmp_path / "out")
+def summary_rows(out: Path) -> dict[str, str]:
+    """Step name -> its code in $OUT's summary (``not run`` for steps not reached)."""
+    rows = {}
+    for line in (out / "summary.txt").read_text().splitlines()[2:]:
+        if line[:28].rstrip() in STEPS:
+            rows[line[:28].rstrip()] = line[28:39].strip()
+    return rows
+
+
+def archived(out: Path) -> dict[str, str]:
+    with tarfile.open(out / "gpu-check.tar.gz") as archive:
+        return {member.name[2:]: archive.extractfile(member).read().decode()
+                for member in archive.getmembers() if member.isfile()}
+
+
+def assert_whole(out: Path) -> dict[str, str]:
+    """$OUT as the device tool would bring it back: at most three files with plain names, a
+    readable archive, and in it every step the summary calls finished, with all it printed."""
+    left = sorted(p.name for p in out.iterdir())
+    assert left == OUT_FILES, left
+    files = archived(out)
+    by_name = {step.name: step for step in plan.STEPS}
+    for name, code in summary_rows(out).items():
+        if code == "0":
+            output = files[by_name[name].file]
+            assert output.endswith("{}\n" if by_name[name].file.endswith(".json")
+                                   else f"simulated {name}: done\n"), (name, output)
+    assert files["summary.txt"] == (out / "summary.txt").read_text()
+    return files
+
+
+# ---- the plan and its rules ----------------------------------------------------------------
+
+def test_the_dry_run_prints_and_checks_the_plan_and_leaves_three_files(tmp_path):
+    started = time.monotonic()
+    done = run_check(tmp_path, GPU_CHECK_DRY="1")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert seconds < 10  # it starts nothing
-    plan = plan_of(done.stdout)
-    assert [name for name, *_ in plan] == STEPS
-    limits = [limit for _, limit, _, _ in plan]
-    budget = plan[0][3]
-    assert sum(limits) <= budget <= MAX_BUDGET_S
-    running = 0
-    for _, limit, total, step_budget in plan:
-        running += limit
-        assert total == running and step_budget == budget
-    assert all(limit >= 10 for limit in limits)
-    # The kernel tests come last, with a limit of their own that cannot take the others' time.
-    assert plan[-1][0] == "kernel tests" and limits[-1] < budget / 4
-    summary = (tmp_path / "out" / "summary.txt").read_text()
-    assert "dry run" in summary
-    assert [line.split("  ")[0] for line in summary.splitlines()[2:]] == STEPS
-    assert (tmp_path / "out" / "gpu-check.log").read_text().count("dry run, not started") == len(STEPS)
+    assert time.monotonic() - started < 30  # it starts nothing
+    printed = plan_of(done.stdout)
+    assert [name for name, *_ in printed] == STEPS
+    limits = [limit for _, limit, _, _ in printed]
+    assert sum(limits) <= plan.BUDGET_S and all(limit >= plan.MIN_LIMIT_S for limit in limits)
+    assert [total for *_, total, _ in printed] == [sum(limits[:i + 1])
+                                                    for i in range(len(limits))]
+    assert printed[0][0] == "install wheels" and printed[-1][0] == "kernel tests"
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.iterdir()) == OUT_FILES
+    assert set(summary_rows(out).values()) == {"dry"}
+    assert "dry run: nothing was started" in (out / "summary.txt").read_text()
+    assert "plan.txt" in archived(out)
 
 
-def test_the_plan_names_the_commands_the_steps_run(tmp_path):
-    done, _ = dry_run(tmp_path / "out")
-    out = done.stdout
-    assert "python -m iris_gui compare --devices all --records every-epoch,device,none" in out
-    assert "python -m iris_gui compare --engines all --devices all" in out
-    assert "python -m iris_gui sweep --devices all --engines eager,graph,persistent" in out
-    # The cuda tests leave the kernel tests (marked cuda too) to their own step.
-    assert "pytest -m 'cuda and not kernels'" in out
-    # On the device only the kernel's runs: its ahead-of-time fit needs no GPU.
-    assert ("pytest -m kernels -v -rs -p no:cacheprovider "
-            "--ignore=tests/kernels/test_kernel_fits.py tests/kernels") in out
+def test_the_real_plan_keeps_every_rule():
+    assert plan_check.problems(plan.STEPS, plan.BUDGET_S, plan.BUDGET_S, ROOT) == []
+
+
+def test_one_timeout_is_documented_the_budget_plus_the_margin():
+    assert plan.TIMEOUT_S == plan.BUDGET_S + plan.MARGIN_S <= plan.DEVICE_CALL_MAX_S
+    for document in plan_check.DOCUMENTS:
+        said = set(re.findall(r"timeout_s\s*=\s*(\d+)", (ROOT / document).read_text()))
+        assert said == {str(plan.TIMEOUT_S)}, document
+
+
+def _replaced(name: str, **changes) -> list:
+    return [dataclasses.replace(step, **changes) if step.name == name else step
+            for step in plan.STEPS]
+
+
+def _command(name: str, option: str, value: str) -> tuple[str, ...]:
+    words = list(next(step for step in plan.STEPS if step.name == name).command)
+    words[words.index(option) + 1] = value
+    return tuple(words)
+
+
+@pytest.mark.parametrize("steps, fragment", [
+    (_replaced("kernel tests", limit=400), "the steps' limits add up to"),
+    (_replaced("compare", command=_command("compare", "--devices", "cpu,cuda:0")),
+     "'compare' measures cpu before the CUDA device"),
+    (_replaced("ladder cuda", command=_command("ladder cuda", "--engines",
+                                                "compiled,graph,persistent")),
+     "the graph rung is measured after compiled's cold compile"),
+    (_replaced("export runs", kind="setup"), "not in the order of their kinds"),
+    (_replaced("sweep", file="sweep results.txt"), "is not a plain name"),
+    (_replaced("sweep", file="summary.txt"), "is not a plain name"),
+    (_replaced("sweep", file="compare.txt"), "the output file 'compare.txt' is used twice"),
+    (_replaced("explain cuda", limit=5), "under 10 s"),
+    (_replaced("cuda tests", command=(*plan.PYTEST, "tests/engine/test_gone.py")),
+     "tests/engine/test_gone.py does not exist"),
+], ids=["over-budget", "cpu-first", "compiled-first", "kinds", "space", "reserved", "twice",
+        "short", "missing-test"])
+def test_a_plan_that_breaks_a_rule_is_refused(steps, fragment):
+    found = plan_check.problems(steps, plan.BUDGET_S, plan.BUDGET_S, ROOT)
+    assert any(fragment in line for line in found), found
+    assert all("\n" not in line for line in found)
+
+
+def _copy_of_the_tree(tmp_path: Path) -> Path:
+    """The documents and the named test files, as plan_check reads them."""
+    root = tmp_path / "tree"
+    for name in [*plan_check.DOCUMENTS, *plan.CUDA_TEST_FILES, *plan.KERNEL_TEST_FILES]:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, root / name)
+    return root
+
+
+def test_a_new_test_file_with_cuda_cases_must_be_named_by_a_step(tmp_path):
+    root = _copy_of_the_tree(tmp_path)
+    assert plan_check.problems(plan.STEPS, plan.BUDGET_S, plan.BUDGET_S, root) == []
+    marked = "import pytest\n\n@pytest.mark." + "cuda\ndef test_on_the_gpu():\n    pass\n"
+    (root / "tests" / "engine" / "test_new_gpu_case.py").write_text(marked)
+    assert plan_check.problems(plan.STEPS, plan.BUDGET_S, plan.BUDGET_S, root) == [
+        "tests/engine/test_new_gpu_case.py has CUDA cases that no step runs"]
+
+
+def test_a_document_giving_another_timeout_is_refused(tmp_path):
+    root = _copy_of_the_tree(tmp_path)
+    readme = root / "README.md"
+    readme.write_text(readme.read_text().replace(f"timeout_s={plan.TIMEOUT_S}",
+                                                 f"timeout_s={plan.BUDGET_S}"))
+    assert plan_check.problems(plan.STEPS, plan.BUDGET_S, plan.BUDGET_S, root) == [
+        (f"README.md must give timeout_s={plan.TIMEOUT_S} (the budget + the margin) and no "
+        f"other; it gives {plan.BUDGET_S}")]
 
 
 @pytest.mark.parametrize("budget", [200, 540])
-def test_another_budget_scales_every_limit_in_proportion(tmp_path, budget):
-    default = [limit for _, limit, _, _ in plan_of(dry_run(tmp_path / "default")[0].stdout)]
-    done, _ = dry_run(tmp_path / "out", GPU_CHECK_BUDGET_S=str(budget))
-    assert done.returncode == 0, done.stdout + done.stderr
-    plan = plan_of(done.stdout)
-    assert [name for name, *_ in plan] == STEPS
-    assert {step_budget for *_, step_budget in plan} == {budget}
-    limits = [limit for _, limit, _, _ in plan]
-    assert budget - len(STEPS) <= sum(limits) <= budget
-    assert all(limit >= 10 for limit in limits)
+def test_another_budget_scales_every_limit_in_proportion(budget):
+    default = [step.limit for step in plan.STEPS]
+    limits = plan.scaled_limits(default, budget)
+    assert budget - len(default) <= sum(limits) <= budget
+    assert all(limit >= plan.MIN_LIMIT_S for limit in limits)
     smaller = budget < sum(default)
     assert all(new < old if smaller else new > old
-               for new, old in zip(limits, default) if old > 10)
+               for new, old in zip(limits, default) if old > plan.MIN_LIMIT_S)
 
 
 @pytest.mark.parametrize("budget", ["60", "ten"])
-def test_a_budget_the_steps_cannot_fit_is_refused_loudly(tmp_path, budget):
-    done, _ = dry_run(tmp_path / "out", GPU_CHECK_BUDGET_S=budget)
+def test_a_budget_the_steps_cannot_fit_is_refused_before_anything_starts(tmp_path, budget):
+    done = run_check(tmp_path, GPU_CHECK_BUDGET_S=budget)
     assert done.returncode == 2
     assert "REFUSED" in done.stdout + done.stderr
     assert not (tmp_path / "out" / "summary.txt").exists()
 
 
-def test_limits_that_add_up_to_more_than_the_plan_s_budget_are_refused(tmp_path):
-    # A step's limit raised without lowering another: refused before anything starts.
-    script = tmp_path / "scripts" / "gpu_check.sh"
-    script.parent.mkdir()
-    text, count = re.subn(r'(step "kernel tests" )\d+', r"\g<1>400", SCRIPT.read_text())
-    assert count == 1
-    script.write_text(text)
-    done, _ = dry_run(tmp_path / "out", script)
-    assert done.returncode == 2
-    assert "REFUSED: the steps' limits add up to" in done.stdout + done.stderr
+def test_without_a_staging_folder_the_files_are_still_replaced_whole(tmp_path, monkeypatch):
+    # No folder on $OUT's file system outside it: the new versions are written beside their
+    # final names and renamed; none is left behind.
+    import pack
+
+    monkeypatch.setattr(pack, "staging_folder", lambda out: None)
+    out, work = tmp_path / "out", tmp_path / "work"
+    out.mkdir()
+    work.mkdir()
+    (work / "compare.txt").write_text("figures\n")
+    publisher = Publisher(out, work)
+    for turn in range(2):
+        publisher.summary(f"turn {turn}\n")
+        publisher.archive()
+    assert sorted(p.name for p in out.iterdir()) == ["gpu-check.tar.gz", "summary.txt"]
+    assert archived(out) == {"compare.txt": "figures\n", "summary.txt": "turn 1\n"}
 
 
-def test_packing_leaves_three_files_for_the_device_tool(tmp_path):
-    out = tmp_path / "out"
-    done, _ = dry_run(out, GPU_CHECK_PACK="1")
+# ---- whole runs with stand-in steps --------------------------------------------------------
+
+def test_a_whole_run_packs_every_step(tmp_path):
+    done = run_check(tmp_path, GPU_CHECK_SIMULATE=STEP_SECONDS)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert sorted(p.name for p in out.iterdir()) == [
-        "gpu-check.log", "gpu-check.tar.gz", "summary.txt"]
-    with tarfile.open(out / "gpu-check.tar.gz") as archive:
-        assert "./summary.txt" in archive.getnames()
+    out = tmp_path / "out"
+    files = assert_whole(out)
+    assert set(summary_rows(out).values()) == {"0"}
+    assert {step.file for step in plan.STEPS} <= set(files)
+    assert "completed in" in (out / "summary.txt").read_text()
+    log = (out / "gpu-check.log").read_text()
+    # A JSON step's stdout is its file alone; every other step's output is in the log too.
+    assert all(f"simulated {step.name}: part 3 of 3" in log for step in plan.STEPS
+               if not step.file.endswith(".json"))
+    assert not list((tmp_path / "tmp").iterdir())  # the work folder went with the run
+
+
+def _start(tmp_path: Path) -> subprocess.Popen:
+    return subprocess.Popen(["bash", str(SCRIPT)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL,
+                            env=environment(tmp_path, GPU_CHECK_SIMULATE=STEP_SECONDS))
+
+
+@pytest.mark.parametrize("seconds", [0.4, 1.3, 2.6, 4.1])
+def test_a_run_stopped_by_sigterm_packs_what_it_has_and_says_so(tmp_path, seconds):
+    check = _start(tmp_path)
+    time.sleep(seconds)
+    check.send_signal(signal.SIGTERM)
+    assert check.wait(timeout=60) == 128 + signal.SIGTERM
+    out = tmp_path / "out"
+    files = assert_whole(out)
+    text = (out / "summary.txt").read_text()
+    if "stopped by SIGTERM" not in text:  # the machine was too slow to start in time
+        assert set(summary_rows(out).values()) <= {"not run"}, text
+        return
+    rows = summary_rows(out)
+    cut = [name for name, code in rows.items() if code == str(128 + signal.SIGTERM)]
+    assert len(cut) <= 1, rows
+    for name in cut:  # the step under way: what it printed before the stop is kept
+        step = next(s for s in plan.STEPS if s.name == name)
+        assert step.file in files
+
+
+@pytest.mark.parametrize("seconds", [0.5, 1.6, 2.9, 4.3])
+def test_a_run_killed_at_any_moment_leaves_every_finished_step(tmp_path, seconds):
+    check = _start(tmp_path)
+    time.sleep(seconds)
+    check.kill()
+    check.wait(timeout=60)
+    out = tmp_path / "out"
+    if not (out / "gpu-check.tar.gz").exists():  # killed before its first archive
+        assert not (out / "summary.txt").exists() or set(summary_rows(out).values()) <= {
+            "not run"}
+        return
+    assert_whole(out)
+    by_name = {step.name: step for step in plan.STEPS}
+    finished = [name for name, code in summary_rows(out).items()
+                if code == "0" and not by_name[name].file.endswith(".json")]
+    log = (out / "gpu-check.log").read_text()
+    assert all(f"simulated {name}: done" in log for name in finished)
+
+
+def test_a_step_that_ignores_sigterm_is_killed_at_its_limit_and_the_next_one_runs(tmp_path):
+    done = run_check(tmp_path, GPU_CHECK_SIMULATE="0.05",
+                     GPU_CHECK_SIMULATE_HANG="install wheels")
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = summary_rows(tmp_path / "out")
+    assert rows["install wheels"] == "137" and rows["environment"] == "0"
+    assert "timed out after 10 s" in done.stdout
 
 
 IMPORT_CONFTEST = """
