@@ -69,6 +69,10 @@ def main() -> None:
             seconds[engine].append(result.timings.train_seconds)
             epoch_us[engine].append(result.timings.epoch_us)
             last[engine] = result
+        # Each replicate as it ends: a run cut short (the GPU check's step limit) keeps these.
+        print(f"replicate {index + 1}/{args.repeat}: the note loop {plain[-1]:.3f} s; "
+              + "; ".join(f"{e} {seconds[e][-1]:.3f} s {epoch_us[e][-1]:.1f} µs/epoch "
+                          f"{plain[-1] / seconds[e][-1]:.2f}x" for e in engines), flush=True)
     base = summarize(plain)
     print(f"{'engine':<36} {'loop s':>8} {'IQR':>6} {'µs/epoch':>9} {'x note':>7} "
           f"{'compile s':>9} {'curve dev':>9}")

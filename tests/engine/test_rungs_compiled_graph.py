@@ -4,6 +4,7 @@ unavailable with a reason where they cannot work."""
 
 from __future__ import annotations
 
+import math
 import shutil
 import sys
 
@@ -19,6 +20,18 @@ from iris_gui.engine.trainer import train
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),
                                 reason="no CUDA device on this machine")
+# A loop this short can have no chunk after the first but a tail under half a chunk, which the
+# estimator drops (steady.py): its steady state is then the mean of the epochs after the first.
+# 2,000 epochs below ~17 µs each are such a loop.
+MEAN_ONLY_BELOW_S = 0.1
+
+
+def assert_steady_state_fits_the_loop(t) -> None:
+    assert math.isfinite(t.epoch_us) and t.epoch_us > 0
+    if t.epoch_us_method == "mean":
+        assert t.epoch_us_chunks == 0 and t.train_seconds < MEAN_ONLY_BELOW_S, t
+    else:
+        assert t.epoch_us_method == "chunk-median" and t.epoch_us_chunks >= 1, t
 
 
 @pytest.fixture(scope="module", params=[
@@ -51,7 +64,7 @@ def test_compile_time_is_its_own_timing_and_not_in_the_loop(pair):
     assert t.compile_seconds > 0.05  # tracing alone takes longer than this
     # The loop's first epoch does not pay the compilation.
     assert t.first_epoch_seconds < t.compile_seconds / 10
-    assert t.epoch_us_method == "chunk-median" or t.train_seconds < 0.1
+    assert_steady_state_fits_the_loop(t)
 
 
 def test_compiled_without_a_compiler_or_in_the_bundle_says_why(monkeypatch):
@@ -64,9 +77,9 @@ def test_compiled_without_a_compiler_or_in_the_bundle_says_why(monkeypatch):
 @pytest.mark.cuda
 @needs_cuda
 # compiled once only: a CUDA compile takes tens of seconds, and the GPU check's budget is small.
-@pytest.mark.parametrize("engine, optimizer", [
-    ("compiled", "sgd"), ("graph", "sgd"), ("graph", "adam"), ("manual", "sgd"),
-    ("manual", "adam"), ("lean", "sgd"), ("lean", "adam"),
+@pytest.mark.parametrize("engine, optimizer", [  # the cold compile last: the cheap ones first
+    ("graph", "sgd"), ("graph", "adam"), ("manual", "sgd"), ("manual", "adam"), ("lean", "sgd"),
+    ("lean", "adam"), ("compiled", "sgd"),
 ])
 def test_cuda_rungs_agree_with_eager_on_the_gpu(engine, optimizer):
     config = RunConfig(epochs=2000, record="device", device="cuda:0", optimizer=optimizer,
@@ -76,7 +89,7 @@ def test_cuda_rungs_agree_with_eager_on_the_gpu(engine, optimizer):
     assert rung.status is RunStatus.COMPLETED, rung.message
     assert curve_deviation(rung.losses, 1, eager.losses, 1) < 1e-3
     assert rung.test_accuracy == eager.test_accuracy
-    assert rung.timings.epoch_us_method == "chunk-median"
+    assert_steady_state_fits_the_loop(rung.timings)
     if engine in ("compiled", "graph"):
         assert rung.timings.compile_seconds > 0
 
