@@ -2,13 +2,15 @@
 several shapes, padding edge cases, momentum, no recording, and the limits it refuses.
 
 Under the interpreter an epoch costs about 20 ms per 32-row tile, so the epochs are few and the
-shapes at most a few hundred rows; the rows limit itself is trained in tiles of 4,096 (the
-tile's size is a compile-time constant, not the maths: the compiled tile's resources are
-tests/kernels/test_kernel_fits.py's subject)."""
+shapes at most a few hundred rows; there the rows limit itself is trained in tiles of 4,096 (the
+tile's size is a compile-time constant, not the maths). On a device every case launches the
+rung's own tile: the compiled variants' resources are tests/kernels/test_kernel_fits.py's
+subject, and the cases are data in launched.py, which both read."""
 
 from __future__ import annotations
 
 import pytest
+from launched import CASES, INTERPRETER_BLOCK_ROWS, ROWS_LIMIT
 
 from iris_gui.engine.config import ConfigError, RunConfig
 from iris_gui.engine.ladder import curve_deviation
@@ -24,19 +26,7 @@ def _pair(device: str, **changes) -> tuple:
     return train(config), train(config.replace(engine="persistent"))
 
 
-@pytest.mark.parametrize("changes", [
-    {},  # Iris 4-10-3, 120 rows: every dimension padded (128, 16, 16, 16)
-    {"momentum": 0.9},
-    {"dataset": "wine", "hidden": (7,)},  # 13 features, 142 rows, an odd width
-    {"dataset": "breast_cancer", "hidden": (64,), "lr": 0.05},  # 30 features, 455 rows, 2 classes
-    {"dataset": "synthetic", "synthetic_rows": 20, "synthetic_features": 2,
-     "synthetic_classes": 2, "hidden": (1,)},  # the smallest: 16 rows, 2 features, one unit
-    {"dataset": "synthetic", "synthetic_rows": 20, "test_size": 0.95, "synthetic_features": 2,
-     "synthetic_classes": 2, "hidden": (1,)},  # one training row: no tile is full
-    {"dataset": "synthetic", "synthetic_rows": 320, "synthetic_features": 64,
-     "synthetic_classes": 32, "hidden": (64,), "scaler": "standard", "momentum": 0.9},
-    # 256 rows (8 tiles) at the feature, unit and class limits exactly
-], ids=["iris", "momentum", "wine", "breast-cancer", "smallest", "one-row", "limits"])
+@pytest.mark.parametrize("changes", list(CASES.values()), ids=list(CASES))
 def test_the_kernel_trains_the_same_model_as_eager(device, changes):
     eager, kernel = _pair(device, **changes)
     assert kernel.status is RunStatus.COMPLETED, kernel.message
@@ -49,11 +39,11 @@ def test_the_kernel_trains_the_same_model_as_eager(device, changes):
 
 def test_the_rows_limit_trains_the_same_model_as_eager(device, monkeypatch):
     from iris_gui.engine.kernels import persistent_mlp
+    from iris_gui.engine.rungs.persistent import interpreted
 
-    monkeypatch.setattr(persistent_mlp, "BLOCK_ROWS", 4096)  # 16 tiles, not 2,048
-    changes = {"dataset": "synthetic", "synthetic_rows": 81_920, "synthetic_features": 64,
-               "synthetic_classes": 32, "hidden": (64,), "scaler": "standard"}
-    config = RunConfig(epochs=4, record="device", device=device, **changes)
+    if interpreted():  # larger tiles only where nothing is compiled (launched.py says why)
+        monkeypatch.setattr(persistent_mlp, "BLOCK_ROWS", INTERPRETER_BLOCK_ROWS)
+    config = RunConfig(epochs=4, record="device", device=device, **ROWS_LIMIT)
     eager, kernel = train(config), train(config.replace(engine="persistent"))
     assert kernel.status is RunStatus.COMPLETED, kernel.message
     assert curve_deviation(kernel.losses, 1, eager.losses, 1) < 1e-5
