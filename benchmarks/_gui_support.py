@@ -58,7 +58,7 @@ def remove(tmp: Path) -> None:
 
 
 def machine_facts() -> str:
-    from iris_gui.engine.environment import cpu_model
+    from iris_gui.engine.train.environment import cpu_model
 
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return (f"CPU {cpu_model()}, {os.cpu_count()} cores ({usable} usable), "

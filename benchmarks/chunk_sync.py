@@ -16,11 +16,11 @@ import argparse
 
 import torch
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.devices import resolve_device
-from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.stats import summarize
-from iris_gui.engine.trainer import train
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.timing.stats import summarize
+from iris_gui.engine.train.devices import resolve_device
+from iris_gui.engine.train.trainer import train
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """What reading the wait for a core costs, against the ~30 ms chunk it is read once per.
 
-Reads /proc/self/task/*/schedstat (engine/contention.py) with torch's intra-op pool started at
+Reads /proc/self/task/*/schedstat (engine/timing/contention.py) with torch's intra-op pool started at
 each thread count asked, and prints µs per read and its share of a chunk. Goal: well under 1%.
 
     python benchmarks/contention_read.py [--threads 1,2,8] [--reads 2000]
@@ -14,8 +14,8 @@ import time
 
 import torch
 
-from iris_gui.engine.contention import read_schedstat
-from iris_gui.engine.loop import CHUNK_SECONDS
+from iris_gui.engine.timing.contention import read_schedstat
+from iris_gui.engine.train.loop import CHUNK_SECONDS
 
 
 def main() -> None:

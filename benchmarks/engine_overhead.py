@@ -7,7 +7,7 @@ second in a pair otherwise meets the machine as the first left it). Both sides a
 (one untimed short run each) and timed alike (the training loop only, first epoch included).
 Prints both medians (training loop seconds), engine / plain as the ratio of the medians and as
 the median of the per-pair ratios, and the share of each side's CPU work that waited for a core
-(engine/contention.py): on a shared 2-core machine a 2% target is below the noise a busy
+(engine/timing/contention.py): on a shared 2-core machine a 2% target is below the noise a busy
 neighbour adds, so the pairs where neither side waited more than ``--quiet`` of its time are
 summarised apart; ``--control`` also times the plain loop a second time in the engine's place,
 so the ratio two identical loops read on the machine at that moment is printed beside the
@@ -31,14 +31,15 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.contention import read_schedstat
-from iris_gui.engine.data import load_dataset
-from iris_gui.engine.devices import resolve_device, synchronize
-from iris_gui.engine.model import build_model
-from iris_gui.engine.stats import summarize
-from iris_gui.engine.trainer import train
-from iris_gui.engine.warmup import warm_process
+from iris_gui.engine.data.datasets import load_dataset
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.timing.contention import read_schedstat
+from iris_gui.engine.timing.stats import summarize
+from iris_gui.engine.train.clock import synchronize
+from iris_gui.engine.train.devices import resolve_device
+from iris_gui.engine.train.model import build_model
+from iris_gui.engine.train.trainer import train
+from iris_gui.engine.train.warmup import warm_process
 
 # The seed's loop, verbatim but for the one line that records the loss. Each recording choice
 # gets its own compiled copy, so the plain side pays no per-epoch branching the seed never had.

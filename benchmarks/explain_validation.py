@@ -16,10 +16,10 @@ import os
 
 import torch
 
-from iris_gui.engine.breakdown import CATEGORIES
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.devices import resolve_device
-from iris_gui.engine.explain import explain
+from iris_gui.engine.explain.explain import explain
+from iris_gui.engine.records.breakdown import CATEGORIES
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.devices import resolve_device
 
 
 def expected_syncs(record: str) -> float:

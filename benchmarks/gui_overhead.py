@@ -250,9 +250,9 @@ def measure(args: argparse.Namespace, tmp: Path) -> None:
     from PySide6.QtWidgets import QApplication
 
     from iris_gui import APP_NAME
-    from iris_gui.engine.config import RunConfig
-    from iris_gui.engine.runner import ProcessRunner
-    from iris_gui.engine.stats import summarize
+    from iris_gui.engine.spec.config import RunConfig
+    from iris_gui.engine.timing.stats import summarize
+    from iris_gui.engine.workers.runner import ProcessRunner
     from iris_gui.ui.app import create_window
 
     quiet_offscreen_warnings()

@@ -41,15 +41,15 @@ from _gui_support import load_average, machine_facts
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.contention import BUSY_SHARE, read_schedstat
-from iris_gui.engine.data import Dataset, load_dataset
-from iris_gui.engine.loop import CHUNK_SECONDS
-from iris_gui.engine.model import build_model
-from iris_gui.engine.stats import Summary, summarize
-from iris_gui.engine.steady import steady_state
-from iris_gui.engine.trainer import train
-from iris_gui.engine.warmup import warm_process
+from iris_gui.engine.data.datasets import Dataset, load_dataset
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.timing.contention import BUSY_SHARE, read_schedstat
+from iris_gui.engine.timing.stats import Summary, summarize
+from iris_gui.engine.timing.steady import steady_state
+from iris_gui.engine.train.loop import CHUNK_SECONDS
+from iris_gui.engine.train.model import build_model
+from iris_gui.engine.train.trainer import train
+from iris_gui.engine.train.warmup import warm_process
 
 BASELINE = "resident"
 

@@ -21,15 +21,15 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from engine_overhead import plain_loop
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.devices import resolve_device
-from iris_gui.engine.engines import ENGINE_INFO, ENGINES
-from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.ladder import curve_deviation
+from iris_gui.engine.records.ladder import curve_deviation
 from iris_gui.engine.rungs import availability
-from iris_gui.engine.stats import summarize
-from iris_gui.engine.trainer import train
-from iris_gui.engine.warmup import warm_process
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.timing.stats import summarize
+from iris_gui.engine.train.devices import resolve_device
+from iris_gui.engine.train.trainer import train
+from iris_gui.engine.train.warmup import warm_process
 
 
 def main() -> None:

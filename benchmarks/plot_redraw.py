@@ -28,8 +28,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication
 
-from iris_gui.engine.result import Chunk
-from iris_gui.engine.stats import Summary, summarize
+from iris_gui.engine.records.result import Chunk
+from iris_gui.engine.timing.stats import Summary, summarize
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
 from iris_gui.ui.panels.loss_plot_buffer import synthetic_losses
 

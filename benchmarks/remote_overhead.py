@@ -21,7 +21,7 @@ Figure 1, steady state: each run's ``timings.epoch_us`` (the median of its synch
 taken by the engine where the run trains, the host for the remote side, so the link is never
 inside it), remote / local per replicate and of the medians. Target: <= 1.02. Each run's
 ``timings.cpu_wait_share`` is printed with it: the share of the trainer's CPU work that stood in
-line for a core behind other work (engine/contention.py). From 10% a run is flagged ``busy``:
+line for a core behind other work (engine/timing/contention.py). From 10% a run is flagged ``busy``:
 its figure is the machine's load as much as the work, and a ratio built on it is not a
 measurement of the link. On a 2-core machine the remote side's ssh client, sshd and the worker
 (plus this process, which decodes the frames and paints) share the cores, so some waiting there
@@ -186,11 +186,11 @@ def measure(args: argparse.Namespace, host: Any, where: str) -> None:
     from PySide6.QtCore import QEvent, QEventLoop, QObject, QThread, QTimer, Signal, Slot
     from PySide6.QtWidgets import QApplication
 
-    from iris_gui.engine.config import RunConfig
-    from iris_gui.engine.contention import is_busy
     from iris_gui.engine.remote.runner import RemoteRunner
-    from iris_gui.engine.runner import ProcessRunner
-    from iris_gui.engine.stats import summarize
+    from iris_gui.engine.spec.config import RunConfig
+    from iris_gui.engine.timing.contention import is_busy
+    from iris_gui.engine.timing.stats import summarize
+    from iris_gui.engine.workers.runner import ProcessRunner
     from iris_gui.ui.panels.loss_plot import LossPlotPanel
 
     quiet_offscreen_warnings()

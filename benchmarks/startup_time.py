@@ -191,7 +191,7 @@ def main() -> None:
 
 
 def measure(args: argparse.Namespace, tmp: Path) -> None:
-    from iris_gui.engine.stats import summarize
+    from iris_gui.engine.timing.stats import summarize
 
     print(f"python {sys.version.split()[0]} ({sys.executable}), offscreen Qt platform")
     print(machine_facts())

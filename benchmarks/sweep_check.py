@@ -15,10 +15,10 @@ import time
 
 import torch
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.sweep import run_sweep
-from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepSpec
-from iris_gui.engine.trainer import train
+from iris_gui.engine.records.sweep_model import FIT_TOLERANCE, SweepSpec
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.sweep.sweep import run_sweep
+from iris_gui.engine.train.trainer import train
 
 
 def main() -> None:

@@ -5,6 +5,6 @@ APP_NAME = "iris-gui"
 
 import logging as _logging
 
-# A library stays quiet unless its application configures logging (engine/logs.py): without
+# A library stays quiet unless its application configures logging (engine/workers/logs.py): without
 # this, a logged traceback would reach the terminal through logging's last-resort handler.
 _logging.getLogger("iris_gui").addHandler(_logging.NullHandler())

@@ -9,17 +9,28 @@ circle drawn with one is still a circle. The rules:
   panel, no presenter, not the window's chrome.
 - ``report`` and ``cli`` import no panel: every picture they write is drawn by ``figures``.
 - ``ui``'s top folder holds only the app's start and the main window.
+- The engine's top holds only folders. Its record folders (``spec``, ``data``, ``records``,
+  ``timing``, ``words``) import none of its training side (``train``, ``rungs``, ``kernels``,
+  ``explain``, ``sweep``) nor its workers, and import with torch blocked, as do the workers;
+  ``ui``, ``store``, ``figures`` and ``report`` never import the training side (so that the
+  window never imports torch is a rule, not only an observation of one run); the training side
+  imports no worker and nothing remote.
 - No import circle anywhere.
 """
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "iris_gui"
+ENGINE = "iris_gui.engine"
+RECORD_FOLDERS = ("spec", "data", "records", "timing", "words")
+TRAINING_SIDE = ("train", "rungs", "kernels", "explain", "sweep")
 
 def module_files(root: Path = PACKAGE) -> dict[str, Path]:
     found = {}
@@ -145,3 +156,52 @@ def test_the_checker_sees_a_circle_and_a_broken_rule(tmp_path) -> None:
     made = import_graph(module_files(root))
     assert cycles(made) == [["iris_gui.engine.a", "iris_gui.ui.b"]]
     assert arrows(made, "iris_gui.engine", "iris_gui.ui") == [("iris_gui.engine.a", "iris_gui.ui.b")]
+
+
+def test_the_top_of_the_engine_holds_only_folders() -> None:
+    top = sorted(p.name for p in (PACKAGE / "engine").glob("*.py"))
+    assert top == ["__init__.py"]
+
+
+@pytest.mark.parametrize("folder", RECORD_FOLDERS)
+@pytest.mark.parametrize("other", [*TRAINING_SIDE, "workers", "remote"])
+def test_the_record_folders_import_nothing_that_trains(graph, folder, other) -> None:
+    assert arrows(graph, f"{ENGINE}.{folder}", f"{ENGINE}.{other}") == []
+
+
+@pytest.mark.parametrize("wing", ["iris_gui.ui", "iris_gui.store", "iris_gui.figures",
+                                  "iris_gui.report"])
+@pytest.mark.parametrize("side", TRAINING_SIDE)
+def test_the_window_store_figures_and_report_never_import_the_training_side(graph, wing,
+                                                                             side) -> None:
+    assert arrows(graph, wing, f"{ENGINE}.{side}") == []
+
+
+@pytest.mark.parametrize("side", TRAINING_SIDE)
+@pytest.mark.parametrize("other", ["workers", "remote"])
+def test_the_training_side_imports_no_worker_and_nothing_remote(graph, side, other) -> None:
+    assert arrows(graph, f"{ENGINE}.{side}", f"{ENGINE}.{other}") == []
+
+
+BLOCKED_IMPORT = """
+import importlib, pkgutil, sys
+
+class Blocked:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            raise ImportError(f"{name} is blocked")
+
+sys.meta_path.insert(0, Blocked())
+for folder in sys.argv[1:]:
+    package = importlib.import_module(folder)
+    for info in pkgutil.walk_packages(package.__path__, folder + "."):
+        importlib.import_module(info.name)
+print("imported")
+"""
+
+
+def test_the_record_folders_and_the_workers_import_with_torch_blocked() -> None:
+    folders = [f"{ENGINE}.{folder}" for folder in (*RECORD_FOLDERS, "workers")]
+    done = subprocess.run([sys.executable, "-c", BLOCKED_IMPORT, *folders], capture_output=True,
+                          text=True, timeout=120, check=False, cwd=PACKAGE.parent)
+    assert done.returncode == 0 and done.stdout.strip() == "imported", done.stderr[-2000:]

@@ -55,8 +55,8 @@ def _main(argv: list[str] | None) -> int:
         from iris_gui.engine.remote.stdio_worker import main as worker_main
 
         return worker_main()
-    from iris_gui.engine.errors import EngineError
-    from iris_gui.engine.logs import configure_file_log
+    from iris_gui.engine.spec.errors import EngineError
+    from iris_gui.engine.workers.logs import configure_file_log
     from iris_gui.store.paths import log_dir
 
     configure_file_log(log_dir() / "cli.log")

@@ -9,13 +9,13 @@ import os
 
 from iris_gui.cli.output import number, table
 from iris_gui.cli.run_options import checked_config
-from iris_gui.engine.breakdown import Breakdown
-from iris_gui.engine.counted import counted
-from iris_gui.engine.engines import ENGINE_INFO
+from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.spec.engines import ENGINE_INFO
+from iris_gui.engine.words.counted import counted
 
 
 def explain_command(args: argparse.Namespace) -> int:
-    from iris_gui.engine.explain import MAX_REPLICATES, MAX_WINDOW, MIN_WINDOW, explain
+    from iris_gui.engine.explain.explain import MAX_REPLICATES, MAX_WINDOW, MIN_WINDOW, explain
 
     if not MIN_WINDOW <= args.epochs <= MAX_WINDOW:
         args.command_parser.error(

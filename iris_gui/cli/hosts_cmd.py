@@ -10,8 +10,8 @@ import sys
 import time
 
 from iris_gui.cli.output import table
-from iris_gui.engine.errors import EngineError
 from iris_gui.engine.remote.hosts import Host, add_host, find_host, load_hosts, remove_host
+from iris_gui.engine.spec.errors import EngineError
 
 
 def hosts_command(args: argparse.Namespace) -> int:

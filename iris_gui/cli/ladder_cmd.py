@@ -16,8 +16,8 @@ from typing import Any
 
 from iris_gui.cli.output import number, seconds, table
 from iris_gui.cli.parser import config_from_args
-from iris_gui.engine.config import ConfigError, RunConfig
-from iris_gui.engine.engines import ENGINES
+from iris_gui.engine.spec.config import ConfigError, RunConfig
+from iris_gui.engine.spec.engines import ENGINES
 
 DEFAULT_RECORD = "device"
 
@@ -36,8 +36,8 @@ def _engines(args: argparse.Namespace) -> list[str]:
 def _plan(args: argparse.Namespace, hosts: Any) -> tuple[list[RunConfig], list[dict[str, Any]]]:
     """The configs to run and the rows that cannot run (with their reason)."""
     from iris_gui.cli.run_options import checked_config
-    from iris_gui.engine.devices import describe_devices
-    from iris_gui.engine.ladder import ladder_configs
+    from iris_gui.engine.records.ladder import ladder_configs
+    from iris_gui.engine.train.devices import describe_devices
 
     engines, record = _engines(args), args.record or DEFAULT_RECORD
     if args.engines != ["all"]:
@@ -74,8 +74,8 @@ def _hosts_devices(wanted: list[str], hosts: Any) -> dict[str, Any]:
 
 def ladder_command(args: argparse.Namespace) -> int:
     from iris_gui.cli.run_options import exit_status, run_configs, run_record
-    from iris_gui.engine.compare import compare_groups
-    from iris_gui.engine.ladder import ladder_rows
+    from iris_gui.engine.records.compare import compare_groups
+    from iris_gui.engine.records.ladder import ladder_rows
     from iris_gui.engine.remote.host_runners import HostRunners
 
     hosts = HostRunners()  # connected while planning, reused for the runs, closed by them

@@ -7,8 +7,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from iris_gui.engine.result import Chunk, RunResult
-from iris_gui.engine.time_left import TimeLeft, left_text
+from iris_gui.engine.records.result import Chunk, RunResult
+from iris_gui.engine.timing.time_left import TimeLeft, left_text
 
 PARTIAL_MARK = " (partial)"
 PARTIAL_LEGEND = ("(partial): the run failed part-way; its timings cover only the epochs before "
@@ -20,7 +20,7 @@ def number(value: float | None, digits: int = 4) -> str:
         return "-"
     # Whole digits with separators once "g" would switch to an exponent (".4g" wrote 79,934 as
     # 7.993e+04, ".2g" 410 as 4.1e+02): timings are never in scientific notation, as in the
-    # window (engine/numbers.py).
+    # window (engine/words/numbers.py).
     return f"{value:.{digits}g}" if abs(value) < min(1000, 10 ** digits) else f"{value:,.0f}"
 
 

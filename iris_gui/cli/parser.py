@@ -8,8 +8,8 @@ from typing import NoReturn
 
 from iris_gui import __version__
 from iris_gui.cli.remote_parser import add_remote_commands
-from iris_gui.engine.batch_settings import DATA_PATHS, PRECISIONS, parse_batch
-from iris_gui.engine.config import (
+from iris_gui.engine.spec.batch_settings import DATA_PATHS, PRECISIONS, parse_batch
+from iris_gui.engine.spec.config import (
     DATASETS,
     OPTIMIZERS,
     SCALERS,
@@ -17,7 +17,7 @@ from iris_gui.engine.config import (
     RunConfig,
     parse_hidden,
 )
-from iris_gui.engine.engines import ENGINES
+from iris_gui.engine.spec.engines import ENGINES
 
 DEFAULTS = RunConfig()
 
@@ -132,7 +132,7 @@ def _batch(text: str) -> int:
 
 
 def _add_batch_options(parser: argparse.ArgumentParser) -> None:
-    """Mini-batches, the data path and the precision (engine/batch_settings.py)."""
+    """Mini-batches, the data path and the precision (engine/spec/batch_settings.py)."""
     group = parser.add_argument_group("batches, data path, precision")
     group.add_argument("--batch", type=_batch, default=DEFAULTS.batch, metavar="full|N",
                        help="rows per optimizer step (default full: the note's full batch); "
@@ -280,7 +280,7 @@ def _batches(text: str) -> list[int]:
 
 
 def _add_sweep_commands(commands: argparse._SubParsersAction) -> None:
-    from iris_gui.engine.sweep_model import SweepSpec
+    from iris_gui.engine.records.sweep_model import SweepSpec
 
     spec = SweepSpec()
     sweep = commands.add_parser(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iris_gui.cli.session import open_store, require_qt
-from iris_gui.engine.counted import counted
+from iris_gui.engine.words.counted import counted
 from iris_gui.store.files import check_export_target
 from iris_gui.store.paths import StoreError
 
@@ -75,7 +75,7 @@ def _render(curves: list[PlotCurve], out: Path, width: int, log_y: bool) -> None
 
 def _ladder(run_ids: list[int], out: Path, width: int) -> int:
     """The engine ladder of the stored runs; a CSV needs neither Qt nor torch."""
-    from iris_gui.engine.ladder import ladder_rows
+    from iris_gui.engine.records.ladder import ladder_rows
 
     with open_store(True) as store:
         runs = [store.get(run_id) for run_id in dict.fromkeys(run_ids)]  # full curves

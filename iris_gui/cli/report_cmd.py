@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from iris_gui.cli.session import open_store, require_qt
-from iris_gui.engine.counted import counted
+from iris_gui.engine.words.counted import counted
 from iris_gui.store.files import check_export_target
 from iris_gui.store.paths import StoreError
 
@@ -26,7 +26,7 @@ def report_command(args: argparse.Namespace) -> int:
         stored = store.get_sweep(args.sweep) if args.sweep is not None else None
     from PySide6.QtWidgets import QApplication
 
-    from iris_gui.engine.command_line import command_for
+    from iris_gui.engine.words.command_line import command_for
     from iris_gui.figures.offscreen import use_offscreen
     from iris_gui.report.writer import write_report
 

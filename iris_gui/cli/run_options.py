@@ -14,8 +14,8 @@ from iris_gui.cli.output import ProgressBar
 from iris_gui.cli.parser import config_from_args
 from iris_gui.cli.session import open_store
 from iris_gui.cli.signals import GUARD
-from iris_gui.engine.config import ConfigError, RunConfig
-from iris_gui.engine.engines import ENGINES, default_recording, recording_note
+from iris_gui.engine.spec.config import ConfigError, RunConfig
+from iris_gui.engine.spec.engines import ENGINES, default_recording, recording_note
 
 
 def checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
@@ -52,7 +52,9 @@ def check_device(device: str) -> None:
     if host is not None:
         find_host(host)
         return
-    from iris_gui.engine.devices import resolve_device  # torch: only once the values are valid
+    from iris_gui.engine.train.devices import (
+        resolve_device,  # torch: only once the values are valid
+    )
 
     resolve_device(device)
 
@@ -77,7 +79,7 @@ def run_configs(configs: list[RunConfig], args: argparse.Namespace,
     """Train each config in turn, saving as it goes; Ctrl+C or SIGTERM stops the current one
     and the rest (cli/signals.py), and a signal never interrupts a save."""
     from iris_gui.engine.remote.host_runners import HostRunners
-    from iris_gui.engine.trainer import train
+    from iris_gui.engine.train.trainer import train
 
     results, ids = [], []
     stop = threading.Event()

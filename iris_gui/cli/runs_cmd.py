@@ -7,7 +7,7 @@ import json
 
 from iris_gui.cli.output import PARTIAL_LEGEND, number, partial, seconds, table
 from iris_gui.cli.session import open_store
-from iris_gui.engine.counted import counted
+from iris_gui.engine.words.counted import counted
 
 
 def runs_command(args: argparse.Namespace) -> int:

@@ -10,9 +10,9 @@ import sys
 
 from iris_gui.cli.output import number, table
 from iris_gui.cli.session import StopOnInterrupt, open_store
-from iris_gui.engine.batch_settings import batch_text
-from iris_gui.engine.contention import BUSY_SHARE
-from iris_gui.engine.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.records.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.spec.batch_settings import batch_text
+from iris_gui.engine.timing.contention import BUSY_SHARE
 from iris_gui.store.sweep_csv import point_fit_errors
 
 
@@ -25,9 +25,9 @@ def spec_from_args(args: argparse.Namespace) -> SweepSpec:
 
 
 def sweep_command(args: argparse.Namespace) -> int:
-    from iris_gui.engine.errors import ConfigError
     from iris_gui.engine.remote.host_runners import HostRunners
-    from iris_gui.engine.sweep import run_sweep
+    from iris_gui.engine.spec.errors import ConfigError
+    from iris_gui.engine.sweep.sweep import run_sweep
 
     spec = spec_from_args(args)
     stop = StopOnInterrupt()

@@ -17,13 +17,13 @@ from iris_gui.cli.output import (
 )
 from iris_gui.cli.parser import config_from_args
 from iris_gui.cli.run_options import checked_config, exit_status, run_configs, run_record
-from iris_gui.engine.batch_words import batch_summary, data_file_summary
-from iris_gui.engine.config import ConfigError
-from iris_gui.engine.counted import counted
+from iris_gui.engine.spec.config import ConfigError
+from iris_gui.engine.words.batch_words import batch_summary, data_file_summary
+from iris_gui.engine.words.counted import counted
 
 
 def devices_command(args: argparse.Namespace) -> int:
-    from iris_gui.engine.devices import describe_devices
+    from iris_gui.engine.train.devices import describe_devices
 
     found = describe_devices()
     engines = {d.id: d.engines for d in found}
@@ -83,7 +83,7 @@ def batch_lines(result: Any) -> list[str]:
 
 
 def train_command(args: argparse.Namespace) -> int:
-    from iris_gui.engine.compare import compare_groups
+    from iris_gui.engine.records.compare import compare_groups
 
     config = checked_config(args)
     results, ids = run_configs([config] * args.repeat, args)
@@ -113,7 +113,7 @@ def train_command(args: argparse.Namespace) -> int:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from iris_gui.engine.compare import compare_groups, find_baseline
+    from iris_gui.engine.records.compare import compare_groups, find_baseline
 
     if args.engines is not None:
         from iris_gui.cli.ladder_cmd import ladder_command
@@ -128,7 +128,7 @@ def compare_command(args: argparse.Namespace) -> int:
                 config_from_args(args, record=record, call=call)
             except ConfigError as error:
                 args.command_parser.error(str(error))
-    from iris_gui.engine.devices import discover_devices
+    from iris_gui.engine.train.devices import discover_devices
 
     devices = [d.id for d in discover_devices()] if args.devices == ["all"] else args.devices
     combos = [checked_config(args, device=d, record=r, call=c)

@@ -1,5 +1,5 @@
 """The measuring engine: pure Python, torch and scikit-learn, no Qt (tests/engine/test_no_qt.py).
 
-Submodules are imported directly (``from iris_gui.engine.config import RunConfig``) so that
+Submodules are imported directly (``from iris_gui.engine.spec.config import RunConfig``) so that
 importing the package stays cheap: torch loads only when a module that needs it is imported.
 """

@@ -20,7 +20,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
-from iris_gui.engine.sweep_model import (
+from iris_gui.engine.records.sweep_model import (
     FIT_TOLERANCE,
     SweepPoint,
     SweepResult,

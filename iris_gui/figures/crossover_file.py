@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.figures import scene_export
 from iris_gui.figures.crossover import CrossoverFigure
 from iris_gui.figures.crossover_text import is_sample, varies_batch

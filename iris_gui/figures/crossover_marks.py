@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from iris_gui.engine.sweep_model import Crossover
+from iris_gui.engine.records.sweep_model import Crossover
 from iris_gui.figures import crossover_text as words
 from iris_gui.figures.plot_theme import LIGHT
 

@@ -12,8 +12,7 @@ import math
 from collections.abc import Iterable
 from html import escape
 
-from iris_gui.engine.numbers import measured
-from iris_gui.engine.sweep_model import (
+from iris_gui.engine.records.sweep_model import (
     FIT_TOLERANCE,
     NOT_A_FINDING,
     Crossover,
@@ -21,6 +20,7 @@ from iris_gui.engine.sweep_model import (
     SweepPoint,
     SweepResult,
 )
+from iris_gui.engine.words.numbers import measured
 
 # The x axes the view offers: key -> (combo label, axis title). "batch" only for a sweep that
 # varies the batch (``axis_choices``).
@@ -179,7 +179,7 @@ def sweep_notes(result: SweepResult | None, axis: str) -> list[str]:
 
 
 def us_cell(epoch_us: float, iqr_us: float) -> str:
-    # The one number style (engine/numbers.py): ".2g" wrote 85,965 ± 5.6e+02.
+    # The one number style (engine/words/numbers.py): ".2g" wrote 85,965 ± 5.6e+02.
     return measured(epoch_us, iqr_us) if math.isfinite(epoch_us) else ""
 
 

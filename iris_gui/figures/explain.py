@@ -1,7 +1,7 @@
 """The explain chart drawn from ``(label, Breakdown)`` pairs: one horizontal bar per run, stacked
 from its time categories, with no interaction; the explain panel shows it and a file is it.
 
-Every width is the ``Breakdown``'s own profiled µs per epoch (engine/breakdown.py). The first
+Every width is the ``Breakdown``'s own profiled µs per epoch (engine/records/breakdown.py). The first
 run is on top, as a list reads; a frame around one run's bar says which run the panel's text
 is about.
 """
@@ -14,7 +14,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QFontMetrics
 
 import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
-from iris_gui.engine.breakdown import CATEGORIES, Breakdown
+from iris_gui.engine.records.breakdown import CATEGORIES, Breakdown
 from iris_gui.figures.plot_theme import LIGHT, TABLEAU, PlotTheme
 from iris_gui.figures.sample_mark import SampleMark
 

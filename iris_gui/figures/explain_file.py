@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from iris_gui.engine.breakdown import Breakdown
+from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.figures import scene_export
 from iris_gui.figures.explain import ExplainFigure
 from iris_gui.figures.offscreen import discard

@@ -4,7 +4,7 @@ bar, grouped by device, with no interaction; the ladder panel shows it and a fil
 The x axis is logarithmic (a CUDA graph and the note's loop differ twentyfold); each bar ends in
 its speedup against the note's loop on the same device, with the IQR as a whisker; native, which
 is not PyTorch, is hatched as the reference it is; a rung that failed or could not run is listed
-with its status and no bar. Every figure is the ``LadderRow``'s own (engine/ladder.py).
+with its status and no bar. Every figure is the ``LadderRow``'s own (engine/records/ladder.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetrics
 
 import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
-from iris_gui.engine.ladder import LadderRow
+from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.figures import ladder_geometry as geometry
 from iris_gui.figures import ladder_text as words
 from iris_gui.figures.plot_theme import LIGHT, PlotTheme

@@ -9,7 +9,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication
 
-from iris_gui.engine.ladder import LadderRow
+from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.figures import scene_export
 from iris_gui.figures.ladder import LadderFigure
 from iris_gui.figures.ladder_text import ABOUT

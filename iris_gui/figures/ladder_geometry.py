@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from iris_gui.engine.ladder import LadderRow
+from iris_gui.engine.records.ladder import LadderRow
 
 
 def bars(rows: list[tuple[int, LadderRow]], left: float) -> dict[str, np.ndarray]:

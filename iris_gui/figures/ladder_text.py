@@ -2,7 +2,7 @@
 and the log axis's tick labels.
 
 Every figure is the ``LadderRow``'s own (speedup, IQR, noisy, compile time, curve deviation
-all come from engine/ladder.py); this module only words and rounds them for the screen.
+all come from engine/records/ladder.py); this module only words and rounds them for the screen.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import math
 from dataclasses import dataclass
 from html import escape
 
-from iris_gui.engine.engines import ENGINE_INFO
-from iris_gui.engine.ladder import LadderRow
-from iris_gui.engine.result import RunResult
+from iris_gui.engine.records.ladder import LadderRow
+from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.spec.engines import ENGINE_INFO
 
 # What the view compares, said once at its top for a learner who opens it first.
 ABOUT = ("Each rung's steady-state µs per epoch (shorter is faster) and its “× vs the note's "

@@ -14,12 +14,12 @@ from datetime import datetime
 import numpy as np
 
 from iris_gui import __version__
-from iris_gui.engine.batch_words import batch_summary, data_file_summary, loader_words
-from iris_gui.engine.breakdown import Breakdown
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.engines import ENGINE_INFO
-from iris_gui.engine.ladder import LadderRow, ladder_rows
-from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.ladder import LadderRow, ladder_rows
+from iris_gui.engine.records.sweep_model import SweepResult
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.engines import ENGINE_INFO
+from iris_gui.engine.words.batch_words import batch_summary, data_file_summary, loader_words
 from iris_gui.report.table import HEADERS, results_table
 from iris_gui.store.runs import StoredRun
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.figures.crossover_file import render_crossover
 from iris_gui.figures.curves import PlotCurve
 from iris_gui.figures.explain_file import render_explain

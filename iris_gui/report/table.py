@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 
-from iris_gui.engine.compare import baseline_index, steady_speedup
-from iris_gui.engine.numbers import measured
-from iris_gui.engine.result import RunResult, Timings
+from iris_gui.engine.records.compare import baseline_index, steady_speedup
+from iris_gui.engine.records.result import RunResult, Timings
+from iris_gui.engine.words.numbers import measured
 from iris_gui.store.runs import StoredRun
 
 # The results table's word for it: the report's baseline is its first run.

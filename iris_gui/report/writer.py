@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.report.content import CommandFor, Report, build_report
 from iris_gui.report.figures import WIDTH, render_figures
 from iris_gui.report.html_page import html_page

@@ -2,7 +2,7 @@
 
 A path names a file, not its contents: a data set edited or regenerated in place would make
 two runs look comparable when they trained on different data. Each run's record carries the
-file's SHA-256 (engine/csv_data.py); a save compares it with the latest stored run of the same
+file's SHA-256 (engine/data/csv_data.py); a save compares it with the latest stored run of the same
 path and says so on the new run, once, where its record is read (a line, not a refusal: the
 user may well have meant to change the file).
 """
@@ -13,7 +13,7 @@ import json
 import sqlite3
 from typing import Any
 
-from iris_gui.engine.result import RunResult
+from iris_gui.engine.records.result import RunResult
 
 # The latest earlier run of one path. json_valid first, inside CASE (which SQLite evaluates
 # lazily), because a malformed stored row must not make a new run unsavable; ``dataset`` narrows

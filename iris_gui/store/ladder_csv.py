@@ -12,7 +12,7 @@ import csv
 import io
 from pathlib import Path
 
-from iris_gui.engine.ladder import LadderRow
+from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.store.files import safe_row, write_atomically
 
 LADDER_COLUMNS: tuple[str, ...] = tuple(LadderRow.__dataclass_fields__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from iris_gui.engine.errors import EngineError
+from iris_gui.engine.spec.errors import EngineError
 
 DATA_DIR_ENV = "IRIS_GUI_DATA_DIR"
 DB_FILE_NAME = "runs.sqlite3"
@@ -55,7 +55,7 @@ def default_db_path() -> Path:
 
 
 def log_dir() -> Path:
-    """Where the log files go (engine/logs.py): ``logs/`` in the data directory. Not created
+    """Where the log files go (engine/workers/logs.py): ``logs/`` in the data directory. Not created
     here: the log handler makes it when it first writes, so a run that logs nothing leaves
     no trace."""
     return data_dir_path() / "logs"

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from iris_gui.engine.jsonable import json_ready, nan_if_none
-from iris_gui.engine.result import RunResult
-from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.engine.records.jsonable import json_ready, nan_if_none
+from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.sweep_model import SweepResult
 
 RECOVERED_DIR = "recovered"
 FORMAT = "iris-gui recovery 1"

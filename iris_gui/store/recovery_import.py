@@ -8,9 +8,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from iris_gui.engine.errors import EngineError
-from iris_gui.engine.result import RunResult
-from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.sweep_model import SweepResult
+from iris_gui.engine.spec.errors import EngineError
 from iris_gui.store import recovery, schema, sweeps, validate
 from iris_gui.store.run_rows import insert_run
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from iris_gui.engine.errors import RecordError
-from iris_gui.engine.result import RunResult
+from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.spec.errors import RecordError
 from iris_gui.store import validate
 from iris_gui.store.paths import StoreError
 

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from iris_gui.engine.errors import RecordError
-from iris_gui.engine.result import RunResult
-from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.sweep_model import SweepResult
+from iris_gui.engine.spec.errors import RecordError
 from iris_gui.store import data_files, reading, recovery, schema, sweeps
 from iris_gui.store.paths import DB_FILE_NAME, StoreError, data_dir_path, default_db_path
 from iris_gui.store.recovery_import import import_pending

@@ -62,7 +62,7 @@ def _add_breakdowns_v2(conn: sqlite3.Connection) -> None:
 
 
 def _add_chunks_v3(conn: sqlite3.Connection) -> None:
-    # The raw chunks a run's steady state was read from (engine/steady.py): per chunk, its
+    # The raw chunks a run's steady state was read from (engine/timing/steady.py): per chunk, its
     # epochs (little-endian int64) and its synchronised seconds (little-endian float64). Runs
     # saved before this version have none; their epoch_us stays as it was measured.
     conn.execute(

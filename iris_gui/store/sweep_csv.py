@@ -16,7 +16,12 @@ import math
 from pathlib import Path
 from typing import Any
 
-from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult, fitted_points
+from iris_gui.engine.records.sweep_model import (
+    FIT_TOLERANCE,
+    SweepPoint,
+    SweepResult,
+    fitted_points,
+)
 from iris_gui.store.files import safe_row, write_atomically
 
 SWEEP_COLUMNS: tuple[str, ...] = (

@@ -12,9 +12,9 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from iris_gui.engine.batch_settings import batch_text
-from iris_gui.engine.errors import RecordError
-from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.engine.records.sweep_model import SweepResult
+from iris_gui.engine.spec.batch_settings import batch_text
+from iris_gui.engine.spec.errors import RecordError
 from iris_gui.store import schema, validate
 from iris_gui.store.paths import StoreError
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from iris_gui.engine.errors import RecordError
-from iris_gui.engine.result import EnvRecord, RunStatus, Timings
+from iris_gui.engine.records.result import EnvRecord, RunStatus, Timings
+from iris_gui.engine.spec.errors import RecordError
 
 # SQLite's INTEGER is a signed 64-bit number; a larger id cannot name a row.
 SQLITE_MAX_INT = 2**63 - 1

@@ -13,8 +13,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from iris_gui import APP_NAME, __version__
-from iris_gui.engine.errors import EngineError
-from iris_gui.engine.logs import configure_file_log
+from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.workers.logs import configure_file_log
 from iris_gui.store.paths import log_dir
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.jobs import gc_guard

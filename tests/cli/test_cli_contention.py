@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from cli_support import IRIS, TIMEOUT_S, cli_env, describe, ok_json
 
-from iris_gui.engine.contention import BUSY_SHARE, read_schedstat
+from iris_gui.engine.timing.contention import BUSY_SHARE, read_schedstat
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "sched_setaffinity") or read_schedstat() is None,
@@ -38,8 +38,8 @@ QUIET_CHILD = """
 import json, os, resource, sys, time
 core = int(sys.argv[1])
 os.sched_setaffinity(0, {core})
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.trainer import train
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.trainer import train
 
 def core_busy():
     with open("/proc/stat", encoding="ascii") as stat:

@@ -15,9 +15,9 @@ import pytest
 from cli_support import IRIS, TIMEOUT_S, cli_env, describe, run_cli
 
 from iris_gui.cli.train_cmd import _comparison_table
-from iris_gui.engine.compare import compare_groups
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import RunResult, RunStatus, Timings
+from iris_gui.engine.records.compare import compare_groups
+from iris_gui.engine.records.result import RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
 
 FAULT = "raise-at-epoch:1500"
 PARTIAL_NOTE = ("(partial): the run failed part-way; its timings cover only the epochs before "

@@ -8,8 +8,8 @@ import shlex
 import pytest
 
 from iris_gui.cli.parser import build_parser, config_from_args
-from iris_gui.engine.command_line import command_for
-from iris_gui.engine.config import RunConfig
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.words.command_line import command_for
 
 CONFIGS = {
     "defaults": RunConfig(),

@@ -12,8 +12,8 @@ import pytest
 from cli_support import DB_NAME, describe, one_line_error, run_many
 from PySide6.QtGui import QImage
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import RunResult, RunStatus
+from iris_gui.engine.records.result import RunResult, RunStatus
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.runs import RunStore
 
 

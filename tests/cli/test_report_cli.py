@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from cli_support import DB_NAME, TIMEOUT_S, cli_env, describe, one_line_error, run_many
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.sample_breakdowns import cpu_breakdown
 from iris_gui.ui.panels.sample_sweep import sample_sweep

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from cli_support import DB_NAME, describe, ok_json, run_many
 
-from iris_gui.engine.breakdown import Breakdown
+from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.store.runs import RunStore
 
 # Each CPU rung with a recording it supports (compiled and native keep the losses on the

@@ -12,14 +12,14 @@ import time
 import pytest
 import torch
 
-from iris_gui.engine import loop
-from iris_gui.engine.loop import LoopState, run_loop
-from iris_gui.engine.recording import LossRecorder
 from iris_gui.engine.rungs.base import Stepper
-from iris_gui.engine.steady import steady_state
+from iris_gui.engine.timing.steady import steady_state
+from iris_gui.engine.train import loop
+from iris_gui.engine.train.loop import LoopState, run_loop
+from iris_gui.engine.train.recording import LossRecorder
 
 EPOCH_SECONDS = 200e-6  # the simulated device's pace: sleeps are precise to ~0.1 ms here
-STOP_GRACE_SECONDS = 2.0  # engine/runner.py's: a worker slower than this to stop is killed
+STOP_GRACE_SECONDS = 2.0  # engine/workers/runner.py's: a worker slower than this to stop is killed
 
 
 class AsyncDevice:

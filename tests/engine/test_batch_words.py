@@ -1,14 +1,14 @@
-"""A run's batches, data path, precision and data file in words (engine/batch_words.py), and
+"""A run's batches, data path, precision and data file in words (engine/words/batch_words.py), and
 the report's run section and "repeat it" command that carry them."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from iris_gui.engine.batch_words import batch_summary, data_file_summary
-from iris_gui.engine.command_line import command_for
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import RunResult, RunStatus, Timings
+from iris_gui.engine.records.result import RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.words.batch_words import batch_summary, data_file_summary
+from iris_gui.engine.words.command_line import command_for
 from iris_gui.report.content import build_report
 from iris_gui.store.runs import StoredRun
 
@@ -70,9 +70,9 @@ def test_the_report_section_carries_the_settings_and_the_command_repeats_them():
 def test_csv_data_is_not_sent_to_a_host_and_nothing_is_started():
     import pytest
 
-    from iris_gui.engine.errors import ConfigError
     from iris_gui.engine.remote.hosts import Host
     from iris_gui.engine.remote.runner import RemoteRunner
+    from iris_gui.engine.spec.errors import ConfigError
 
     runner = RemoteRunner(Host("cluster", "me@cluster.example"))
     config = RunConfig(dataset="csv", data_file="/data/flowers.csv", device="cluster:cuda:0")

@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from iris_gui.engine.breakdown import Breakdown
-from iris_gui.engine.engines import ENGINE_INFO, ENGINES
+from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
 from iris_gui.ui.panels.sample_breakdowns import cpu_breakdown, gpu_breakdown
 
 

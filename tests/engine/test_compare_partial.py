@@ -1,5 +1,5 @@
 """The rules for a run that failed part-way, where they live: on the record (``Timings``,
-``RunResult``) and in engine/compare.py, read by the CLI's compare, ``train --repeat``, the
+``RunResult``) and in engine/records/compare.py, read by the CLI's compare, ``train --repeat``, the
 report's table and the ladder alike. No Qt, no torch."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from iris_gui.engine.compare import (
+from iris_gui.engine.records.compare import (
     Comparison,
     baseline_index,
     comparable,
@@ -16,9 +16,9 @@ from iris_gui.engine.compare import (
     steady_speedup,
     total_speedup,
 )
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.ladder import ladder_rows
-from iris_gui.engine.result import RunResult, RunStatus, Timings
+from iris_gui.engine.records.ladder import ladder_rows
+from iris_gui.engine.records.result import RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.report.table import results_table
 from iris_gui.store.runs import StoredRun
 

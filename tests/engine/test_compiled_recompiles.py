@@ -15,11 +15,11 @@ import sys
 import pytest
 import torch
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.ladder import curve_deviation
-from iris_gui.engine.result import RunStatus
+from iris_gui.engine.records.ladder import curve_deviation
+from iris_gui.engine.records.result import RunStatus
 from iris_gui.engine.rungs import availability, compiled, compiled_step
-from iris_gui.engine.trainer import train
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.trainer import train
 
 CPU = torch.device("cpu")
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),
@@ -266,8 +266,8 @@ def test_a_compile_that_does_nothing_fails_the_run_with_one_line(small_steps, mo
 def test_torch_compile_disable_fails_the_run_with_one_line():
     # In its own process, as a user sets it: on torch 2.4 a process in which dynamo once ran
     # disabled cannot trace this step again, whatever reset() clears.
-    script = ("import json; from iris_gui.engine.config import RunConfig; "
-              "from iris_gui.engine.trainer import train; "
+    script = ("import json; from iris_gui.engine.spec.config import RunConfig; "
+              "from iris_gui.engine.train.trainer import train; "
               "r = train(RunConfig(epochs=10, record='device', engine='compiled')); "
               "print(json.dumps([r.status.value, r.message]))")
     done = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True,

@@ -2,7 +2,13 @@ import math
 
 import pytest
 
-from iris_gui.engine.config import ConfigError, Recording, RunConfig, parse_hidden, parse_recording
+from iris_gui.engine.spec.config import (
+    ConfigError,
+    Recording,
+    RunConfig,
+    parse_hidden,
+    parse_recording,
+)
 
 
 def test_defaults_are_the_seeds_experiment():
@@ -81,7 +87,7 @@ def test_a_label_names_a_call_style_only_where_the_engine_calls_the_module():
 
 
 def test_counted_says_one_thing_and_several_things():
-    from iris_gui.engine.counted import counted
+    from iris_gui.engine.words.counted import counted
 
     assert [counted(n, "device") for n in (0, 1, 2, 1500)] == \
         ["0 devices", "1 device", "2 devices", "1,500 devices"]

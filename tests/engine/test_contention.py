@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from iris_gui.engine import contention
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.contention import BUSY_SHARE, WaitMeter, busy_sentence, is_busy
-from iris_gui.engine.ladder import ladder_rows
-from iris_gui.engine.result import RunResult, RunStatus, Timings
-from iris_gui.engine.trainer import train
+from iris_gui.engine.records.ladder import ladder_rows
+from iris_gui.engine.records.result import RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.timing import contention
+from iris_gui.engine.timing.contention import BUSY_SHARE, WaitMeter, busy_sentence, is_busy
+from iris_gui.engine.train.trainer import train
 
 
 class Counts:

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from sklearn import datasets
 
-from iris_gui.engine import csv_data
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.csv_data import MEMORY_PER_FILE_BYTE, read_csv_data, read_header
-from iris_gui.engine.data import load_dataset
-from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.result import RunStatus
-from iris_gui.engine.trainer import train
+from iris_gui.engine.data import csv_data
+from iris_gui.engine.data.csv_data import MEMORY_PER_FILE_BYTE, read_csv_data, read_header
+from iris_gui.engine.data.datasets import load_dataset
+from iris_gui.engine.records.result import RunStatus
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.train.trainer import train
 
 HEADER = "sepal_length,sepal_width,petal_length,petal_width,species\n"
 

@@ -14,12 +14,15 @@ from unittest import mock
 import pytest
 import torch
 
-from iris_gui.engine import current_device, explain, explain_sessions, sweep, trainer
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import RunStatus
+from iris_gui.engine.explain import explain
+from iris_gui.engine.explain import sessions as explain_sessions
+from iris_gui.engine.records.result import RunStatus
+from iris_gui.engine.records.sweep_model import SweepSpec
 from iris_gui.engine.rungs import compiled_step, graph, graph_profiling
 from iris_gui.engine.rungs.eager import EagerRung
-from iris_gui.engine.sweep_model import SweepSpec
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.sweep import sweep
+from iris_gui.engine.train import current_device, trainer
 
 # torch 2.11's text (torch/optim/optimizer.py, _cuda_graph_capture_health_check), word for word.
 ADAM_UNCAPTURED = (

@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 import torch
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.data import load_dataset
-from iris_gui.engine.model import MLP, build_model
+from iris_gui.engine.data.datasets import load_dataset
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.model import MLP, build_model
 
 
 def test_iris_is_split_and_scaled_as_the_seed_does():
@@ -65,7 +65,7 @@ def test_synthetic_classes_have_no_names():
 
 
 def test_a_result_keeps_its_class_names_and_an_old_record_has_none():
-    from iris_gui.engine.result import RunResult, RunStatus
+    from iris_gui.engine.records.result import RunResult, RunStatus
 
     result = RunResult(RunConfig(), RunStatus.COMPLETED, class_names=["setosa", "versicolor"])
     record = result.to_dict()

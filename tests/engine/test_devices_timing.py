@@ -3,11 +3,11 @@ import math
 import pytest
 import torch
 
-from iris_gui.engine.compare import compare_groups, find_baseline, speedup
-from iris_gui.engine.config import ConfigError, RunConfig
-from iris_gui.engine.devices import DeviceUnavailable, discover_devices, resolve_device
-from iris_gui.engine.result import RunResult, RunStatus, Timings
-from iris_gui.engine.stats import summarize
+from iris_gui.engine.records.compare import compare_groups, find_baseline, speedup
+from iris_gui.engine.records.result import RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import ConfigError, RunConfig
+from iris_gui.engine.timing.stats import summarize
+from iris_gui.engine.train.devices import DeviceUnavailable, discover_devices, resolve_device
 
 
 def test_cpu_is_always_discovered_first():

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 import torch
 
-from iris_gui.engine.config import ConfigError, RunConfig
-from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.engine.devices import describe_devices
-from iris_gui.engine.engines import ENGINES
-from iris_gui.engine.ladder import curve_deviation, ladder_configs, ladder_rows
-from iris_gui.engine.result import RunStatus
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.ladder import curve_deviation, ladder_configs, ladder_rows
+from iris_gui.engine.records.result import RunStatus
 from iris_gui.engine.rungs import availability, engines_on
-from iris_gui.engine.trainer import train
+from iris_gui.engine.spec.config import ConfigError, RunConfig
+from iris_gui.engine.spec.engines import ENGINES
+from iris_gui.engine.train.devices import describe_devices
+from iris_gui.engine.train.trainer import train
 
 
 @pytest.mark.parametrize("changes, fragment", [
@@ -110,7 +110,7 @@ def test_ladder_rows_compare_each_rung_with_the_notes_loop_on_its_device():
 
 
 def test_each_engine_has_a_default_recording_it_can_make_and_a_line_saying_so():
-    from iris_gui.engine.engines import ENGINE_INFO, default_recording, recording_note
+    from iris_gui.engine.spec.engines import ENGINE_INFO, default_recording, recording_note
 
     for engine in ENGINES:
         chosen = default_recording(engine)

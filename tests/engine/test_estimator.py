@@ -1,4 +1,4 @@
-"""One steady-state estimator for every recording choice (engine/steady.py, engine/loop.py)."""
+"""One steady-state estimator for every recording choice (engine/timing/steady.py, engine/train/loop.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from iris_gui.engine import loop, timing, trainer
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.steady import steady_chunks, steady_state
-from iris_gui.engine.trainer import train
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.timing.steady import steady_chunks, steady_state
+from iris_gui.engine.train import clock as timing
+from iris_gui.engine.train import loop, trainer
+from iris_gui.engine.train.trainer import train
 
 RECORDS = ["every-epoch", "every:7", "device", "none"]
 

@@ -13,10 +13,10 @@ import pytest
 import torch
 from torch.autograd import DeviceType
 
-from iris_gui.engine.breakdown import NO_ACCELERATOR, PHASED_CATEGORIES, Breakdown
-from iris_gui.engine.config import ConfigError, RunConfig
-from iris_gui.engine.explain import explain
-from iris_gui.engine.profile_reduce import reduce_window
+from iris_gui.engine.explain.explain import explain
+from iris_gui.engine.explain.profile_reduce import reduce_window
+from iris_gui.engine.records.breakdown import NO_ACCELERATOR, PHASED_CATEGORIES, Breakdown
+from iris_gui.engine.spec.config import ConfigError, RunConfig
 
 WINDOW = 100
 # Small, so the file stays quick on two slow cores; the figures asserted do not depend on it.
@@ -84,7 +84,7 @@ PAIRED_TIMES = {
 
 
 def test_paired_costs_are_medians_of_paired_blocks(monkeypatch):
-    from iris_gui.engine import explain as explain_module
+    from iris_gui.engine.explain import explain as explain_module
 
     monkeypatch.setattr(explain_module, "_paired", lambda *args, **kwargs: PAIRED_TIMES)
     b = explain(RunConfig(record="every-epoch", call="forward"), epochs=10, warmup=0,
@@ -126,7 +126,7 @@ def test_breakdown_reads_without_torch(cpu_breakdowns):
                 if name.split(".")[0] == "torch":
                     raise ImportError("torch is blocked in this test")
         sys.meta_path.insert(0, NoTorch())
-        from iris_gui.engine.breakdown import Breakdown
+        from iris_gui.engine.records.breakdown import Breakdown
         print(len(Breakdown.from_dict(json.loads(sys.stdin.read())).sentences()))
     """)
     done = subprocess.run([sys.executable, "-c", script], input=json.dumps(

@@ -11,10 +11,10 @@ import math
 import pytest
 import torch
 
-from iris_gui.engine.breakdown import BATCHED_CATEGORIES, Breakdown
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.explain import explain
-from iris_gui.engine.explain_sessions import Sessions, annotated, plain
+from iris_gui.engine.explain.explain import explain
+from iris_gui.engine.explain.sessions import Sessions, annotated, plain
+from iris_gui.engine.records.breakdown import BATCHED_CATEGORIES, Breakdown
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.ui.panels.sample_breakdowns import cpu_breakdown
 
 # Small: the figures asserted do not depend on the window's length.

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.explain import explain, paired_keys
+from iris_gui.engine.explain.explain import explain, paired_keys
+from iris_gui.engine.spec.config import RunConfig
 
 SIZES = {"epochs": 40, "warmup": 10, "replicates": 2}
 
@@ -48,7 +48,7 @@ def test_each_rung_is_paired_only_with_the_variants_it_can_run(engine, record, k
 
 
 def test_explain_refuses_a_rung_the_device_cannot_run():
-    from iris_gui.engine.errors import ConfigError
+    from iris_gui.engine.spec.errors import ConfigError
 
     with pytest.raises(ConfigError, match="the graph engine runs on CUDA GPUs only"):
         explain(RunConfig(engine="graph", record="device"), **SIZES)

@@ -15,12 +15,12 @@ import pytest
 import torch
 from torch import nn
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.model import build_model
-from iris_gui.engine.recording import make_recorder
 from iris_gui.engine.rungs.base import Prepared
 from iris_gui.engine.rungs.compiled_step import train_step
 from iris_gui.engine.rungs.manual import ManualRung
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.model import build_model
+from iris_gui.engine.train.recording import make_recorder
 
 pytestmark = pytest.mark.skipif(
     torch.version.cuda is None,

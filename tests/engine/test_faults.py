@@ -8,14 +8,14 @@ import threading
 
 import pytest
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.faults import FAULT_ENV, FAULT_EXIT_CODE, Fault, fault_from_env
-from iris_gui.engine.in_process import InProcessRunner
-from iris_gui.engine.logs import configure_file_log
-from iris_gui.engine.result import RunStatus
-from iris_gui.engine.runner import JobFailed, ProcessRunner, WorkerCancelled, WorkerCrashed
-from iris_gui.engine.trainer import train
+from iris_gui.engine.records.result import RunStatus
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.train.faults import FAULT_ENV, FAULT_EXIT_CODE, Fault, fault_from_env
+from iris_gui.engine.train.trainer import train
+from iris_gui.engine.workers.in_process import InProcessRunner
+from iris_gui.engine.workers.logs import configure_file_log
+from iris_gui.engine.workers.runner import JobFailed, ProcessRunner, WorkerCancelled, WorkerCrashed
 
 
 @pytest.mark.parametrize("value", ["raise-at-epoch", "raise-at-epoch:x", "boom:3",
@@ -89,7 +89,8 @@ def test_a_worker_that_dies_mid_run_fails_the_run_and_is_replaced(faulty_worker)
 
 def test_an_error_escaping_the_trainer_is_a_failed_result_not_a_silent_worker(monkeypatch):
     # Anything that escapes train() (not the engine's own errors): a bug, a broken library.
-    from iris_gui.engine import trainer, worker_process
+    from iris_gui.engine.train import trainer
+    from iris_gui.engine.workers import worker_process
 
     def broken(*args, **kwargs):
         raise RuntimeError("CUDA error: an illegal memory access was encountered")

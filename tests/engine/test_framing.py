@@ -12,7 +12,7 @@ import struct
 import numpy as np
 import pytest
 
-from iris_gui.engine.config import RunConfig
+from iris_gui.engine.records.result import Chunk, EnvRecord, RunResult, RunStatus, Timings
 from iris_gui.engine.remote import framing
 from iris_gui.engine.remote.framing import (
     MAGIC,
@@ -26,7 +26,7 @@ from iris_gui.engine.remote.framing import (
     skip_to_magic,
     write_frame,
 )
-from iris_gui.engine.result import Chunk, EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
 
 
 def round_trip(kind: str, payload: object) -> tuple[str, object]:

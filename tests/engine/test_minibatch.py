@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import torch
 
-from iris_gui.engine.batching import BatchPlan, EpochOrder
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.precision import TOLERANCE
-from iris_gui.engine.result import RunStatus
-from iris_gui.engine.trainer import train
+from iris_gui.engine.records.result import RunStatus
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.train.batching import BatchPlan, EpochOrder
+from iris_gui.engine.train.precision import TOLERANCE
+from iris_gui.engine.train.trainer import train
 
 EPOCHS = 40
 
@@ -155,8 +155,8 @@ class QueuedWork:
 def test_the_loaders_wait_leaves_out_the_steps_still_queued_on_the_device(monkeypatch):
     """On the CPU every sync is free, so the loader's accounting would look right whatever it
     did: on a device that runs behind the host, the wait must not include the step before."""
-    from iris_gui.engine import batching
-    from iris_gui.engine.batching import LoaderBatches
+    from iris_gui.engine.train import batching
+    from iris_gui.engine.train.batching import LoaderBatches
 
     device = QueuedWork()
     monkeypatch.setattr(batching, "synchronize", lambda _device: device.sync())

@@ -15,16 +15,16 @@ import pytest
 import torch
 from torch._dynamo.utils import counters
 
-from iris_gui.engine import trainer
-from iris_gui.engine.batching import BatchPlan, EpochOrder
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.engines import ENGINE_INFO
-from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.ladder import curve_deviation
-from iris_gui.engine.result import RunResult, RunStatus
+from iris_gui.engine.records.ladder import curve_deviation
+from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.rungs import availability, compiled_step, graph
 from iris_gui.engine.rungs.compiled import CompiledRung
-from iris_gui.engine.trainer import train
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.engines import ENGINE_INFO
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.train import trainer
+from iris_gui.engine.train.batching import BatchPlan, EpochOrder
+from iris_gui.engine.train.trainer import train
 
 CPU = torch.device("cpu")
 EPOCHS = 40

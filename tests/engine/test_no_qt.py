@@ -18,8 +18,8 @@ SCRIPT = textwrap.dedent("""
     for package in (iris_gui.engine, iris_gui.store):
         for module in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
             importlib.import_module(module.name)
-    from iris_gui.engine.config import RunConfig
-    from iris_gui.engine.trainer import train
+    from iris_gui.engine.spec.config import RunConfig
+    from iris_gui.engine.train.trainer import train
     result = train(RunConfig(epochs=20))
     assert result.status.value == "completed", result.message
     loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("PySide6", "pyqtgraph"))

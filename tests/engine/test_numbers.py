@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from iris_gui.engine.numbers import figure, measured, plain, spread
+from iris_gui.engine.words.numbers import figure, measured, plain, spread
 
 
 @pytest.mark.parametrize(("value", "iqr", "shown"), [

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import pytest
 from torch.autograd import DeviceType
 
-from iris_gui.engine.profile_reduce import reduce_window
+from iris_gui.engine.explain.profile_reduce import reduce_window
 
 DATA = Path(__file__).parent / "data"
 LOOP_FILES = ["cuda_loop_torch2.4.1.json", "cuda_loop_torch2.11.0.json",

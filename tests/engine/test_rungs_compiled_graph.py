@@ -11,12 +11,12 @@ import sys
 import pytest
 import torch
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.ladder import curve_deviation
-from iris_gui.engine.result import RunStatus
+from iris_gui.engine.records.ladder import curve_deviation
+from iris_gui.engine.records.result import RunStatus
 from iris_gui.engine.rungs import availability, compiled_step
 from iris_gui.engine.rungs.compiled import CompiledRung
-from iris_gui.engine.trainer import train
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.trainer import train
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),
                                 reason="no CUDA device on this machine")

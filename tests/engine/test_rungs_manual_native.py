@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 import torch
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.ladder import curve_deviation
-from iris_gui.engine.result import RunResult, RunStatus
-from iris_gui.engine.trainer import train
+from iris_gui.engine.records.ladder import curve_deviation
+from iris_gui.engine.records.result import RunResult, RunStatus
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.train.trainer import train
 
 needs_numba = pytest.mark.skipif(importlib.util.find_spec("numba") is None,
                                  reason="numba is not installed (the native engine needs it)")

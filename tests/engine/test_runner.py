@@ -6,10 +6,10 @@ import time
 import numpy as np
 import pytest
 
-from iris_gui.engine.config import ConfigError, RunConfig
-from iris_gui.engine.in_process import InProcessRunner
-from iris_gui.engine.result import RunStatus
-from iris_gui.engine.runner import ProcessRunner, WorkerCancelled
+from iris_gui.engine.records.result import RunStatus
+from iris_gui.engine.spec.config import ConfigError, RunConfig
+from iris_gui.engine.workers.in_process import InProcessRunner
+from iris_gui.engine.workers.runner import ProcessRunner, WorkerCancelled
 
 
 @pytest.fixture(scope="module")

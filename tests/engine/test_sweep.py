@@ -9,12 +9,12 @@ import threading
 import pytest
 import torch
 
-from iris_gui.engine import sweep
-from iris_gui.engine.config import ConfigError
-from iris_gui.engine.in_process import InProcessRunner
-from iris_gui.engine.runner import ProcessRunner
-from iris_gui.engine.sweep import run_sweep, series_of
-from iris_gui.engine.sweep_model import SweepSpec
+from iris_gui.engine.records.sweep_model import SweepSpec
+from iris_gui.engine.spec.config import ConfigError
+from iris_gui.engine.sweep import sweep
+from iris_gui.engine.sweep.sweep import run_sweep, series_of
+from iris_gui.engine.workers.in_process import InProcessRunner
+from iris_gui.engine.workers.runner import ProcessRunner
 
 SMALL = SweepSpec(rows=(120, 3_000, 30_000), hidden=(8,), devices=("cpu",),
                   engines=("eager", "manual"), threads=("1",), min_seconds=0.05,
@@ -130,7 +130,7 @@ def test_cuda_series_measure_and_cross_the_cpu():
 
 
 def test_a_size_a_rung_cannot_hold_is_a_skipped_point_with_the_reason(monkeypatch):
-    from iris_gui.engine.errors import ConfigError as Refused
+    from iris_gui.engine.spec.errors import ConfigError as Refused
 
     def too_big(spec, config, device, point, stop):
         raise Refused(f"the persistent engine holds at most 65,536 rows in one program; this "

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.sweep import run_sweep
-from iris_gui.engine.sweep_model import SweepSpec
+from iris_gui.engine.records.sweep_model import SweepSpec
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.sweep.sweep import run_sweep
 
 SPEC = SweepSpec(rows=(48, 400), hidden=(8,), batches=(16, 64, 0), devices=("cpu",),
                  engines=("eager", "persistent"), threads=("1",), min_seconds=0.02, min_epochs=5)

@@ -11,9 +11,7 @@ import math
 
 import pytest
 
-from iris_gui.engine import contention, sweep
-from iris_gui.engine.sweep import run_sweep
-from iris_gui.engine.sweep_model import (
+from iris_gui.engine.records.sweep_model import (
     NOT_A_FINDING,
     SweepPoint,
     SweepResult,
@@ -21,6 +19,9 @@ from iris_gui.engine.sweep_model import (
     fit_series,
     flops_per_epoch,
 )
+from iris_gui.engine.sweep import sweep
+from iris_gui.engine.sweep.sweep import run_sweep
+from iris_gui.engine.timing import contention
 from iris_gui.figures import crossover_text as words
 from iris_gui.store.sweep_csv import sweep_rows
 

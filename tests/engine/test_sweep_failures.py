@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from iris_gui.engine import sweep
-from iris_gui.engine.runner import ProcessRunner
-from iris_gui.engine.sweep import device_fault, run_sweep
-from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.sweep import sweep
+from iris_gui.engine.sweep.sweep import device_fault, run_sweep
+from iris_gui.engine.workers.runner import ProcessRunner
 
 STICKY = "AcceleratorError: CUDA error: an illegal memory access was encountered"
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from iris_gui.engine.sweep_model import (
+from iris_gui.engine.records.sweep_model import (
     SweepPoint,
     SweepResult,
     SweepSpec,

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from iris_gui.cli.output import ProgressBar
-from iris_gui.engine.result import Chunk
-from iris_gui.engine.time_left import TimeLeft, left_text
+from iris_gui.engine.records.result import Chunk
+from iris_gui.engine.timing.time_left import TimeLeft, left_text
 
 
 def chunks(epochs: int, stamp: float, per_chunk: int, every: float,

@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 import torch
 
-from iris_gui.engine import loop
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.errors import DeviceUnavailable
-from iris_gui.engine.result import RunStatus
-from iris_gui.engine.trainer import train
+from iris_gui.engine.records.result import RunStatus
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import DeviceUnavailable
+from iris_gui.engine.train import loop
+from iris_gui.engine.train.trainer import train
 
 
 def test_a_short_run_completes_with_every_phase_timed():

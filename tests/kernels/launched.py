@@ -41,9 +41,9 @@ RUNS = ([(changes, "device") for changes in CASES.values()]
 def variant(changes: dict[str, Any], record: str) -> tuple[int, int, int, bool, bool]:
     """The compiled variant a run launches: padded features, hidden units and classes, then
     USE_MOMENTUM and KEEP_LOSS, as the rung sets them."""
-    from iris_gui.engine.config import RunConfig
-    from iris_gui.engine.data import load_dataset
+    from iris_gui.engine.data.datasets import load_dataset
     from iris_gui.engine.kernels.persistent_mlp import block
+    from iris_gui.engine.spec.config import RunConfig
 
     config = RunConfig(engine="persistent", record=record, **changes)
     data = load_dataset(config)

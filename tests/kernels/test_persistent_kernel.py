@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 from launched import CASES, INTERPRETER_BLOCK_ROWS, ROWS_LIMIT
 
-from iris_gui.engine.config import ConfigError, RunConfig
-from iris_gui.engine.ladder import curve_deviation
-from iris_gui.engine.result import RunStatus
-from iris_gui.engine.trainer import train
+from iris_gui.engine.records.ladder import curve_deviation
+from iris_gui.engine.records.result import RunStatus
+from iris_gui.engine.spec.config import ConfigError, RunConfig
+from iris_gui.engine.train.trainer import train
 
 pytestmark = [pytest.mark.kernels, pytest.mark.cuda]
 EPOCHS = 60

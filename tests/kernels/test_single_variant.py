@@ -12,9 +12,9 @@ import os
 import pytest
 import torch
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import RunStatus
-from iris_gui.engine.trainer import train
+from iris_gui.engine.records.result import RunStatus
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.trainer import train
 
 pytestmark = pytest.mark.kernels
 

@@ -94,7 +94,7 @@ class SaveHook:
 def _cli(argv: list[str]) -> None:
     import runpy
 
-    from iris_gui.engine import trainer
+    from iris_gui.engine.train import trainer
 
     SaveHook().install()
     trained = trainer.train

@@ -22,8 +22,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
 from cli_support import describe, one_line_error, run_cli, run_many
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.paths import DATA_DIR_ENV, DB_FILE_NAME
 from iris_gui.store.runs import RunStore
 
@@ -137,7 +137,7 @@ def test_the_window_shows_a_refusal_in_a_box_before_drawing(tmp_path: Path, monk
 
 def test_a_markdown_report_writes_nothing_when_an_image_name_is_a_fifo(
         qtbot, data_dir: Path, tmp_path: Path) -> None:
-    from iris_gui.engine.command_line import command_for
+    from iris_gui.engine.words.command_line import command_for
     from iris_gui.report.writer import write_report
     from iris_gui.store.paths import StoreError
 

@@ -15,9 +15,9 @@ from urllib.parse import unquote
 import numpy as np
 import pytest
 
-from iris_gui.engine.command_line import command_for
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.words.command_line import command_for
 from iris_gui.report.content import build_report
 from iris_gui.report.markdown_page import markdown_page
 from iris_gui.report.table import HEADERS

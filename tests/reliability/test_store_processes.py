@@ -30,8 +30,8 @@ TIMEOUT_S = 180
 SAVER = """
 import json, sys, time
 import numpy as np
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import RunResult, RunStatus
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.store.runs import RunStore
 path, tag, count, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 while time.time() < start:

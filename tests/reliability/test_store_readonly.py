@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import RunResult, RunStatus
+from iris_gui.engine.records.result import RunResult, RunStatus
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store import reading
 from iris_gui.store.runs import RunStore
 

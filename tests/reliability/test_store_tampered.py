@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import RunResult, RunStatus, Timings
-from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.records.result import RunResult, RunStatus, Timings
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.paths import StoreError
 from iris_gui.store.runs import RunStore
 

@@ -23,16 +23,16 @@ import pytest
 from sshd import LoopbackSshd, alive, wait_for
 
 from iris_gui import __version__
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.errors import EngineError
+from iris_gui.engine.records.result import Chunk, RunStatus
+from iris_gui.engine.records.sweep_model import SweepSpec
 from iris_gui.engine.remote.host_runners import HostRunners
 from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.protocol import PROTOCOL, HandshakeError
 from iris_gui.engine.remote.runner import RemoteRunner
 from iris_gui.engine.remote.ssh import SETUP_VENV, SSH_CONFIG_ENV
-from iris_gui.engine.result import Chunk, RunStatus
-from iris_gui.engine.runner import STOP_GRACE_SECONDS, WorkerError
-from iris_gui.engine.sweep_model import SweepSpec
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS, WorkerError
 
 PYTHON_IRIS_GUI = f"{shlex.quote(sys.executable)} -m iris_gui"
 LONG = 2_000_000  # epochs: a run that is still going when a test ends it
@@ -141,7 +141,7 @@ def test_discovery_lists_the_hosts_devices(hosts: HostRunners, lab: RemoteRunner
 
 
 def test_a_run_through_ssh_equals_the_local_run(lab: RemoteRunner) -> None:
-    from iris_gui.engine.trainer import train
+    from iris_gui.engine.train.trainer import train
 
     config = RunConfig(epochs=1500, seed=5, device="lab:cpu", engine="eager", threads=1)
     observer = Chunks()
@@ -216,7 +216,7 @@ def test_explain_on_the_host(lab: RemoteRunner) -> None:
 
 
 def test_a_sweep_across_this_machine_and_the_host(hosts: HostRunners, lab: RemoteRunner) -> None:
-    from iris_gui.engine.sweep import run_sweep
+    from iris_gui.engine.sweep.sweep import run_sweep
 
     spec = SweepSpec(rows=(100, 1000), hidden=(10,), devices=("cpu", "lab:cpu"),
                      engines=("eager",), threads=("1",), min_seconds=0.05, min_epochs=5)
@@ -310,7 +310,7 @@ FAKE_WORKER = r'''
 import os, sys, time
 import numpy as np
 from iris_gui.engine.remote import framing
-from iris_gui.engine.result import Chunk
+from iris_gui.engine.records.result import Chunk
 
 product, protocol, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 out = os.fdopen(os.dup(1), "wb", buffering=0)

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.paths import DATA_DIR_ENV
 from iris_gui.store.runs import RunStore
 

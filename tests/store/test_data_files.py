@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.csv_data import read_csv_data
+from iris_gui.engine.data.csv_data import read_csv_data
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.data_files import changed_since
 
 

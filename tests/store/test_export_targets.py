@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from iris_gui.engine.ladder import LadderRow
-from iris_gui.engine.result import EnvRecord, RunStatus
-from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.records.ladder import LadderRow
+from iris_gui.engine.records.result import EnvRecord, RunStatus
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.store import files
 from iris_gui.store.curve_csv import export_curves_csv
 from iris_gui.store.export import export_runs_csv

@@ -6,7 +6,7 @@ import sqlite3
 
 import numpy as np
 
-from iris_gui.engine.steady import steady_state
+from iris_gui.engine.timing.steady import steady_state
 from iris_gui.store import schema
 from iris_gui.store.runs import RunStore
 

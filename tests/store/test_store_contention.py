@@ -8,8 +8,8 @@ import json
 import math
 import sqlite3
 
-from iris_gui.engine.result import Timings
-from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.records.result import Timings
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.store.export import export_runs_csv
 from iris_gui.store.runs import RunStore
 from iris_gui.store.sweep_csv import export_sweep_csv

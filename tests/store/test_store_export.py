@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import RunStatus, Timings
+from iris_gui.engine.records.result import RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store import files
 from iris_gui.store.export import CSV_COLUMNS, export_runs_csv, flat_record
 from iris_gui.store.runs import StoreError

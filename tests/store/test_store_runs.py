@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import RunStatus
+from iris_gui.engine.records.result import RunStatus
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.runs import RunStore, StoreError
 
 

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec, flops_per_epoch
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec, flops_per_epoch
 from iris_gui.store import schema
 from iris_gui.store.runs import RunStore, StoreError
 

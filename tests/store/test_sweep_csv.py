@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.records.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult, SweepSpec
 from iris_gui.store.paths import StoreError
 from iris_gui.store.sweep_csv import (
     SWEEP_COLUMNS,

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, QUrl, qVersion
 from PySide6.QtGui import QDesktopServices
 
 from iris_gui import __version__
-from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.ui.window.about import AboutDialog
 
 DEVICES = [DeviceInfo("cpu", "cpu", "AMD EPYC"),

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import RunResult, RunStatus, Timings
+from iris_gui.engine.records.result import RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.results import ResultsPanel
 from iris_gui.ui.panels.results_model import COLUMNS, DEFAULT_HIDDEN

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QRect, QSettings, Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QStyle, QStyleOptionComboBox
 
-from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.ui.window.geometry import fit_geometry
 
 DEVICES = [DeviceInfo("cpu", "cpu", "Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz"),

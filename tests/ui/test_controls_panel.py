@@ -4,8 +4,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox
 
-from iris_gui.engine.config import MAX_EPOCHS, MAX_THREADS, RunConfig
-from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.spec.config import MAX_EPOCHS, MAX_THREADS, RunConfig
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels import controls
 from iris_gui.ui.panels.controls import ControlsPanel, sample_devices

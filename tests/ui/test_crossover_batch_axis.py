@@ -11,7 +11,7 @@ import os
 import numpy as np
 import pytest
 
-from iris_gui.engine.sweep_model import (
+from iris_gui.engine.records.sweep_model import (
     SweepPoint,
     SweepResult,
     SweepSpec,

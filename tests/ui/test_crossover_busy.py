@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from iris_gui.engine.sweep_model import SweepResult
+from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.figures.crossover_marks import BUSY_LEGEND
 from iris_gui.ui.panels.crossover import CrossoverPanel
 from iris_gui.ui.panels.sample_sweep import SPEC, sample_env, sample_points

@@ -18,15 +18,15 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 
-from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.sweep_model import (
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.sweep_model import (
     SweepPoint,
     SweepResult,
     SweepSpec,
     flops_per_epoch,
     series_label,
 )
+from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.figures.crossover_text import MISFIT, NO_ACCELERATOR
 from iris_gui.store.paths import StoreError
 from iris_gui.store.sweep_csv import SWEEP_COLUMNS
@@ -359,7 +359,7 @@ def test_the_table_lists_every_point_and_why_one_was_skipped(panel) -> None:
     assert table.rowCount() == 30
     assert [table.cell_text(0, h) for h in ("Series", "Rows", "Hidden", "FLOPs/epoch")] == [
         "cpu/eager/1 thread", "120", "10", "40.8k"]
-    # 115.3 µs, IQR 3.5: the figure to the spread's decimal place (engine/numbers.py)
+    # 115.3 µs, IQR 3.5: the figure to the spread's decimal place (engine/words/numbers.py)
     assert table.cell_text(0, "µs/epoch ± IQR") == "115.3 ± 3.5"
     assert table.cell_text(0, "Fit error") == "-2.0%"
     assert table.cell_text(29, "Status") == ("skipped: needs about 3.20 GiB; 1.10 GiB of "

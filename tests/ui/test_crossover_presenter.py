@@ -13,8 +13,8 @@ from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QStatusBar
 
-from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.engine.sweep_model import SweepResult, SweepSpec
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.store.paths import StoreError
 from iris_gui.store.runs import RunStore
 from iris_gui.store.sweeps import StoredSweep

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
 
-from iris_gui.engine.config import RunConfig
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.ui.panels.controls import ControlsPanel
 from iris_gui.ui.window.csv_dialog import FOLDER_KEY, CsvDialog
 

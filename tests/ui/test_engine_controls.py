@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from iris_gui.engine.engines import ENGINE_INFO, ENGINES
+from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.controls import ControlsPanel, sample_devices
 

@@ -14,8 +14,8 @@ import sys
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
-from iris_gui.engine.breakdown import Breakdown
-from iris_gui.engine.config import RunConfig
+from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.ui.presenters.explain_presenter import explain_label
 
 # (engine, recording): two rungs that call the module, and two that call none. compiled's

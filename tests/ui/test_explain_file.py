@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
-from iris_gui.engine.breakdown import CATEGORIES
+from iris_gui.engine.records.breakdown import CATEGORIES
 from iris_gui.figures.explain import CATEGORY_COLOURS
 from iris_gui.figures.explain_file import RENDER_MIN_HEIGHT, render_explain
 from iris_gui.figures.plot_theme import LIGHT

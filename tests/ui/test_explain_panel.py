@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from iris_gui.engine.breakdown import CATEGORIES, NO_ACCELERATOR
+from iris_gui.engine.records.breakdown import CATEGORIES, NO_ACCELERATOR
 from iris_gui.ui.panels.explain import WINDOW_DEFAULT, ExplainPanel
 from iris_gui.ui.panels.sample_breakdowns import (
     CPU_LABEL,
@@ -151,7 +151,7 @@ def test_the_panel_modules_do_not_import_torch() -> None:
 
 def rung(engine: str, label: str):
     """A stored breakdown of a rung that calls no module: its call cost read back from null."""
-    from iris_gui.engine.breakdown import Breakdown
+    from iris_gui.engine.records.breakdown import Breakdown
 
     b = cpu_breakdown()
     b.config = {**b.config, "engine": engine, "record": "device"}

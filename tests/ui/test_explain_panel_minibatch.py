@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from iris_gui.engine.breakdown import Breakdown
+from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.figures.explain import CATEGORY_COLOURS
 from iris_gui.ui.panels.explain import ExplainPanel
 from iris_gui.ui.panels.sample_breakdowns import CPU_LABEL, cpu_breakdown, gpu_breakdown

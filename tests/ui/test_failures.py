@@ -1,6 +1,6 @@
 """Failures never strand the window: a failed run is a row and Train comes back, in both
 execution modes; an explain that crashes says so in its panel; closing ends within 2 s
-whatever runs. IRIS_GUI_FAULT makes the failures happen (engine/faults.py)."""
+whatever runs. IRIS_GUI_FAULT makes the failures happen (engine/train/faults.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QDesktopServices
 
-from iris_gui.engine.faults import FAULT_ENV, FAULT_EXIT_CODE
+from iris_gui.engine.train.faults import FAULT_ENV, FAULT_EXIT_CODE
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.jobs.run_state import RunState
 

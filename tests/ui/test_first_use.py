@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from iris_gui.engine.config import RunConfig
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.ui.panels.results_model import COLUMNS, DEFAULT_HIDDEN
 from iris_gui.ui.window.shortcuts import shortcut_rows
 

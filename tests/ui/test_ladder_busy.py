@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from iris_gui.engine.ladder import ladder_rows
+from iris_gui.engine.records.ladder import ladder_rows
 from iris_gui.figures.ladder_text import BUSY_MARK
 from iris_gui.ui.panels.ladder import LadderPanel
 from iris_gui.ui.panels.sample_ladder import sample_results

@@ -18,7 +18,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
-from iris_gui.engine.ladder import LadderRow
+from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.figures.ladder import PYTORCH_COLOUR, REFERENCE_COLOUR, REFERENCE_FILL
 from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.figures.ladder_text import VS_NOTE

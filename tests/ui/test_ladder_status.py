@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRect
 
-from iris_gui.engine.ladder import Skipped
+from iris_gui.engine.records.ladder import Skipped
 from iris_gui.ui.window.geometry import fit_geometry
 
 SKIPPED = [Skipped("cpu", "graph", "the graph engine runs on CUDA GPUs only"),

@@ -17,7 +17,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
-from iris_gui.engine.config import RunConfig
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.jobs.run_state import RunState
 

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.ui.presenters.run_presenter import run_label
 
 CPU = DeviceInfo("cpu", "cpu", "Test CPU")

@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QToolButton
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import RunResult, RunStatus, Timings
+from iris_gui.engine.records.result import RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.results import ResultsPanel
 from iris_gui.ui.panels.results_model import COLUMNS, PARTIAL_COLOUR, SORT_ROLE

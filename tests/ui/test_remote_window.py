@@ -170,7 +170,7 @@ def test_a_remembered_hosts_device_is_chosen_again_once_the_host_answers(qtbot):
     """The last run's device is a host's: this machine's list comes first, the host's later."""
     from dataclasses import replace
 
-    from iris_gui.engine.config import RunConfig
+    from iris_gui.engine.spec.config import RunConfig
     from iris_gui.ui.panels.controls import ControlsPanel, sample_devices
 
     panel = ControlsPanel()

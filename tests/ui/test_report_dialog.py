@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.window import export_dialogs
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from PySide6.QtCore import QByteArray, QSettings
 
-from iris_gui.engine.config import MAX_EPOCHS, RunConfig
+from iris_gui.engine.spec.config import MAX_EPOCHS, RunConfig
 from iris_gui.ui.panels.controls import ControlsPanel
 from iris_gui.ui.window.settings import AppSettings
 

@@ -8,7 +8,7 @@ from dialog_forms import form_rows
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGroupBox
 
-from iris_gui.engine.steady import steady_state
+from iris_gui.engine.timing.steady import steady_state
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.results import ResultsPanel
 from iris_gui.ui.panels.results_model import COLUMNS, NOISY_COLOUR

@@ -20,8 +20,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from iris_gui.engine.errors import EngineError
-from iris_gui.engine.result import Chunk
+from iris_gui.engine.records.result import Chunk
+from iris_gui.engine.spec.errors import EngineError
 
 MAGIC = b"\x00IRIS-GUI-WORKER\n"
 MAX_NOISE = 64 * 1024

@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from iris_gui.engine.config import RunConfig
+from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.remote.hosts import Host, find_host, load_hosts
 from iris_gui.engine.remote.names import split_device
 from iris_gui.engine.remote.runner import RemoteRunner
-from iris_gui.engine.result import RunResult
-from iris_gui.engine.sweep_model import SweepResult, SweepSpec
+from iris_gui.engine.spec.config import RunConfig
 
 
 @contextmanager

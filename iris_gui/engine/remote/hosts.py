@@ -18,8 +18,8 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from iris_gui.engine.errors import ConfigError
 from iris_gui.engine.remote.names import LOCAL_KINDS
+from iris_gui.engine.spec.errors import ConfigError
 
 HOSTS_FILE = "hosts.json"
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,62}")

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import iris_gui
 from iris_gui import __version__
-from iris_gui.engine.errors import EngineError
 from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.ssh import SETUP_VENV, explain_failure, ssh_argv
+from iris_gui.engine.spec.errors import EngineError
 
 SETUP_TIMEOUT = 300.0
 FAILED = "iris-gui-setup-failed:"

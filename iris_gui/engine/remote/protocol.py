@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from iris_gui import __version__
-from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.engine.errors import EngineError
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.spec.errors import EngineError
 
 PROTOCOL = 1
 
@@ -54,8 +54,8 @@ def worker_hello() -> dict[str, Any]:
     ImportError when torch or numpy is missing there)."""
     import torch
 
-    from iris_gui.engine.devices import describe_devices
-    from iris_gui.engine.warmup import warm_process
+    from iris_gui.engine.train.devices import describe_devices
+    from iris_gui.engine.train.warmup import warm_process
 
     warm_process(torch.device("cpu"))
     return {"protocol": PROTOCOL, "product": __version__, "torch_version": str(torch.__version__),

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from iris_gui.engine.config import RunConfig
+from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.names import host_device
-from iris_gui.engine.result import RunResult
-from iris_gui.engine.sweep_model import SweepResult, SweepSpec
+from iris_gui.engine.spec.config import RunConfig
 
 
 def remote_result(result: RunResult, config: RunConfig, host: Host) -> RunResult:

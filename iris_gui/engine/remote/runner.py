@@ -22,17 +22,18 @@ from collections import deque
 from dataclasses import replace
 from typing import Any
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.result import RunResult, RunStatus
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.remote import framing
 from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.names import host_device, split_device
 from iris_gui.engine.remote.protocol import check_hello
 from iris_gui.engine.remote.remote_results import prefixed_sweep, remote_result
 from iris_gui.engine.remote.ssh import explain_failure, worker_argv
-from iris_gui.engine.result import RunResult, RunStatus
-from iris_gui.engine.runner import (
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.workers.runner import (
     POLL_SECONDS,
     STOP_GRACE_SECONDS,
     JobFailed,
@@ -41,7 +42,6 @@ from iris_gui.engine.runner import (
     WorkerError,
     _Partial,
 )
-from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
 
 log = logging.getLogger(__name__)
 

@@ -100,8 +100,8 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
     stop = JobStop()
     threading.Thread(target=_read_stdin, args=(stdin, jobs, stop), daemon=True,
                      name="iris-gui-stdin").start()
-    from iris_gui.engine.devices import describe_devices, discover_devices
-    from iris_gui.engine.worker_process import explain_job, sweep_job, train_job
+    from iris_gui.engine.train.devices import describe_devices, discover_devices
+    from iris_gui.engine.workers.worker_process import explain_job, sweep_job, train_job
 
     while True:
         kind, payload = jobs.get()

@@ -12,8 +12,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
+from iris_gui.engine.records.sweep_model import (
+    NO_ACCELERATOR_NOTE,
+    SweepPoint,
+    SweepResult,
+    SweepSpec,
+)
 from iris_gui.engine.remote.names import split_device
-from iris_gui.engine.sweep_model import NO_ACCELERATOR_NOTE, SweepPoint, SweepResult, SweepSpec
 
 LocalSweep = Callable[[SweepSpec, Any], SweepResult]
 

@@ -7,9 +7,9 @@ import importlib
 
 import torch
 
-from iris_gui.engine.engines import ENGINE_INFO, ENGINES
-from iris_gui.engine.errors import ConfigError
 from iris_gui.engine.rungs.base import Rung
+from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
+from iris_gui.engine.spec.errors import ConfigError
 
 _MODULES = {
     "eager": ("iris_gui.engine.rungs.eager", "EagerRung"),

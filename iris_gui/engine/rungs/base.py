@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from iris_gui.engine.batching import Batches, make_batches
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.precision import Precision, precision_of
-from iris_gui.engine.recording import LossRecorder
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.batching import Batches, make_batches
+from iris_gui.engine.train.precision import Precision, precision_of
+from iris_gui.engine.train.recording import LossRecorder
 
 StepRun = Callable[[int, int], None]
 

@@ -29,10 +29,10 @@ import sys
 
 import torch
 
-from iris_gui.engine.recording import DeviceRecorder
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, StepRun
 from iris_gui.engine.rungs.manual import linear_layers
 from iris_gui.engine.rungs.minibatch import batch_stepper
+from iris_gui.engine.train.recording import DeviceRecorder
 
 EPOCHS_PER_CALL = 8  # more unrolls the traced graph further: longer compiles, little gain
 CXX_NAMES = ("c++", "g++", "clang++")

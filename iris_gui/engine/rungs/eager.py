@@ -6,11 +6,11 @@ from collections.abc import Callable
 
 import torch
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.model import make_optimizer
-from iris_gui.engine.recording import LossRecorder
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
 from iris_gui.engine.rungs.minibatch import Step, batch_stepper
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.model import make_optimizer
+from iris_gui.engine.train.recording import LossRecorder
 
 # Up to this many epochs per call of the stepper: the loop's own per-call cost (a Python call
 # and a clock read, about 1.5% of the note's 100 µs epoch) is paid once per call; the loop

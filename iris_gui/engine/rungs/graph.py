@@ -21,11 +21,11 @@ from collections.abc import Callable
 
 import torch
 
-from iris_gui.engine.batching import BatchPlan, EpochOrder
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.recording import DeviceRecorder
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, snapshot_state
 from iris_gui.engine.rungs.graph_profiling import before_first_capture
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.batching import BatchPlan, EpochOrder
+from iris_gui.engine.train.recording import DeviceRecorder
 
 # Epochs captured in one graph: enough to make a replay's launch cost negligible, few enough
 # that a 30 ms chunk holds many replays (the loop checks its deadline between them).

@@ -16,9 +16,9 @@ from collections.abc import Callable
 
 import torch
 
-from iris_gui.engine.batching import Batches
-from iris_gui.engine.recording import LossRecorder
 from iris_gui.engine.rungs.base import Prepared, Stepper
+from iris_gui.engine.train.batching import Batches
+from iris_gui.engine.train.recording import LossRecorder
 
 Step = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from iris_gui.engine.recording import EMPTY, LossRecorder
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
 from iris_gui.engine.rungs.manual import linear_layers
+from iris_gui.engine.train.recording import EMPTY, LossRecorder
 
 BLOCK = 256  # epochs per call: milliseconds at most, so the loop still meets its 30 ms chunks
 

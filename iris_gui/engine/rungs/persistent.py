@@ -18,10 +18,10 @@ import sys
 
 import torch
 
-from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.recording import DeviceRecorder
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
 from iris_gui.engine.rungs.manual import linear_layers
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.train.recording import DeviceRecorder
 
 log = logging.getLogger(__name__)
 

@@ -12,10 +12,10 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
-from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.engine.errors import EngineError
+from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.remote.runner import RemoteRunner
-from iris_gui.engine.runner import WorkerCancelled
+from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.workers.runner import WorkerCancelled
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QObject, QThread, Signal
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.sweep_model import SweepSpec
+from iris_gui.engine.records.sweep_model import SweepSpec
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.jobs.worker import TrainingWorker
 

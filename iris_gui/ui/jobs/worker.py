@@ -17,16 +17,16 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.errors import EngineError
-from iris_gui.engine.in_process import InProcessRunner
+from iris_gui.engine.records.result import EnvRecord, RunStatus, unfinished_result
+from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.remote.host_runners import HostRunners
 from iris_gui.engine.remote.hosts import HostsError, load_hosts
 from iris_gui.engine.remote.runner import RemoteRunner
 from iris_gui.engine.remote.sweep_across import sweep_across
-from iris_gui.engine.result import EnvRecord, RunStatus, unfinished_result
-from iris_gui.engine.runner import ProcessRunner, WorkerCancelled
-from iris_gui.engine.sweep_model import SweepResult, SweepSpec
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.workers.in_process import InProcessRunner
+from iris_gui.engine.workers.runner import ProcessRunner, WorkerCancelled
 from iris_gui.ui.jobs.host_connect import connect_hosts
 
 log = logging.getLogger(__name__)

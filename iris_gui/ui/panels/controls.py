@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.controls_form import RunConfigForm
 from iris_gui.ui.window.settings import DEFAULT_EXECUTION

@@ -13,16 +13,16 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QWidget
 
-from iris_gui.engine.batch_settings import (
+from iris_gui.engine.spec.batch_settings import (
     DEFAULT_PREFETCH,
     MAX_PREFETCH,
     MAX_WORKERS,
     batch_text,
     parse_batch,
 )
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.engines import ENGINE_INFO, minibatch_engines
-from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.engines import ENGINE_INFO, minibatch_engines
+from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.ui.panels.controls_fields import ValueCombo, int_spin
 
 BATCH_CHOICES = ("full", "16", "32", "64", "128", "256")

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.spec.errors import ConfigError
 
 # Its own text colour too: a dark palette's light text would vanish on the pale red.
 _INVALID_STYLE = "QLineEdit { background: #fde2e2; color: #202020; border: 1px solid #c0392b; }"

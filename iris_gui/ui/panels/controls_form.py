@@ -21,12 +21,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui.engine import config as limits
-from iris_gui.engine.config import RunConfig, parse_hidden
-from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.engine.engines import ENGINE_INFO, default_recording
-from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.remote.names import split_device
+from iris_gui.engine.spec import config as limits
+from iris_gui.engine.spec.config import RunConfig, parse_hidden
+from iris_gui.engine.spec.engines import ENGINE_INFO, default_recording
+from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.ui.panels.collapsible import CollapsibleSection
 from iris_gui.ui.panels.controls_batch import BatchFields
 from iris_gui.ui.panels.controls_engine import EngineCombo

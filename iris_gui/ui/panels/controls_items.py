@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from iris_gui.engine.device_info import DeviceInfo
+from iris_gui.engine.records.device_info import DeviceInfo
 
 # The bundled data sets' shapes (name, rows, features, classes), known without loading them:
 # the window never imports scikit-learn.

@@ -3,7 +3,7 @@
 A sweep times the same training over a grid of problem sizes (and batch sizes) on several
 series (device x engine x CPU threads); the engine fits ``µs/epoch = steps · floor + work /
 throughput`` per series (one step per epoch at full batch) and finds where two series cross
-(engine/sweep_fit.py). A sentence on top says what is compared;
+(engine/records/sweep_fit.py). A sentence on top says what is compared;
 the left column holds Start, Stop, progress with an ETA, the earlier sweeps to reopen, and
 three tabs: the new sweep's settings, what the shown sweep found, and every point. The plot
 beside them (the crossover figure, figures/crossover.py) draws a sweep as it grows point by
@@ -36,9 +36,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.engine.errors import ConfigError
-from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.figures import crossover_file
 from iris_gui.figures import crossover_text as words
 from iris_gui.store.sweep_csv import export_sweep_csv

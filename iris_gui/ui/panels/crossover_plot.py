@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, QRect, Signal
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolTip, QVBoxLayout, QWidget
 
-from iris_gui.engine.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult
+from iris_gui.engine.records.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult
 from iris_gui.figures import crossover_marks as marks
 from iris_gui.figures import crossover_text as words
 from iris_gui.figures.crossover import CrossoverFigure

@@ -2,7 +2,7 @@
 per point.
 
 ``spec()`` builds the ``SweepSpec`` or raises ConfigError with one line a user can act on; the
-bounds are the sweep's own (engine/sweep.py checks them again before anything runs).
+bounds are the sweep's own (engine/sweep/sweep.py checks them again before anything runs).
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui.engine.batch_settings import batch_text, parse_batch
-from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.engine.engines import ENGINE_INFO, ENGINES
-from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.sweep_model import SweepSpec
 from iris_gui.engine.remote.names import split_device
-from iris_gui.engine.sweep_model import SweepSpec
+from iris_gui.engine.spec.batch_settings import batch_text, parse_batch
+from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
+from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.ui.panels.controls_fields import int_spin
 
 ROWS_RANGE, HIDDEN_RANGE = (2, 100_000_000), (1, 4096)

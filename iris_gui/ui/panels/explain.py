@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui.engine.breakdown import Breakdown
+from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.figures.explain import LEAST_ROW_LINES, ROW_LINES, ExplainFigure
 from iris_gui.figures.plot_theme import PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.ui.panels.explain_text import breakdown_html

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import math
 
-from iris_gui.engine.breakdown import Breakdown
+from iris_gui.engine.records.breakdown import Breakdown
 
 COUNT_COLUMNS = 3  # name/value pairs per table row
 NOTE_COLOUR = "#707070"

@@ -15,7 +15,7 @@ from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QCursor, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QToolTip, QVBoxLayout, QWidget
 
-from iris_gui.engine.ladder import LadderRow
+from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.figures import ladder_text as words
 from iris_gui.figures import scene_export
 from iris_gui.figures.ladder import BAR_HEIGHT, LadderFigure

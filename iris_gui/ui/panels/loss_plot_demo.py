@@ -12,7 +12,7 @@ import time
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from iris_gui.engine.result import Chunk
+from iris_gui.engine.records.result import Chunk
 from iris_gui.figures.curves import PlotCurve
 from iris_gui.ui.panels.loss_plot import LossPlotPanel
 from iris_gui.ui.panels.loss_plot_buffer import synthetic_losses

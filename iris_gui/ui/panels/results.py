@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui.engine.command_line import command_for
-from iris_gui.engine.counted import counted
+from iris_gui.engine.words.command_line import command_for
+from iris_gui.engine.words.counted import counted
 from iris_gui.store.export import export_runs_csv
 from iris_gui.store.runs import RunStore, StoreError
 from iris_gui.ui.panels.results_columns import ColumnFitter

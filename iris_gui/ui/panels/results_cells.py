@@ -1,7 +1,7 @@
 """The results table's cell texts, tooltips and sort keys, as plain functions (no Qt).
 
 Every figure and rule comes from the run's record (``RunResult``, ``Timings``) or from
-``iris_gui.engine.compare``: whether a steady state has a spread (``Timings.has_spread``),
+``iris_gui.engine.records.compare``: whether a steady state has a spread (``Timings.has_spread``),
 whether a run's timings are partial and why (``RunResult.timing_is_partial``,
 ``partial_reason``). These functions only format; ``results_model`` arranges them in columns.
 """
@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
-from iris_gui.engine.compare import comparable
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.counted import counted
-from iris_gui.engine.numbers import figure, measured, plain, spread, spread_decimals
-from iris_gui.engine.result import RunResult, Timings
+from iris_gui.engine.records.compare import comparable
+from iris_gui.engine.records.result import RunResult, Timings
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.numbers import figure, measured, plain, spread, spread_decimals
 
 MISSING = "-"
 BASELINE_TEXT = "baseline"
@@ -57,14 +57,14 @@ def saved_stamp(created_at: str) -> float | None:
 
 def steady_text(t: Timings) -> str:
     """``119.7 ± 3.1``: the median µs/epoch and its IQR when it has one, in the one number
-    style (``iris_gui.engine.numbers``), marked when noisy."""
+    style (``iris_gui.engine.words.numbers``), marked when noisy."""
     if finite(t.epoch_us) is None:
         return MISSING
     text = measured(t.epoch_us, t.epoch_us_iqr if t.has_spread else math.nan)
     return text + (NOISY_MARK if t.noisy else "")
 
 
-# What the steady state is, as engine/steady.py computes it.
+# What the steady state is, as engine/timing/steady.py computes it.
 STEADY_MEANING = ("each synchronised ~30 ms chunk gives its own µs per epoch; the steady state "
                   "is their median, leaving out the first chunk (it still pays warm-up) and a "
                   "last chunk cut to under half length")

@@ -1,6 +1,6 @@
 """RunsTableModel: stored runs as table rows, with text to show and raw numbers to sort by.
 
-Every figure comes from the run's record or from ``iris_gui.engine.compare``; the cells' texts,
+Every figure comes from the run's record or from ``iris_gui.engine.records.compare``; the cells' texts,
 tooltips and sort keys are ``results_cells``'s, and the model only arranges them. Sorting reads ``SORT_ROLE`` so "9.5" sorts before "120", and a missing value (None)
 sorts after every number.
 """
@@ -14,9 +14,9 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
-from iris_gui.engine.compare import steady_speedup
-from iris_gui.engine.engines import ENGINE_INFO
-from iris_gui.engine.result import RunResult, RunStatus
+from iris_gui.engine.records.compare import steady_speedup
+from iris_gui.engine.records.result import RunResult, RunStatus
+from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.store.runs import StoredRun
 from iris_gui.ui.panels.results_cells import (
     BASELINE_TEXT,

@@ -23,11 +23,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui.engine.command_line import SYNTHETIC_SIZES, command_for
-from iris_gui.engine.compare import steady_speedup, total_speedup
-from iris_gui.engine.counted import counted
-from iris_gui.engine.numbers import measured
-from iris_gui.engine.result import RunResult
+from iris_gui.engine.records.compare import steady_speedup, total_speedup
+from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.words.command_line import SYNTHETIC_SIZES, command_for
+from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.numbers import measured
 from iris_gui.store.runs import StoredRun
 from iris_gui.ui.panels.results_cells import (
     MISSING,

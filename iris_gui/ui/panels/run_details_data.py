@@ -8,8 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel
 
-from iris_gui.engine.numbers import measured
-from iris_gui.engine.result import RunResult
+from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.words.numbers import measured
 from iris_gui.ui.panels.results_cells import (
     MISSING,
     batch_words,

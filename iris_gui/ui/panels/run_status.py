@@ -2,7 +2,7 @@
 
 Chunks arrive up to ~33 times a second; the text is refreshed at most 4 times a second, from
 the latest chunk, because text that changes faster cannot be read and costs layout work.
-The pace and the time left come from the recent chunks (engine/time_left.py), never from the
+The pace and the time left come from the recent chunks (engine/timing/time_left.py), never from the
 moment Train was pressed: that would charge the run with the worker's start and warm-up.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
-from iris_gui.engine.result import Chunk
-from iris_gui.engine.time_left import TimeLeft, left_text
+from iris_gui.engine.records.result import Chunk
+from iris_gui.engine.timing.time_left import TimeLeft, left_text
 
 TEXT_REFRESH_MS = 250
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from iris_gui.engine.breakdown import Breakdown
+from iris_gui.engine.records.breakdown import Breakdown
 
 CPU_LABEL = "run 3 · cpu · eager · every-epoch · forward"
 GPU_LABEL = "run 4 · cuda:0 · eager · every-epoch · forward"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.ladder import LadderRow, ladder_rows
-from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.records.ladder import LadderRow, ladder_rows
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.figures.ladder_text import RunFacts, run_facts
 
 CPU_NAME = "AMD EPYC 9654 96-Core Processor"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.runs import RunStore
 
 CPU_NAME = "AMD EPYC 9654 96-Core Processor"

@@ -12,7 +12,7 @@ with ``flops_per_epoch`` and analysed by ``SweepResult.analyse``, so the view se
 
 from __future__ import annotations
 
-from iris_gui.engine.sweep_model import (
+from iris_gui.engine.records.sweep_model import (
     DEFAULT_ROWS,
     SweepPoint,
     SweepResult,

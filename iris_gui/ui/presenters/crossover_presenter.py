@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
-from iris_gui.engine.errors import EngineError
-from iris_gui.engine.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.spec.errors import EngineError
 from iris_gui.ui.jobs.run_state import RunState
 
 if TYPE_CHECKING:

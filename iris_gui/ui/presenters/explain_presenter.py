@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
-from iris_gui.engine.breakdown import Breakdown
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.engines import ENGINE_INFO
-from iris_gui.engine.errors import EngineError
+from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.engines import ENGINE_INFO
+from iris_gui.engine.spec.errors import EngineError
 from iris_gui.ui.jobs.run_state import RunState
 
 if TYPE_CHECKING:

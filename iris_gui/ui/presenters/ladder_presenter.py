@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 
-from iris_gui.engine.counted import counted
-from iris_gui.engine.errors import EngineError
-from iris_gui.engine.ladder import Skipped, ladder_rows
+from iris_gui.engine.records.ladder import Skipped, ladder_rows
+from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.words.counted import counted
 from iris_gui.figures.ladder_text import run_facts
 
 if TYPE_CHECKING:

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMessageBox
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.counted import counted
-from iris_gui.engine.errors import EngineError
-from iris_gui.engine.ladder import ladder_configs
-from iris_gui.engine.numbers import figure
-from iris_gui.engine.result import RunResult
+from iris_gui.engine.records.ladder import ladder_configs
+from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.numbers import figure
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.controls_items import DATASET_SHAPES
 from iris_gui.ui.panels.loss_plot import PlotCurve

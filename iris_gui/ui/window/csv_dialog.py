@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui.engine.csv_data import read_csv_data, read_header
-from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.data.csv_data import read_csv_data, read_header
+from iris_gui.engine.spec.errors import ConfigError
 
 FOLDER_KEY = "files/csv_folder"
 # Read whole on OK up to this size (a few seconds at most); a larger file is checked by its

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
-from iris_gui.engine.errors import EngineError
+from iris_gui.engine.spec.errors import EngineError
 from iris_gui.figures import loss_file as plot_export
 from iris_gui.store.curve_csv import export_curves_csv
 from iris_gui.store.files import check_export_target
@@ -153,7 +153,7 @@ def export_report(parent: QWidget, window) -> str | None:
         path = path.with_name(path.name + (".md" if kind == REPORT_FILTERS["md"] else ".html"))
     # Imported here: the report sits above ui (it draws through ui's exports), and a
     # module-level import would make ui depend on it.
-    from iris_gui.engine.command_line import command_for
+    from iris_gui.engine.words.command_line import command_for
     from iris_gui.report.writer import write_report
 
     sweep = window.crossover.result()

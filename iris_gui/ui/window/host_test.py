@@ -12,11 +12,11 @@ import logging
 
 from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal, Slot
 
-from iris_gui.engine.device_info import DeviceInfo
-from iris_gui.engine.errors import EngineError
+from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.runner import RemoteRunner
-from iris_gui.engine.runner import WorkerCancelled
+from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.workers.runner import WorkerCancelled
 from iris_gui.ui.jobs.host_connect import HOST_CONNECT_SECONDS, named
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QStatusBar
 
-from iris_gui.engine.errors import EngineError
+from iris_gui.engine.spec.errors import EngineError
 
 SHOWN_MS = 15000
 

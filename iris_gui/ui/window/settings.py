@@ -13,8 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from iris_gui.engine.config import RunConfig
-from iris_gui.engine.errors import ConfigError
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import ConfigError
 
 EXECUTIONS = ("process", "in-process")
 DEFAULT_EXECUTION = "process"

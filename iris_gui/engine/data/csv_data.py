@@ -1,0 +1,267 @@
+"""Your own data: a CSV file with a header line, numeric feature columns and one target column.
+
+A file someone wrote by hand or exported from a spreadsheet can be wrong in many small ways,
+and a traceback from numpy or scikit-learn names none of them. So every refusal here is one
+line that says where (the file's line number, the header being line 1, and the column) and
+what is allowed. The record a read returns (path, size, SHA-256, shape, target, mtime) goes
+with the run, so a stored result says exactly which bytes it trained on and the store can
+notice when a file at the same path has changed since an earlier run.
+"""
+
+from __future__ import annotations
+
+import array
+import csv
+import hashlib
+import itertools
+import math
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from iris_gui.engine.spec.errors import ConfigError
+
+DELIMITERS = (",", ";", "\t")
+# Bytes of memory a run may need per byte of file: a value written as "1," is 2 bytes in the
+# file and 8 as float64, and the split, the scaled copy and the float32 copies take it about
+# four times over. Generous on purpose: refusing up front beats being killed mid-run.
+MEMORY_PER_FILE_BYTE = 16
+SHOWN_CHARS = 40  # a value quoted in a message is cut here, so the message stays one line
+
+
+@dataclass(frozen=True)
+class CsvData:
+    x: np.ndarray  # float64, rows x features
+    y: np.ndarray  # int64 class ids 0..k-1
+    class_names: tuple[str, ...]
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+def read_header(path: str) -> list[str]:
+    """The column names on the file's first line; ConfigError when there is no usable header."""
+    with _opened(path) as (lines, _):
+        return _header(path, _reader(lines))
+
+
+def read_csv_data(path: str, target: str = "", available_bytes: int | None = None) -> CsvData:
+    """Read the whole file: features as float64, the target as class ids in sorted order.
+
+    ``available_bytes`` is the memory the file must fit in (None: what this machine has now).
+    """
+    with _opened(path) as (lines, digest):
+        check_fits(path, digest.stat.st_size,
+                   available_memory() if available_bytes is None else available_bytes)
+        reader = _reader(lines)
+        names = _header(path, reader)
+        column = _target_column(path, names, target)
+        features = [i for i in range(len(names)) if i != column]
+        if not features:
+            raise ConfigError(f"{path} has only the target column {names[column]!r}; "
+                              "training needs at least one feature column")
+        values = array.array("d")
+        codes = array.array("q")
+        labels: dict[str, tuple[int, int]] = {}  # text -> (code, first line), as first seen
+        for line, fields in _rows(reader, len(names)):
+            values.extend(_features(fields, features, names, line))
+            label = fields[column].strip()
+            if not label:
+                raise ConfigError(f"row {line}, target {names[column]!r} is empty; every row "
+                                  "needs a class")
+            codes.append(labels.setdefault(label, (len(labels), line))[0])
+    if not codes:
+        raise ConfigError(f"{path} has a header but no data rows; add rows below line 1")
+    class_names, remap = _classes(labels, names[column])
+    record = {
+        "path": str(Path(path).resolve()), "size": digest.size,
+        "sha256": digest.sha256.hexdigest(), "rows": len(codes), "columns": len(features),
+        "target": names[column],
+        "modified": datetime.fromtimestamp(digest.stat.st_mtime).astimezone().isoformat(
+            timespec="seconds"),
+    }
+    x = np.frombuffer(values, dtype=np.float64).reshape(len(codes), len(features))
+    y = remap[np.frombuffer(codes, dtype=np.int64)]
+    return CsvData(x=x, y=y, class_names=class_names, record=record)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (None: unknown, and the size check is skipped)."""
+    try:
+        # MemAvailable counts the page cache the kernel would give back; free memory alone
+        # would refuse files on any machine that has been up a while.
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for entry in meminfo:
+                if entry.startswith("MemAvailable:"):
+                    return int(entry.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_fits(path: str, size: int, available: int | None) -> None:
+    """Refuse a file whose parsed data would not fit in ``available`` bytes of memory."""
+    needed = size * MEMORY_PER_FILE_BYTE
+    if available is not None and needed > available:
+        raise ConfigError(f"{path} is {_bytes(size)}; training on it needs about "
+                          f"{_bytes(needed)} of memory and {_bytes(available)} is available; "
+                          "use a smaller file or a machine with more memory")
+
+
+@dataclass
+class _Digest:
+    """The bytes read so far, counted and hashed, so the record describes exactly what was
+    parsed even if the file is rewritten meanwhile; and the opened file's stat."""
+
+    stat: os.stat_result
+    sha256: Any = field(default_factory=hashlib.sha256)
+    size: int = 0
+
+
+@contextmanager
+def _opened(path: str) -> Iterator[tuple[Iterator[str], _Digest]]:
+    """The file's lines as text; its failures as one-line ConfigErrors."""
+    try:
+        binary = open(path, "rb")  # noqa: SIM115 -- a with statement below closes it
+    except OSError as exc:
+        raise ConfigError(_unreadable(path, exc)) from None
+    with binary:
+        try:
+            digest = _Digest(os.fstat(binary.fileno()))
+            yield _decoded(path, binary, digest), digest
+        except csv.Error as exc:
+            raise ConfigError(f"{path} is not readable as CSV: {exc}") from None
+        except OSError as exc:
+            raise ConfigError(_unreadable(path, exc)) from None
+
+
+def _decoded(path: str, binary: Any, digest: _Digest) -> Iterator[str]:
+    # Line by line rather than through a text wrapper, so that a byte that is not UTF-8 is
+    # named by its line; utf-8-sig on line 1 drops the byte-order mark spreadsheets write. The
+    # line breaks stay: csv needs them to see breaks inside quoted fields.
+    for number, line in enumerate(binary, start=1):
+        digest.sha256.update(line)
+        digest.size += len(line)
+        try:
+            yield line.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"line {number} of {path} is not UTF-8 text (byte "
+                              f"{exc.object[exc.start]:#04x}); save the file as CSV UTF-8") from None
+
+
+def _reader(lines: Iterator[str]) -> Any:
+    # The delimiter is the one the header uses most (a comma on a tie): the header is the most
+    # regular line of a file, and csv.Sniffer guesses wrong on short or quoted samples.
+    first = next(lines, "")
+    return csv.reader(itertools.chain([first], lines), delimiter=max(DELIMITERS, key=first.count))
+
+
+def _header(path: str, reader: Any) -> list[str]:
+    names = [name.strip() for name in next(reader, [])]
+    if not any(names):
+        raise ConfigError(f"{path} is empty or its line 1 is blank; line 1 must name the columns")
+    if all(_is_number(name) for name in names):
+        raise ConfigError(f"{path} has no header: line 1 is all numbers; add a first line that "
+                          "names the columns")
+    seen: dict[str, int] = {}
+    for number, name in enumerate(names, start=1):
+        if not name:
+            raise ConfigError(f"column {number} of the header of {path} has no name; every "
+                              "column needs one")
+        if name in seen:
+            raise ConfigError(f"columns {seen[name]} and {number} of {path} are both named "
+                              f"{name!r}; every column needs its own name")
+        seen[name] = number
+    return names
+
+
+def _target_column(path: str, names: list[str], target: str) -> int:
+    if not target:
+        return len(names) - 1
+    if target not in names:
+        raise ConfigError(f"the target {target!r} is not a column of {path}; its columns are: "
+                          f"{', '.join(repr(name) for name in names)}")
+    return names.index(target)
+
+
+def _rows(reader: Any, width: int) -> Iterator[tuple[int, list[str]]]:
+    for fields in reader:
+        if not fields or fields == [""]:
+            continue  # blank lines, such as the one a trailing newline leaves
+        if len(fields) != width:
+            raise ConfigError(f"row {reader.line_num} has {len(fields)} field(s); the header "
+                              f"has {width} columns and every row needs one value for each")
+        yield reader.line_num, fields
+
+
+def _features(fields: list[str], columns: list[int], names: list[str], line: int) -> list[float]:
+    values = []
+    for column in columns:
+        text = fields[column].strip()
+        where = f"row {line}, column {names[column]!r}"
+        if not text:
+            raise ConfigError(f"{where} is empty; every feature needs a number")
+        try:
+            value = float(text)
+        except ValueError:
+            raise ConfigError(f"{where} has {_shown(text)}, not a number; features must be "
+                              "numeric") from None
+        if not math.isfinite(value):
+            raise ConfigError(f"{where} has {_shown(text)}, not a finite number; features "
+                              "must be finite")
+        values.append(value)
+    return values
+
+
+def _classes(labels: dict[str, tuple[int, int]], target: str) -> tuple[tuple[str, ...], np.ndarray]:
+    """Class names in order and the map from first-seen codes to class ids: numbers by value
+    ("1" and "1.0" are one class), names in sorted order."""
+    if all(_is_number(label) for label in labels):
+        keys = {label: float(label) for label in labels}
+        for label, (_, line) in labels.items():
+            if not math.isfinite(keys[label]):
+                raise ConfigError(f"row {line}, target {target!r} has {_shown(label)}, not a "
+                                  "class; a numeric target must be finite")
+        order = sorted(set(keys.values()))
+        names = tuple(str(int(v)) if v.is_integer() else repr(v) for v in order)
+        index = {value: i for i, value in enumerate(order)}
+        ids = {label: index[value] for label, value in keys.items()}
+    else:
+        names = tuple(sorted(labels))
+        ids = {label: i for i, label in enumerate(names)}
+    if len(names) < 2:
+        raise ConfigError(f"the target {target!r} has one class ({names[0]!r}); training needs "
+                          "two or more")
+    remap = np.zeros(len(labels), dtype=np.int64)
+    for label, (code, _) in labels.items():
+        remap[code] = ids[label]
+    return names, remap
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _unreadable(path: str, exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return f"data file {path} does not exist; give the path of a CSV file"
+    return f"cannot read data file {path}: {exc.strerror or exc}"
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "...")
+
+
+def _bytes(count: int) -> str:
+    return f"{count:,} bytes" if count < 2**20 else f"{count / 2**20:,.1f} MB"

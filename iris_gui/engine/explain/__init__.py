@@ -1,0 +1,1 @@
+"""Explain: where an epoch's time goes, profiled and paired, reduced to a Breakdown."""

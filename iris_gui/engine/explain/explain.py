@@ -1,0 +1,242 @@
+"""Explain a run: where an epoch's time goes, measured rather than guessed.
+
+For a RunConfig: warm up, profile a bounded window of epochs with torch.profiler and reduce it
+(profile_reduce.py); then time the same loop without the profiler, alternating paired variants,
+to give the unprofiled epoch time and the two costs the seed names: the per-epoch sync
+(every-epoch minus none) and nn.Module.__call__ (call minus forward).
+
+A run of mini-batches (or the loader) is explained as it trains: its figures stay per epoch,
+an epoch being ``steps_per_epoch`` steps, and fetching each batch is a phase of its own
+(``data``); with every-epoch recording the loss is read once per step, so the paired sync
+cost is that of every step's ``loss.item()``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch.profiler import ProfilerActivity, profile, schedule
+
+from iris_gui.engine.explain.profile_reduce import WindowFigures, reduce_window
+from iris_gui.engine.explain.sessions import (
+    Sessions,
+    annotated,
+    check_stop,
+    fetches_batches,
+    phased,
+    plain,
+)
+from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.rungs import require_available
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.engines import ENGINE_INFO
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.timing.stats import summarize
+from iris_gui.engine.train.current_device import on_device
+from iris_gui.engine.train.devices import resolve_device
+from iris_gui.engine.train.loop import StopCheck
+from iris_gui.engine.train.precision import matmul_precision, precision_of
+from iris_gui.engine.train.warmup import warm_up
+
+MIN_WINDOW, MAX_WINDOW = 10, 100_000
+MAX_WARMUP = 100_000
+MAX_REPLICATES = 100
+# Profiled but discarded epochs: the profiler's first moments (buffers, CUPTI start-up) are
+# its own cost, not the loop's.
+PROFILER_WARMUP = 10
+# Each unprofiled replicate of ``epochs`` epochs is timed as this many blocks taking turns.
+BLOCKS_PER_REPLICATE = 10
+
+
+def _activities(device: torch.device) -> list[ProfilerActivity]:
+    activities = [ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(ProfilerActivity.CUDA)
+    elif device.type == "xpu":
+        activities.append(ProfilerActivity.XPU)
+    return activities
+
+
+def _profile_window(sessions: Sessions, epochs: int, warmup: int) -> tuple[WindowFigures, float]:
+    """The figures of ``epochs`` profiled epochs and their wall time per epoch (µs)."""
+    config = sessions.config
+    session = sessions.make(config.record, config.call, warmup + PROFILER_WARMUP + epochs)
+    annotated(session, 0, warmup)
+    plan = schedule(wait=0, warmup=1, active=1, repeat=1)
+    with profile(activities=_activities(session.device), schedule=plan) as prof:
+        annotated(session, warmup, PROFILER_WARMUP)
+        prof.step()
+        seconds = annotated(session, warmup + PROFILER_WARMUP, epochs)
+        prof.step()
+    loss_bytes = torch.empty(0, dtype=torch.float32).element_size()
+    figures = reduce_window(prof.events(), epochs, session.device.type, loss_bytes)
+    return figures, seconds / epochs * 1e6
+
+
+def paired_keys(config: RunConfig) -> list[tuple[str, str]]:
+    """The config's (record, call) and the variants its rung can pair it with: every-epoch vs
+    none for the per-epoch sync, call vs forward for nn.Module.__call__."""
+    info = ENGINE_INFO[config.engine]
+    keys = [(config.record, config.call)]
+    if {"every-epoch", "none"} <= set(info.recordings):
+        keys += [("every-epoch", config.call), ("none", config.call)]
+    if info.module_call:
+        keys += [(config.record, "call"), (config.record, "forward")]
+    return list(dict.fromkeys(keys))
+
+
+def _paired(sessions: Sessions, epochs: int, warmup: int, replicates: int,
+            stop: StopCheck | None = None) -> dict[tuple[str, str], list[float]]:
+    """Unprofiled µs per epoch of the config and its paired variants, in short blocks that take
+    turns (the order reversed every other round), so a burst of load on a shared machine
+    spoils a block or two of each variant rather than one variant's whole replicate."""
+    keys = paired_keys(sessions.config)
+    runs = {key: sessions.make(*key, warmup + replicates * epochs) for key in keys}
+    for session in runs.values():
+        plain(session, 0, warmup)
+    block = max(1, epochs // BLOCKS_PER_REPLICATE)
+    times: dict[tuple[str, str], list[float]] = {key: [] for key in keys}
+    for index in range(replicates * epochs // block):
+        check_stop(stop)
+        first = warmup + index * block
+        for key in (keys if index % 2 == 0 else keys[::-1]):
+            times[key].append(plain(runs[key], first, block) / block * 1e6)
+    return times
+
+
+def _loader_wait_pct(sessions: Sessions, epochs: int, warmup: int) -> float:
+    """The share (%) of ``epochs`` unprofiled epochs the loader's own clock (batching.py) says
+    the loop waited for batches: a check of the profiled ``data`` share by a clock the profiler
+    does not slow (it slows each op, and the loader's collation is many small ones). NaN when
+    the run has no loader."""
+    config = sessions.config
+    if config.data_path != "loader":
+        return math.nan
+    session = sessions.make(config.record, config.call, warmup + epochs)
+    plain(session, 0, warmup)
+    before = session.batches.wait_seconds
+    seconds = plain(session, warmup, epochs)
+    return (session.batches.wait_seconds - before) / seconds * 100 if seconds > 0 else math.nan
+
+
+def _cost(times: dict, paying: tuple[str, str], free: tuple[str, str]) -> tuple[float, float]:
+    """Median of the per-block differences (µs) and its share of the paying variant's epoch;
+    NaN when the rung cannot run the pair (the sentence then says it does not apply)."""
+    if paying not in times or free not in times:
+        return math.nan, math.nan
+    cost = summarize([a - b for a, b in zip(times[paying], times[free])]).median
+    epoch = summarize(times[paying]).median
+    return cost, cost / epoch * 100 if epoch > 0 else math.nan
+
+
+def _check(epochs: int, warmup: int, replicates: int) -> None:
+    for name, value, low, high in (("window", epochs, MIN_WINDOW, MAX_WINDOW),
+                                   ("warm-up", warmup, 0, MAX_WARMUP),
+                                   ("replicates", replicates, 1, MAX_REPLICATES)):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ConfigError(f"{name} {value!r} is not allowed; it must be a whole number "
+                              f"from {low:,} to {high:,}")
+
+
+def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: int = 5,
+            stop: StopCheck | None = None) -> Breakdown:
+    """Profile ``epochs`` epochs of ``config`` after ``warmup`` and reduce them to a Breakdown.
+    The unprofiled time and the paired costs come from ``replicates`` x ``epochs`` unprofiled
+    epochs of each variant, in alternating blocks. ``config.epochs`` is not used: explain runs
+    only what it measures. ``stop`` is checked every STOP_EVERY epochs (RunCancelled when it
+    says so)."""
+    _check(epochs, warmup, replicates)
+    info = resolve_device(config.device)
+    device = torch.device(info.id)
+    config = config.replace(device=info.id)
+    require_available(config.engine, device)
+    previous_threads = torch.get_num_threads()
+    torch.set_num_threads(config.threads)
+    sessions = None
+    try:
+        with on_device(device):
+            sessions = Sessions(config, device, stop)
+            warm_up(config, device, sessions.rows, *sessions.shape)
+            check_stop(stop)
+            with matmul_precision(config, device):
+                figures, profiled_us = _profile_window(sessions, epochs, warmup)
+                times = _paired(sessions, epochs, warmup, replicates, stop)
+                figures.data_wait_pct = _loader_wait_pct(sessions, epochs, warmup)
+    finally:
+        if sessions is not None:
+            sessions.close()
+        torch.set_num_threads(previous_threads)
+    return _assemble(config, info.name, (epochs, warmup, replicates), figures, profiled_us,
+                     times, sessions.steps_per_epoch)
+
+
+def _batch_notes(config: RunConfig, steps: int, figures: WindowFigures) -> list[str]:
+    """What a run of batches, the loader or a precision changes in how to read its figures."""
+    notes = []
+    if steps > 1 and config.recording.mode in ("every-epoch", "every"):
+        notes.append(f"an epoch is {steps} steps of {config.batch} rows, and a recorded epoch "
+                     "reads each step's loss on the host (loss.item() per step): the syncs and "
+                     f"the paired sync cost are per epoch, {steps} steps' worth")
+    if fetches_batches(config) and not phased(config.engine):
+        notes.append("fetching the batches is inside the 'step' range of this engine, not a "
+                     "category of its own")
+    if figures.data_syncs_per_epoch:
+        notes.append(f"{figures.data_syncs_per_epoch:g} of the syncs per epoch are the "
+                     "loader's own, around each batch, that time its waiting apart from the "
+                     "step (batching.py)")
+    precision = precision_of(config, torch.device(config.device))
+    if phased(config.engine) and not precision.plain:
+        scaled = ("; the GradScaler's scale, step and update are in backward and optimizer"
+                  if precision.scaled else "")
+        notes.append(f"forward and loss run under torch.autocast({config.precision}){scaled}")
+    return notes
+
+
+def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
+              figures: WindowFigures, profiled_us: float, times: dict,
+              steps: int = 1) -> Breakdown:
+    epochs, warmup, replicates = sizes
+    unprofiled_us = summarize(times[(config.record, config.call)]).median
+    sync_cost = _cost(times, ("every-epoch", config.call), ("none", config.call))
+    call_cost = _cost(times, (config.record, "call"), (config.record, "forward"))
+    overhead = (profiled_us - unprofiled_us) / unprofiled_us * 100
+    accounted = sum(figures.categories.values()) / profiled_us * 100
+    busy = figures.device_busy_us_per_epoch
+    slowed = f"slows the epoch by {overhead:.0f}%" if overhead > 0 else "did not slow the epoch"
+    notes = [(f"the profiler {slowed} ({profiled_us:.0f} µs profiled, {unprofiled_us:.0f} µs "
+              "unprofiled): the category times are of the profiled run")]
+    notes += _batch_notes(config, steps, figures)
+    if abs(accounted - 100) > 10:
+        notes.append(f"the categories account for {accounted:.0f}% of the profiled epoch")
+    recording = config.recording
+    if recording.mode == "every" and epochs % recording.interval:
+        notes.append(f"the window of {epochs} epochs is not a multiple of {recording.interval}: "
+                     f"its syncs per epoch differ from the run's 1/{recording.interval}")
+    if config.device == "cpu":
+        notes.append("no accelerator here: kernel launches, device idleness, copies and sync "
+                     "waits cannot be measured; the time of each phase on the CPU is, and on "
+                     "the CPU that is the whole epoch")
+    if not phased(config.engine):
+        calls = "per epoch" if fetches_batches(config) else "per call of several epochs"
+        notes.append(f"the {config.engine} engine has no forward, loss, backward and optimizer "
+                     f"phases to time apart: its epochs are profiled whole ('step', one range "
+                     f"{calls}), with the loop's own Python between calls")
+    return Breakdown(
+        config=config.to_dict(), device=config.device, device_name=device_name,
+        epochs_profiled=epochs, warmup_epochs=warmup, replicates=replicates,
+        categories=figures.categories, epoch_us_profiled=profiled_us,
+        epoch_us_unprofiled=unprofiled_us, profiler_overhead_pct=overhead,
+        accounted_pct=accounted, syncs_per_epoch=figures.syncs_per_epoch,
+        sync_wait_us_per_epoch=figures.sync_wait_us_per_epoch,
+        kernels_per_epoch=figures.kernels_per_epoch, launch_us_per_epoch=figures.launch_us_per_epoch,
+        device_busy_us_per_epoch=busy,
+        # Against the unprofiled epoch: kernels run at their own speed under the profiler, while
+        # the host's side of the epoch is what the profiler slows down.
+        device_busy_pct=None if busy is None else min(100.0, busy / unprofiled_us * 100),
+        copies_per_epoch=figures.copies_per_epoch, copy_bytes_per_epoch=figures.copy_bytes_per_epoch,
+        sync_cost_us=sync_cost[0], sync_cost_pct=sync_cost[1],
+        call_cost_us=call_cost[0], call_cost_pct=call_cost[1], steps_per_epoch=steps,
+        data_wait_pct=figures.data_wait_pct,
+        notes=notes + figures.notes,
+    )

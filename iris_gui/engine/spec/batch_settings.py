@@ -1,0 +1,81 @@
+"""The mini-batch, data-path and precision settings of a run: their names, the text the CLI
+and the window take, and the rules between them, without torch (config.py calls these).
+
+A loader's settings (workers, pinned memory, non-blocking copies, persistent workers, the
+prefetch factor) mean nothing to resident data, and a workers-only setting means nothing with
+no workers: a run that names one where it cannot apply is refused, saying why, rather than
+stored with a setting that did not happen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from iris_gui.engine.spec.errors import ConfigError
+
+DATA_PATHS = ("resident", "loader")
+PRECISIONS = ("float32", "float64", "bfloat16", "float16")
+MAX_BATCH = 10_000_000
+MAX_WORKERS = 64
+MAX_PREFETCH = 64
+DEFAULT_PREFETCH = 2  # torch's own default for DataLoader(num_workers > 0)
+
+
+def parse_batch(text: str) -> int:
+    """``full`` (0, the note's full batch) or a whole number of rows per step."""
+    value = str(text).strip().lower()
+    if value == "full":
+        return 0
+    if value.isdigit() and 1 <= int(value) <= MAX_BATCH:
+        return int(value)
+    raise ConfigError(f"batch {text!r} is not allowed; give full or a whole number of rows "
+                      f"from 1 to {MAX_BATCH:,}")
+
+
+def batch_text(batch: int) -> str:
+    return str(batch) if batch else "full"
+
+
+def _flag(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} {value!r} is not allowed; it is on or off (true or false)")
+
+
+def _whole(name: str, value: Any, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(f"{name} {value!r} is not allowed; it must be a whole number from "
+                          f"{low:,} to {high:,}")
+
+
+def check_batch_settings(config: Any) -> None:
+    """Raise ConfigError naming the first setting that is out of range or cannot apply."""
+    if isinstance(config.batch, bool) or not isinstance(config.batch, int) \
+            or not 0 <= config.batch <= MAX_BATCH:
+        raise ConfigError(f"batch {config.batch!r} is not allowed; give full (0) or a whole "
+                          f"number of rows from 1 to {MAX_BATCH:,}")
+    for name in ("drop_last", "pin_memory", "non_blocking", "persistent_workers", "tf32"):
+        _flag(name.replace("_", " "), getattr(config, name))
+    _whole("workers", config.workers, 0, MAX_WORKERS)
+    _whole("prefetch factor", config.prefetch_factor, 1, MAX_PREFETCH)
+    if config.data_path not in DATA_PATHS:
+        raise ConfigError(f"data path {config.data_path!r} is not allowed; choose resident "
+                          f"or loader")
+    if config.precision not in PRECISIONS:
+        raise ConfigError(f"precision {config.precision!r} is not allowed; choose one of: "
+                          f"{', '.join(PRECISIONS)}")
+    if config.drop_last and not config.batch:
+        raise ConfigError("drop-last applies to mini-batches; give --batch N as well")
+    if config.data_path == "resident":
+        loader_only = [name for name, on in (
+            ("--workers", config.workers != 0), ("--pin-memory", config.pin_memory),
+            ("--non-blocking", config.non_blocking),
+            ("--persistent-workers", config.persistent_workers),
+            ("--prefetch-factor", config.prefetch_factor != DEFAULT_PREFETCH)) if on]
+        if loader_only:
+            raise ConfigError(f"{', '.join(loader_only)} apply only to --data-path loader; "
+                              f"resident data is on the device already")
+    elif config.workers == 0:
+        if config.persistent_workers:
+            raise ConfigError("--persistent-workers needs --workers 1 or more")
+        if config.prefetch_factor != DEFAULT_PREFETCH:
+            raise ConfigError("--prefetch-factor needs --workers 1 or more")

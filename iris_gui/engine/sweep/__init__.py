@@ -1,0 +1,1 @@
+"""Running a sweep: each point measured through the same rungs and loop as a run."""

@@ -1,0 +1,2 @@
+"""Reading measurements: the steady-state estimator, median and IQR, the time left, the wait
+for a core. No torch."""

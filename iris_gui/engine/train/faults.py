@@ -1,0 +1,87 @@
+"""IRIS_GUI_FAULT: a documented testing aid that makes the failure paths reachable from outside.
+
+``raise-at-epoch:N`` raises inside the run when epoch N starts; ``exit-at-epoch:N`` ends the
+process running the epochs at epoch N with no goodbye (``os._exit``), as a crash would. The
+fault wraps the step's forward only when the variable is set, so a normal run pays nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from iris_gui.engine.spec.errors import ConfigError
+
+FAULT_ENV = "IRIS_GUI_FAULT"
+# Distinct from Python's own exit codes, so a test can tell the injected death apart.
+FAULT_EXIT_CODE = 86
+KINDS = ("raise-at-epoch", "exit-at-epoch")
+
+
+class InjectedFault(RuntimeError):
+    """The failure IRIS_GUI_FAULT asked for; ``epochs_done`` says where it struck, which the
+    loop cannot know when the rung trains several epochs per call."""
+
+    epochs_done: int = 0
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str
+    epoch: int
+
+    def wrap(self, forward: Callable[..., Any]) -> Callable[..., Any]:
+        """``forward`` that fails when it is called for epoch ``self.epoch`` (the first call is
+        epoch 0: the loop calls forward once per epoch)."""
+        calls = 0
+
+        def faulty(*args: Any) -> Any:
+            nonlocal calls
+            if calls == self.epoch:
+                self.trigger()
+            calls += 1
+            return forward(*args)
+
+        return faulty
+
+    def wrap_run(self, run: Callable[[int, int], None]) -> Callable[[int, int], None]:
+        """A rung's ``run(first, count)`` that fails when it reaches epoch ``self.epoch``,
+        after training the epochs before it."""
+
+        def faulty(first: int, count: int) -> None:
+            if first <= self.epoch < first + count:
+                if self.epoch > first:
+                    run(first, self.epoch - first)
+                try:
+                    self.trigger()
+                except InjectedFault as fault:
+                    fault.epochs_done = self.epoch
+                    raise
+            run(first, count)
+
+        return faulty
+
+    def trigger(self) -> None:
+        if self.kind == "exit-at-epoch":
+            sys.stderr.write(f"iris-gui: {FAULT_ENV}: exiting at epoch {self.epoch}\n")
+            os._exit(FAULT_EXIT_CODE)
+        raise InjectedFault(f"injected fault at epoch {self.epoch} ({FAULT_ENV}={self.text})")
+
+    @property
+    def text(self) -> str:
+        return f"{self.kind}:{self.epoch}"
+
+
+def fault_from_env() -> Fault | None:
+    """The fault IRIS_GUI_FAULT asks for, None when unset; ConfigError when malformed."""
+    value = os.environ.get(FAULT_ENV, "").strip()
+    if not value:
+        return None
+    kind, _, count = value.partition(":")
+    if kind not in KINDS or not count.isdigit():
+        raise ConfigError(f"{FAULT_ENV}={value!r} is not allowed; use raise-at-epoch:N or "
+                          "exit-at-epoch:N with N a whole number, or unset it")
+    return Fault(kind, int(count))

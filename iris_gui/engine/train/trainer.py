@@ -1,0 +1,184 @@
+"""One run: a RunConfig in, a RunResult out, with every phase timed apart.
+
+Phases: setup (data, model, optimizer), host-to-device transfer, the epoch loop (first epoch
+and steady state kept apart, see loop.py and steady.py), evaluation. The warm-up (warmup.py)
+sits between setup and transfer, outside every clock. Observers hear chunks; ``stop`` is
+checked at chunk boundaries. Bad input raises ConfigError before anything runs; anything that
+goes wrong once the run has started becomes a ``failed`` result that keeps what was done, and
+its traceback goes to the log.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from datetime import datetime
+
+import numpy as np
+import torch
+from torch import nn
+
+from iris_gui.engine.data.datasets import load_dataset
+from iris_gui.engine.records.result import RunResult, RunStatus
+from iris_gui.engine.rungs import require_available
+from iris_gui.engine.rungs.base import Prepared, Rung
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.timing.contention import cores_free
+from iris_gui.engine.timing.steady import steady_state
+from iris_gui.engine.train import loop
+from iris_gui.engine.train.batching import LoaderBatches, wait_share
+from iris_gui.engine.train.clock import synced_clock
+from iris_gui.engine.train.current_device import on_device
+from iris_gui.engine.train.devices import resolve_device
+from iris_gui.engine.train.environment import environment_record
+from iris_gui.engine.train.faults import Fault, fault_from_env
+from iris_gui.engine.train.loop import LoopState, Observer, StopCheck, run_loop
+from iris_gui.engine.train.model import build_model
+from iris_gui.engine.train.precision import matmul_precision, precision_of
+from iris_gui.engine.train.recording import make_recorder
+from iris_gui.engine.train.warmup import warm_up
+
+log = logging.getLogger(__name__)
+
+
+def train(
+    config: RunConfig,
+    observer: Observer | None = None,
+    stop: StopCheck | None = None,
+    execution: str = "in-process",
+    boundary_sync: bool = True,
+) -> RunResult:
+    """Run ``config`` to the end, a stop, a divergence or a failure. ``boundary_sync=False``
+    is for benchmarks/chunk_sync.py only (see loop.run_loop)."""
+    fault = fault_from_env()
+    info = resolve_device(config.device)
+    device = torch.device(info.id)
+    rung = require_available(config.engine, device)
+    previous_threads = torch.get_num_threads()
+    torch.set_num_threads(config.threads)
+    try:
+        result = RunResult(
+            config=config, status=RunStatus.COMPLETED,
+            started_at=datetime.now().astimezone().isoformat(timespec="seconds"),
+            env=environment_record(info.id, info.name, torch.get_num_threads(), execution),
+        )
+        result.timings.cpu_cores_free = cores_free()
+        state = LoopState()
+        try:
+            # TF32 from the warm-up on: compiled code and captured graphs fix their matmul
+            # kernels when they are built, before the loop. The device is the current one
+            # throughout: captures and Triton launches follow it, not the tensors.
+            with on_device(device), matmul_precision(config, device):
+                _run_phases(config, rung, device, result, state, observer, stop, fault,
+                            boundary_sync)
+        except ConfigError:
+            raise
+        except Exception as error:  # a failed run is a result, not a crash
+            log.exception("run failed: %s", config.label())
+            result.status = RunStatus.FAILED
+            result.message = f"{type(error).__name__}: {error}"
+        _finish(result, state)
+        return result
+    finally:
+        torch.set_num_threads(previous_threads)
+
+
+def _run_phases(
+    config: RunConfig, rung: Rung, device: torch.device, result: RunResult,
+    state: LoopState, observer: Observer | None, stop: StopCheck | None, fault: Fault | None,
+    boundary_sync: bool,
+) -> None:
+    timings = result.timings
+    t0 = time.perf_counter()
+    data = load_dataset(config)
+    result.class_names = list(data.class_names)
+    result.data_file = dict(data.data_file)
+    model = build_model(data.n_features, config.hidden, data.n_classes, config.seed)
+    criterion = nn.CrossEntropyLoss()
+    t1 = time.perf_counter()
+    result.env.warm_up = warm_up(config, device, len(data.x_train), data.n_features,
+                                 data.n_classes)
+    precision = precision_of(config, device)
+    storage = precision.storage
+    t_transfer = synced_clock(device)
+    x_train = torch.from_numpy(data.x_train).to(device, storage)
+    y_train = torch.from_numpy(data.y_train).to(device)
+    x_test = torch.from_numpy(data.x_test).to(device, storage)
+    y_test = torch.from_numpy(data.y_test).to(device)
+    model.to(device, storage)
+    t2 = synced_clock(device)
+    recorder = make_recorder(config.recording, config.epochs, device)
+    # The loader's host tensors are made in setup: the loader path copies every batch inside
+    # the loop, which is what it measures.
+    x_host = torch.from_numpy(data.x_train).to(storage) if config.data_path == "loader" else None
+    y_host = torch.from_numpy(data.y_train) if x_host is not None else None
+    prepared = Prepared(config, device, model, criterion, x_train, y_train, recorder,
+                        precision=precision, x_host=x_host, y_host=y_host)
+    t_setup = time.perf_counter()
+    # What the rung prepares beyond setup (compiling, capturing) is timed on its own, and
+    # never inside the loop: compile_seconds.
+    stepper = rung.build(prepared)
+    t_built = synced_clock(device)
+    if rung.prepares:
+        timings.compile_seconds = t_built - t_setup
+        t_built = t_setup
+    timings.setup_seconds = (t1 - t0) + (t_built - t2)
+    timings.transfer_seconds = t2 - t_transfer
+    result.loss_stride = stepper.recorder.stride
+    if fault is not None:
+        stepper.run = fault.wrap_run(stepper.run)
+    batches = prepared.batches
+    timings.steps_per_epoch = batches.plan.steps if batches is not None else 1
+    try:
+        run_loop(stepper, config.epochs, device, state, observer, stop, boundary_sync)
+    finally:
+        if isinstance(batches, LoaderBatches):
+            batches.close()
+            timings.data_wait_seconds = batches.wait_seconds
+            timings.data_wait_share = wait_share(batches, state.train_seconds,
+                                                 state.first_epoch_seconds, state.epochs_run)
+    stepper.finish()
+
+    t3 = synced_clock(device)
+    with torch.no_grad():
+        train_logits = model(x_train)
+        result.final_loss = criterion(train_logits, y_train).item()
+        result.train_accuracy = (train_logits.argmax(1) == y_train).sum().item() / len(y_train)
+        predicted = model(x_test).argmax(1)
+        result.test_accuracy = (predicted == y_test).sum().item() / len(y_test)
+        pairs = y_test * data.n_classes + predicted
+        counts = torch.bincount(pairs, minlength=data.n_classes**2)
+        result.confusion_matrix = counts.reshape(data.n_classes, data.n_classes).tolist()
+    timings.eval_seconds = synced_clock(device) - t3
+
+
+def _finish(result: RunResult, state: LoopState) -> None:
+    """Fold the loop's state into the result and settle the status."""
+    timings = result.timings
+    result.epochs_completed = state.epochs_done
+    result.losses = np.concatenate(state.points) if state.points else np.zeros(0, np.float32)
+    result.chunk_epochs = np.asarray(state.chunk_epochs, dtype=np.int64)
+    result.chunk_seconds = np.asarray(state.chunk_seconds, dtype=np.float64)
+    timings.first_epoch_seconds = state.first_epoch_seconds
+    timings.train_seconds = state.train_seconds
+    timings.chunk_target_seconds = loop.CHUNK_SECONDS
+    timings.cpu_wait_share = state.cpu_wait_share
+    steady = steady_state(state.chunk_epochs, state.chunk_seconds, loop.CHUNK_SECONDS,
+                          state.train_seconds, state.first_epoch_seconds, state.epochs_run)
+    timings.epoch_us, timings.epoch_us_iqr = steady.epoch_us, steady.iqr_us
+    timings.epoch_us_method, timings.epoch_us_chunks = steady.method, steady.chunks_used
+    timings.step_us = steady.epoch_us / max(1, timings.steps_per_epoch)
+    if result.status is RunStatus.FAILED:
+        return
+    if state.diverged_epoch is not None:
+        result.status = RunStatus.DIVERGED
+        result.diverged_epoch = state.diverged_epoch
+        result.message = f"the loss became NaN or infinite at epoch {state.diverged_epoch}"
+    elif not math.isfinite(result.final_loss):
+        result.status = RunStatus.DIVERGED
+        result.message = "the loss became NaN or infinite (epoch unknown: the loss was not recorded)"
+    elif state.stopped:
+        result.status = RunStatus.STOPPED
+        result.message = f"stopped after {state.epochs_done} of {result.config.epochs} epochs"

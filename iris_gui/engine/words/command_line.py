@@ -1,0 +1,55 @@
+"""The ``iris-gui train ...`` line that repeats a run headless.
+
+It names every setting that differs from ``RunConfig()``'s defaults, in the option names of
+``iris-gui train`` (iris_gui/cli/parser.py, which reads it back to the same RunConfig; a test
+holds the two together). It lives beside RunConfig rather than in cli/ because the window
+copies it, and the window imports nothing from cli/.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from iris_gui.engine.spec.config import RunConfig
+
+# RunConfig field -> the train option that sets it, in the order a reader expects them.
+OPTIONS: tuple[tuple[str, str], ...] = (
+    ("dataset", "--dataset"), ("synthetic_rows", "--rows"),
+    ("synthetic_features", "--features"), ("synthetic_classes", "--classes"),
+    ("device", "--device"), ("engine", "--engine"), ("epochs", "--epochs"), ("lr", "--lr"),
+    ("hidden", "--hidden"), ("optimizer", "--optimizer"), ("momentum", "--momentum"),
+    ("record", "--record"), ("call", "--call"), ("threads", "--threads"),
+    ("scaler", "--scaler"), ("test_size", "--test-size"), ("seed", "--seed"),
+    ("split_seed", "--split-seed"), ("data_file", "--data"), ("target", "--target"),
+    ("batch", "--batch"), ("drop_last", "--drop-last"), ("data_path", "--data-path"),
+    ("workers", "--workers"), ("pin_memory", "--pin-memory"), ("non_blocking", "--non-blocking"),
+    ("persistent_workers", "--persistent-workers"), ("prefetch_factor", "--prefetch-factor"),
+    ("precision", "--precision"), ("tf32", "--tf32"),
+)
+SYNTHETIC_SIZES = ("synthetic_rows", "synthetic_features", "synthetic_classes")
+
+
+def command_for(config: RunConfig, program: str = "iris-gui") -> str:
+    """``iris-gui train --device cuda:0 --record device``: the shell line that trains
+    ``config`` again. The synthetic sizes are named only for synthetic data, where they mean
+    something; the other data sets ignore them."""
+    defaults = RunConfig()
+    words = [program, "train"]
+    for name, option in OPTIONS:
+        if name in SYNTHETIC_SIZES and config.dataset != "synthetic":
+            continue
+        value = getattr(config, name)
+        if name == "dataset" and value == "csv":
+            continue  # --data says it
+        if value != getattr(defaults, name):
+            # A switch (--pin-memory) is its own word; --batch full is the default.
+            words += [option] if isinstance(value, bool) else [option, _text(value)]
+    return shlex.join(words)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, tuple):
+        return ",".join(str(width) for width in value)
+    if isinstance(value, float):
+        return repr(value)  # the shortest text that reads back as the same float
+    return str(value)

@@ -1,0 +1,95 @@
+"""InProcessRunner: trains in the calling thread, with ProcessRunner's interface.
+
+The app offers it so the cost of sharing the GUI's process (GIL contention with the plot) can
+be measured rather than asserted; each run records which execution it used.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfinished_result
+from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import EngineError, RunCancelled
+from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS, JobFailed, WorkerCancelled
+
+log = logging.getLogger(__name__)
+
+
+class InProcessRunner:
+    """Trains in the calling thread: the comparison that shows why the app uses a process."""
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self.devices: list[DeviceInfo] = []
+        self.torch_version = ""
+
+    def start(self) -> list[DeviceInfo]:
+        import torch
+
+        from iris_gui.engine.train.devices import describe_devices
+
+        self.devices = describe_devices()
+        self.torch_version = torch.__version__
+        return self.devices
+
+    def request_stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
+        self._stop.set()
+
+    def refresh_devices(self) -> list[DeviceInfo]:
+        from iris_gui.engine.train.devices import discover_devices
+
+        discover_devices.cache_clear()
+        return self.start()
+
+    def run(self, config: RunConfig, observer: Any = None) -> RunResult:
+        from iris_gui.engine.train.trainer import train
+
+        try:
+            return train(config, observer, self._stop.is_set, execution="in-process")
+        except EngineError:
+            raise
+        except Exception as error:  # a failed row, and the window stays usable
+            log.exception("run failed in process")
+            env = EnvRecord(device=config.device, threads=config.threads, execution="in-process")
+            return unfinished_result(config, RunStatus.FAILED, f"{type(error).__name__}: {error}",
+                                     env)
+        finally:
+            self._stop.clear()  # cleared at the end, so a stop sent before the start counts
+
+    def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
+        """As ProcessRunner.explain: WorkerCancelled on a stop, JobFailed on an error."""
+        from iris_gui.engine.explain.explain import explain
+
+        try:
+            return explain(config, window, stop=self._stop.is_set).to_dict()
+        except RunCancelled:
+            raise WorkerCancelled("explain stopped") from None
+        except EngineError:
+            raise
+        except Exception as error:  # as for a run
+            log.exception("explain failed in process")
+            raise JobFailed(f"explain failed: {type(error).__name__}: {error}") from None
+        finally:
+            self._stop.clear()
+
+    def sweep(self, spec: SweepSpec, observer: Any = None) -> SweepResult:
+        """As ProcessRunner.sweep, in the calling thread."""
+        from iris_gui.engine.sweep.sweep import run_sweep
+
+        try:
+            return run_sweep(spec, observer, self._stop.is_set)
+        except EngineError:
+            raise
+        except Exception as error:  # as for a run
+            log.exception("sweep failed in process")
+            return SweepResult(spec, status="failed", message=f"{type(error).__name__}: {error}")
+        finally:
+            self._stop.clear()
+
+    def close(self) -> None:
+        self._stop.set()

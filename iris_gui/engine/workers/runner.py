@@ -1,0 +1,304 @@
+"""Run configs away from the caller: in a warm worker process, or in this process.
+
+Measured on a 2-core machine with a prototype: training in a thread of the GUI process, beside
+a plot redrawing at 25 Hz, took about 2.2x as long as headless (the two contend for the GIL);
+the same loop in a child process with one intra-op thread matched headless. With this app's
+cheaper redraws, benchmarks/gui_overhead.py still measures the in-process choice at about 1.2x. So the app trains in a child process
+(spawned, kept warm so Train answers at once, restarted if it dies), streaming chunks back over
+a pipe. ``in_process.InProcessRunner`` keeps the other choice available so the difference can
+be shown.
+
+Both runners share one interface: ``start() -> devices``, ``run(config, observer) -> RunResult``
+(called from one thread), ``request_stop(grace)`` (from any thread), ``close()``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.result import Chunk, EnvRecord, RunResult, RunStatus, unfinished_result
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import ConfigError, EngineError
+from iris_gui.engine.workers.worker_process import worker_main
+
+# How long a stopped run may take to hand back its result before its process is killed. A
+# chunk lasts ~30 ms, so a healthy worker answers well within this; one stuck in a single long
+# epoch does not.
+STOP_GRACE_SECONDS = 2.0
+START_TIMEOUT_SECONDS = 120.0
+POLL_SECONDS = 0.02
+
+
+class WorkerError(EngineError):
+    """The worker process could not be started."""
+
+
+class WorkerCancelled(WorkerError):
+    """A stop was requested while the worker process was starting or explaining."""
+
+
+class WorkerCrashed(WorkerError):
+    """The worker process died during a job (it is restarted for the next one)."""
+
+
+class JobFailed(EngineError):
+    """A job raised an unexpected error; the message names it, the log holds the traceback."""
+
+
+class ProcessRunner:
+    """Owns one warm worker process."""
+
+    def __init__(self, log_path: str | None = None) -> None:
+        self._log_path = log_path
+        self._context = mp.get_context("spawn")
+        self._stop = self._context.Event()
+        self._process: Any = None
+        self._conn: Connection | None = None
+        self._grace = STOP_GRACE_SECONDS
+        self.devices: list[DeviceInfo] = []
+        self.torch_version = ""
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._process.is_alive()
+
+    def start(self, timeout: float = START_TIMEOUT_SECONDS) -> list[DeviceInfo]:
+        """Start the process if it is not running; block until it has loaded torch."""
+        if self.alive:
+            return self.devices
+        ours, theirs = self._context.Pipe()
+        self._process = self._context.Process(
+            target=worker_main, args=(theirs, self._stop, self._log_path), name="iris-gui-worker", daemon=True)
+        self._process.start()
+        theirs.close()
+        self._conn = ours
+        deadline = time.monotonic() + timeout
+        while not ours.poll(0.05):
+            if self._stop.is_set():
+                self._kill()
+                self._stop.clear()
+                raise WorkerCancelled("the worker process was stopped while starting")
+            if time.monotonic() > deadline or not self._process.is_alive():
+                break
+        if not ours.poll(0):
+            code = self._process.exitcode
+            self._kill()
+            raise WorkerError(f"the worker process did not start within {timeout:.0f} s"
+                              if code is None else f"the worker process exited while starting "
+                              f"(exit code {code})")
+        try:
+            _, payload = ours.recv()
+        except (EOFError, OSError):
+            self._process.join(2.0)
+            code = self._process.exitcode
+            self._kill()
+            raise WorkerError(f"the worker process exited while starting (exit code {code})") from None
+        self.devices = [DeviceInfo.from_dict(d) for d in payload["devices"]]
+        self.torch_version = payload["torch_version"]
+        return self.devices
+
+    def request_stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
+        self._grace = grace
+        self._stop.set()
+
+    def refresh_devices(self) -> list[DeviceInfo]:
+        """Discover again (a device plugged in, a driver loaded) without restarting."""
+        self.start()
+        assert self._conn is not None
+        self._conn.send(("devices", None))
+        _, payload = self._conn.recv()
+        self.devices = [DeviceInfo.from_dict(d) for d in payload]
+        return self.devices
+
+    def run(self, config: RunConfig, observer: Any = None) -> RunResult:
+        """Train ``config`` in the worker; raises ConfigError for input the worker refused.
+
+        A stop requested before the run begins (Stop pressed while it was queued) still counts:
+        the flag is cleared when a run ends, not when one starts.
+        """
+        try:
+            return self._run(config, observer)
+        finally:
+            self._stop.clear()
+            self._grace = STOP_GRACE_SECONDS
+
+    def _run(self, config: RunConfig, observer: Any) -> RunResult:
+        self.start()
+        assert self._conn is not None
+        partial = _Partial(config, self._device_name(config.device))
+        self._conn.send(("run", config.to_dict()))
+        stop_seen: float | None = None
+        while True:
+            message = self._receive()
+            if message is None:
+                if not self.alive:
+                    code = self._process.exitcode if self._process is not None else None
+                    self._kill()
+                    return partial.result(RunStatus.FAILED,
+                                          f"the worker process exited unexpectedly (exit code {code})")
+                if self._stop.is_set():
+                    stop_seen = stop_seen or time.monotonic()
+                    if time.monotonic() - stop_seen > self._grace:
+                        self._kill()
+                        return partial.result(RunStatus.STOPPED, (
+                            f"stopped after {partial.epochs_done} of {config.epochs} epochs; the "
+                            f"worker did not answer within {self._grace:g} s and was restarted"))
+                continue
+            kind, payload = message
+            if kind == "chunk":
+                partial.add(payload)
+                if observer is not None:
+                    observer(payload)
+            elif kind == "result":
+                record, losses, chunks = payload
+                result = RunResult.from_dict(record, losses, chunks)
+                if result.status is RunStatus.FAILED and config.device != "cpu":
+                    # A CUDA error can poison the process: the next job gets a fresh one.
+                    self.close()
+                return result
+            elif kind == "error":
+                raise ConfigError(payload)
+
+    def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
+        """Profile ``window`` epochs of ``config`` in the worker; Breakdown.to_dict() back.
+
+        Profiling checks no stop flag (it is a few seconds), so a stop kills the worker at
+        once; it is restarted for the next job. A stop raises WorkerCancelled; the worker's
+        death, WorkerCrashed; an error inside explain, JobFailed.
+        """
+        try:
+            self.start()
+            assert self._conn is not None
+            self._conn.send(("explain", (config.to_dict(), window)))
+            while True:
+                message = self._receive()
+                if message is not None:
+                    return self._explained(config, *message)
+                if self._stop.is_set():
+                    self._kill()
+                    raise WorkerCancelled("explain stopped")
+                if not self.alive:
+                    code = self._process.exitcode if self._process is not None else None
+                    self._kill()
+                    raise WorkerCrashed(f"the worker process exited while explaining (exit "
+                                        f"code {code}); it is restarted for the next job")
+        finally:
+            self._stop.clear()
+
+    def sweep(self, spec: SweepSpec, observer: Any = None) -> SweepResult:
+        """Run a sweep in the worker, each point to ``observer(point, done, total)``. A stop
+        ends it within a chunk (the points measured are kept); if the worker does not answer
+        within the grace, or dies, the points heard so far come back as stopped or failed."""
+        try:
+            self.start()
+            assert self._conn is not None
+            self._conn.send(("sweep", spec.to_dict()))
+            heard = SweepResult(spec)
+            stop_seen: float | None = None
+            while True:
+                message = self._receive()
+                if message is None:
+                    if not self.alive:
+                        code = self._process.exitcode if self._process is not None else None
+                        self._kill()
+                        return self._partial(heard, "failed", "the worker process exited "
+                                             f"during the sweep (exit code {code})")
+                    if self._stop.is_set():
+                        stop_seen = stop_seen or time.monotonic()
+                        if time.monotonic() - stop_seen > self._grace:
+                            self._kill()
+                            return self._partial(heard, "stopped", "stopped; the worker did "
+                                                 "not answer and was restarted")
+                    continue
+                kind, payload = message
+                if kind == "sweep-point":
+                    point, done, total = payload
+                    heard.points.append(SweepPoint(**point))
+                    if observer is not None:
+                        observer(heard.points[-1], done, total)
+                elif kind == "sweep-result":
+                    result = SweepResult.from_dict(payload)
+                    if any(p.status == "failed" and p.device != "cpu" for p in result.points):
+                        self.close()  # a CUDA error can poison the process, as after a run
+                    return result
+                elif kind == "error":
+                    raise ConfigError(payload)
+                elif kind == "failed":
+                    if spec.devices != ("cpu",):
+                        self.close()
+                    return self._partial(heard, "failed", payload)
+        finally:
+            self._stop.clear()
+            self._grace = STOP_GRACE_SECONDS
+
+    @staticmethod
+    def _partial(heard: SweepResult, status: str, message: str) -> SweepResult:
+        heard.status, heard.message = status, message
+        return heard.analyse()
+
+    def _explained(self, config: RunConfig, kind: str, payload: Any) -> dict[str, Any]:
+        if kind == "error":
+            raise ConfigError(payload)
+        if kind == "failed":
+            if config.device != "cpu":
+                self.close()
+            raise JobFailed(f"explain failed: {payload}")
+        return payload
+
+    def _receive(self) -> tuple[str, Any] | None:
+        assert self._conn is not None
+        try:
+            if self._conn.poll(POLL_SECONDS):
+                return self._conn.recv()
+        except (EOFError, OSError):
+            self._process.join(1.0)
+        return None
+
+    def _device_name(self, device_id: str) -> str:
+        return next((d.name for d in self.devices if d.id == device_id), device_id)
+
+    def _kill(self) -> None:
+        if self._process is not None and self._process.is_alive():
+            self._process.kill()
+            self._process.join(2.0)
+        if self._conn is not None:
+            self._conn.close()
+        self._process, self._conn = None, None
+
+    def close(self, timeout: float = 0.5) -> None:
+        """Ask the process to quit; kill it if it has not within ``timeout``."""
+        if self._conn is not None and self.alive:
+            try:
+                self._conn.send(("quit", None))
+            except (OSError, ValueError):
+                pass
+            self._process.join(timeout)
+        self._kill()
+
+
+class _Partial:
+    """What the parent has heard of a run, for when the child cannot hand back a result."""
+
+    def __init__(self, config: RunConfig, device_name: str) -> None:
+        self.config, self.device_name = config, device_name
+        self.losses: list[np.ndarray] = []
+        self.stride = 1
+        self.epochs_done = 0
+
+    def add(self, chunk: Chunk) -> None:
+        self.losses.append(chunk.losses)
+        self.stride, self.epochs_done = chunk.stride, chunk.epochs_done
+
+    def result(self, status: RunStatus, message: str) -> RunResult:
+        losses = np.concatenate(self.losses) if self.losses else None
+        env = EnvRecord(device=self.config.device, device_name=self.device_name,
+                        threads=self.config.threads, execution="process")
+        return unfinished_result(self.config, status, message, env, losses, self.stride,
+                                 self.epochs_done)

@@ -1,0 +1,126 @@
+"""The worker process's side: import torch once, report the devices, then train or explain
+whatever the parent sends, answering every job, whatever goes wrong inside it.
+
+Messages in: ("run", config dict), ("explain", (config dict, window)), ("sweep", spec dict),
+("devices", None), ("quit", None). Out: ("ready", ...), ("chunk", Chunk), ("result", (record,
+losses, chunks)), ("breakdown", dict), ("sweep-point", (point dict, done, total)),
+("sweep-result", dict), ("error", one line: the input was refused), ("failed", one line: the
+job raised; the traceback is in the log).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import sys
+from multiprocessing.connection import Connection
+from typing import Any
+
+from iris_gui.engine.records.result import EnvRecord, RunStatus, unfinished_result
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import EngineError
+
+log = logging.getLogger(__name__)
+
+
+def worker_main(conn: Connection, stop: Any, log_path: str | None = None) -> None:
+    """The child: import torch once, report the devices, then train whatever it is sent."""
+    # Kineto prints a line on every profiler start and stop (explain); the app's terminal is
+    # not the place for them, and a missing device trace is reported in a breakdown's notes.
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+    # The parent starts this process as a daemon, so that it never outlives the window; but a
+    # daemon may not start children, and a DataLoader with workers (the loader data path) must.
+    # Clearing the flag here changes only this process's own check: the parent still ends it
+    # at exit, and the loader's workers (daemons of this one) watch it and end with it.
+    multiprocessing.current_process()._config["daemon"] = False
+    from iris_gui.engine.workers.logs import configure_file_log
+
+    configure_file_log(log_path)
+    import torch
+
+    from iris_gui.engine.train.devices import describe_devices, discover_devices
+    from iris_gui.engine.train.warmup import warm_process
+
+    warm_process(torch.device("cpu"))
+    conn.send(("ready", {"devices": [d.to_dict() for d in describe_devices()],
+                         # str(): torch's version object unpickles by importing torch, and the
+                         # window's process must not import torch.
+                         "torch_version": str(torch.__version__)}))
+    while True:
+        try:
+            kind, payload = conn.recv()
+        except (EOFError, OSError):
+            return
+        if kind == "quit":
+            # Tearing torch down at interpreter exit takes about a second; there is nothing
+            # left to flush but the standard streams, and the window is waiting to close.
+            conn.close()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
+        if kind == "devices":
+            discover_devices.cache_clear()
+            conn.send(("devices", [d.to_dict() for d in describe_devices()]))
+            continue
+        if kind == "explain":
+            conn.send(explain_job(*payload))
+            continue
+        if kind == "sweep":
+            conn.send(sweep_job(payload, conn, stop))
+            continue
+        conn.send(train_job(payload, conn, stop))
+
+
+def train_job(payload: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:
+    """Every exception becomes an answer: a refusal for bad input, else a ``failed`` result."""
+    from iris_gui.engine.train.trainer import train
+
+    try:
+        config = RunConfig.from_dict(payload)
+    except (EngineError, TypeError, ValueError, KeyError) as error:
+        return ("error", f"the run's settings were refused: {error}")
+    try:
+        result = train(config, lambda chunk: conn.send(("chunk", chunk)), stop.is_set,
+                       execution="process")
+    except EngineError as error:
+        return ("error", str(error))
+    except Exception as error:  # the parent must hear of it, whatever it is
+        log.exception("run failed in the worker process")
+        env = EnvRecord(device=config.device, threads=config.threads, execution="process")
+        result = unfinished_result(config, RunStatus.FAILED, f"{type(error).__name__}: {error}",
+                                   env)
+    return ("result", (result.to_dict(), result.losses,
+                       (result.chunk_epochs, result.chunk_seconds)))
+
+
+def sweep_job(spec: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:
+    """A sweep, each point streamed as it is measured; answers as a run does."""
+    from dataclasses import asdict
+
+    from iris_gui.engine.records.sweep_model import SweepSpec
+    from iris_gui.engine.sweep.sweep import run_sweep
+
+    def observer(point: Any, done: int, total: int) -> None:
+        conn.send(("sweep-point", (asdict(point), done, total)))
+
+    try:
+        return ("sweep-result", run_sweep(SweepSpec.from_dict(spec), observer,
+                                          stop.is_set).to_dict())
+    except EngineError as error:
+        return ("error", str(error))
+    except Exception as error:  # as for a run
+        log.exception("sweep failed in the worker process")
+        return ("failed", f"{type(error).__name__}: {error}")
+
+
+def explain_job(config: dict[str, Any], window: int) -> tuple[str, Any]:
+    from iris_gui.engine.explain.explain import explain
+
+    try:
+        return ("breakdown", explain(RunConfig.from_dict(config), window).to_dict())
+    except EngineError as error:
+        return ("error", str(error))
+    except Exception as error:  # as for a run
+        log.exception("explain failed in the worker process")
+        return ("failed", f"{type(error).__name__}: {error}")
