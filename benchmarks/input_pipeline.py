@@ -50,6 +50,7 @@ from iris_gui.engine.train.loop import CHUNK_SECONDS
 from iris_gui.engine.train.model import build_model
 from iris_gui.engine.train.trainer import train
 from iris_gui.engine.train.warmup import warm_process
+from iris_gui.engine.words.labels import table_label
 
 BASELINE = "resident"
 
@@ -88,7 +89,7 @@ def engine_config(args: argparse.Namespace, side: Side) -> RunConfig:
 def engine_run(config: RunConfig) -> Run:
     result = train(config)
     if result.status.value != "completed":
-        raise SystemExit(f"{config.label()}: {result.status.value}: {result.message}")
+        raise SystemExit(f"{table_label(config)}: {result.status.value}: {result.message}")
     t = result.timings
     steps = config.epochs * t.steps_per_epoch
     return Run(t.step_us, t.train_seconds / steps * 1e6, t.data_wait_share, t.cpu_wait_share)

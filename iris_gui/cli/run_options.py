@@ -16,6 +16,7 @@ from iris_gui.cli.session import open_store
 from iris_gui.cli.signals import GUARD
 from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.spec.engines import ENGINES, default_recording, recording_note
+from iris_gui.engine.words.labels import table_label
 
 
 def checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
@@ -89,7 +90,7 @@ def run_configs(configs: list[RunConfig], args: argparse.Namespace,
     # The stop is in place before the store opens: a signal from here on keeps the run.
     with GUARD.stopping(stop), open_store(not args.no_save) as store, closing(hosts):
         for index, config in enumerate(configs):
-            label = f"{config.label()} " if len(configs) > 1 else ""
+            label = f"{table_label(config)} " if len(configs) > 1 else ""
             bar = ProgressBar(config.epochs, f"[{index + 1}/{len(configs)}] {label}") \
                 if not args.json else None
             if hosts.for_device(config.device) is None:
@@ -120,7 +121,7 @@ def exit_status(results: list) -> int:
 
     for result in results:
         if result.status.value == "failed":
-            sys.stderr.write(f"iris-gui: the run {result.config.label()} failed: "
+            sys.stderr.write(f"iris-gui: the run {table_label(result.config)} failed: "
                              f"{result.message} (details in {log_dir() / 'cli.log'})\n")
     statuses = {r.status.value for r in results}
     if "failed" in statuses:

@@ -20,6 +20,7 @@ from iris_gui.cli.run_options import checked_config, exit_status, run_configs, r
 from iris_gui.engine.spec.config import ConfigError
 from iris_gui.engine.words.batch_words import batch_summary, data_file_summary
 from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.labels import table_label
 
 
 def devices_command(args: argparse.Namespace) -> int:
@@ -134,7 +135,7 @@ def compare_command(args: argparse.Namespace) -> int:
     combos = [checked_config(args, device=d, record=r, call=c)
               for d in devices for r in args.records for c in args.calls]
     try:
-        baseline = find_baseline([c.label() for c in combos], args.baseline)
+        baseline = find_baseline([table_label(c) for c in combos], args.baseline)
     except ConfigError as error:
         args.command_parser.error(str(error))
     # Replicates interleave (all configs, then again) so a drift in machine load is shared.

@@ -20,6 +20,7 @@ from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.batch_words import batch_summary, data_file_summary, loader_words
+from iris_gui.engine.words.labels import table_label
 from iris_gui.report.table import HEADERS, results_table
 from iris_gui.store.runs import StoredRun
 
@@ -77,7 +78,7 @@ def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepRes
         headers=HEADERS, rows=results_table(runs),
         sections=[_section(run, command_for) for run in runs],
         # The legend names what each curve is: "run 3" alone said nothing in a six-run report.
-        curves=[Curve(f"run {run.id}: {run.result.config.label()}", run.result.losses,
+        curves=[Curve(f"run {run.id}: {table_label(run.result.config)}", run.result.losses,
                       run.result.loss_stride)
                 for run in runs if len(run.result.losses)],
         ladder=ladder_rows([run.result for run in runs], ids) if len(engines) > 1 else [],

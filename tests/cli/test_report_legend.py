@@ -3,6 +3,7 @@ legend said only "run 3" ... "run 8")."""
 
 from __future__ import annotations
 
+from iris_gui.engine.words.labels import table_label
 from iris_gui.report.content import build_report
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.sample_runs import sample_store
@@ -15,5 +16,5 @@ def test_each_curve_is_labelled_with_its_device_engine_and_recording(tmp_path, m
         runs = [store.get(run_id) for run_id in (1, 3)]  # two runs with a curve
         report = build_report(runs, lambda config: "iris-gui train")
     labels = [curve.label for curve in report.curves]
-    assert labels == [f"run {run.id}: {run.result.config.label()}" for run in runs]
+    assert labels == [f"run {run.id}: {table_label(run.result.config)}" for run in runs]
     assert all("/" in label.split(": ", 1)[1] for label in labels)

@@ -9,6 +9,7 @@ from iris_gui.engine.spec.config import (
     parse_hidden,
     parse_recording,
 )
+from iris_gui.engine.words.labels import table_label
 
 
 def test_defaults_are_the_seeds_experiment():
@@ -80,9 +81,9 @@ def test_hidden_parses():
 
 
 def test_a_label_names_a_call_style_only_where_the_engine_calls_the_module():
-    assert RunConfig().label() == "cpu/every-epoch/forward"
-    assert RunConfig(engine="lean", call="call").label() == "cpu/lean/every-epoch/call"
-    assert RunConfig(engine="native", record="device").label() == "cpu/native/device"
+    assert table_label(RunConfig()) == "cpu/every-epoch/forward"
+    assert table_label(RunConfig(engine="lean", call="call")) == "cpu/lean/every-epoch/call"
+    assert table_label(RunConfig(engine="native", record="device")) == "cpu/native/device"
     assert not RunConfig(engine="compiled", record="none").calls_module
 
 

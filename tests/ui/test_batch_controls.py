@@ -160,7 +160,8 @@ def test_the_new_rows_fit_the_first_launch_run_panel(qtbot, tmp_path, store):
 
 
 def test_the_runs_label_and_the_empty_plot_name_what_is_not_the_notes():
-    from iris_gui.ui.presenters.run_presenter import empty_plot_hint, run_label
+    from iris_gui.engine.words.labels import run_label
+    from iris_gui.ui.presenters.run_presenter import empty_plot_hint
 
     config = RunConfig(batch=32, data_path="loader", workers=2, precision="bfloat16")
     assert run_label(config) == ("cpu · eager · every-epoch · forward · batch 32 · loader ×2 · "

@@ -16,7 +16,7 @@ from PySide6.QtCore import QPointF, Qt
 
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.ui.presenters.explain_presenter import explain_label
+from iris_gui.engine.words.labels import owned_label as explain_label
 
 # (engine, recording): two rungs that call the module, and two that call none. compiled's
 # explain (a compile in the worker) is covered through the CLI by test_report_every_rung.py.

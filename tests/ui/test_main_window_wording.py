@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.ui.presenters.run_presenter import run_label
+from iris_gui.engine.words.labels import run_label
 
 CPU = DeviceInfo("cpu", "cpu", "Test CPU")
 GPU = DeviceInfo("cuda:0", "cuda", "NVIDIA H200", 150_110_000_000, "9.0")

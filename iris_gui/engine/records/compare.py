@@ -10,6 +10,7 @@ from typing import overload
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.timing.stats import Summary, summarize
+from iris_gui.engine.words.labels import table_label
 
 
 def seconds_per_epoch(result: RunResult) -> float:
@@ -155,7 +156,7 @@ def compare_groups(groups: list[list[RunResult]], baseline: int = 0,
     for index, (runs, epoch_us, total) in enumerate(zip(kept, steady, per_epoch)):
         compared = chosen is not None and comparable(runs[0])
         rows.append(ComparisonRow(
-            label=runs[0].config.label(),
+            label=table_label(runs[0].config),
             runs=runs,
             train_seconds=summarize([r.timings.train_seconds for r in runs]),
             epoch_us=epoch_us,

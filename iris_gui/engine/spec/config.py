@@ -220,16 +220,6 @@ class RunConfig:
         call style named beside them would describe something that did not happen."""
         return calls_module(self.engine)
 
-    def label(self) -> str:
-        """A short name for tables: ``cpu/every-epoch/forward``, with the engine when it is
-        not the note's and without a call style where none applies (``cpu/native/device``)."""
-        engine = "" if self.engine == "eager" else f"{self.engine}/"
-        call = f"/{self.call}" if self.calls_module else ""
-        batch = f"/batch {self.batch}" if self.batch else ""
-        loader = f"/loader x{self.workers}" if self.data_path == "loader" else ""
-        precision = "" if self.precision == "float32" else f"/{self.precision}"
-        return f"{self.device}/{engine}{self.record}{call}{batch}{loader}{precision}"
-
     @property
     def batch_label(self) -> str:
         """``full`` or the batch size, as the CLI's --batch takes it."""

@@ -39,6 +39,7 @@ from iris_gui.engine.train.model import build_model
 from iris_gui.engine.train.precision import matmul_precision, precision_of
 from iris_gui.engine.train.recording import make_recorder
 from iris_gui.engine.train.warmup import warm_up
+from iris_gui.engine.words.labels import table_label
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ def train(
         except ConfigError:
             raise
         except Exception as error:  # a failed run is a result, not a crash
-            log.exception("run failed: %s", config.label())
+            log.exception("run failed: %s", table_label(config))
             result.status = RunStatus.FAILED
             result.message = f"{type(error).__name__}: {error}"
         _finish(result, state)

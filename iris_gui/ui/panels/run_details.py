@@ -27,6 +27,7 @@ from iris_gui.engine.records.compare import steady_speedup, total_speedup
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.words.command_line import SYNTHETIC_SIZES, command_for
 from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.labels import table_label
 from iris_gui.engine.words.numbers import measured
 from iris_gui.store.runs import StoredRun
 from iris_gui.ui.panels.results_cells import (
@@ -125,7 +126,7 @@ def _ratio(value: float) -> str:
 
 def _against(run: StoredRun, baseline: StoredRun) -> QGroupBox:
     b, r = baseline.result, run.result
-    title = f"Against the baseline, run {baseline.id} ({b.config.label()}) — {SPEEDUP_TITLE}"
+    title = f"Against the baseline, run {baseline.id} ({table_label(b.config)}) — {SPEEDUP_TITLE}"
     if r.timing_is_partial:
         refused = f"not compared: this run {r.failed_at}, so its timings are partial"
         return form_group(title, [("Steady state", refused), ("Whole loop", refused)])
@@ -305,7 +306,7 @@ class RunDetailsDialog(QDialog):
     @staticmethod
     def _status_label(run: StoredRun) -> QLabel:
         result = run.result
-        text = f"<b>Run {run.id}: {result.status.value}</b> · {html.escape(result.config.label())}"
+        text = f"<b>Run {run.id}: {result.status.value}</b> · {html.escape(table_label(result.config))}"
         if result.message:
             text += f"<br>{html.escape(result.message)}"
         label = selectable(text)

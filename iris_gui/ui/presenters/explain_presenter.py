@@ -12,22 +12,12 @@ from PySide6.QtCore import QObject
 
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.words.labels import owned_label
 from iris_gui.ui.jobs.run_state import RunState
 
 if TYPE_CHECKING:
     from iris_gui.ui.presenters.views import Views
-
-
-def explain_label(run_id: int | None, config: RunConfig) -> str:
-    """``run 7 · cpu · eager · every-epoch · forward``: the engine always, the call style only
-    where the engine calls the module (on the others it is forward by rule, and says nothing)."""
-    owner = f"run {run_id}" if run_id is not None else "current config"
-    parts = [owner, config.device, config.engine, config.record]
-    if ENGINE_INFO[config.engine].module_call:
-        parts.append(config.call)
-    return " · ".join(parts)
 
 
 class ExplainPresenter(QObject):
@@ -54,7 +44,7 @@ class ExplainPresenter(QObject):
                 return
         window_epochs = w.explain.window_epochs()
         w.controller.explain(items, window_epochs, w.controls.execution())
-        names = ", ".join(explain_label(i, c).split(" · ")[0] for i, c in items)
+        names = ", ".join(owned_label(i, c).split(" · ")[0] for i, c in items)
         w.explain.set_busy(True, f"Profiling {window_epochs:,} epochs of {names}…")
 
     def _on_state(self, state: RunState) -> None:
@@ -71,14 +61,14 @@ class ExplainPresenter(QObject):
                 w.results.refresh()
             except EngineError as error:
                 w.status.showMessage(f"The breakdown could not be saved: {error}", 8000)
-        w.explain.add_breakdown(explain_label(run_id, config), Breakdown.from_dict(data))
+        w.explain.add_breakdown(owned_label(run_id, config), Breakdown.from_dict(data))
 
     def _on_failed(self, run_id: int | None, config: RunConfig, reason: str) -> None:
-        self.views.explain.show_error(f"{explain_label(run_id, config)}: {reason}")
+        self.views.explain.show_error(f"{owned_label(run_id, config)}: {reason}")
 
     def _show_stored(self, ids: list[int]) -> None:
         runs = {run.id: run for run in self.views.results.model.runs}
-        stored = [(explain_label(i, runs[i].result.config), Breakdown.from_dict(runs[i].breakdown))
+        stored = [(owned_label(i, runs[i].result.config), Breakdown.from_dict(runs[i].breakdown))
                   for i in ids if i in runs and runs[i].breakdown]
         if stored:
             self.views.explain.set_breakdowns(stored)

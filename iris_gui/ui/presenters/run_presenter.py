@@ -18,6 +18,7 @@ from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.labels import run_label, setting_parts
 from iris_gui.engine.words.numbers import figure
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.controls_items import DATASET_SHAPES
@@ -30,28 +31,6 @@ if TYPE_CHECKING:
 
 # The note's experiment: each device with each way of bringing the loss back.
 EXPERIMENT_RECORDS = ("every-epoch", "every:200", "device", "none")
-
-
-def batch_parts(config: RunConfig) -> list[str]:
-    """``batch 32``, ``loader ×2``, ``bfloat16``, ``TF32``: the batching, data path and
-    precision choices that differ from the note's, in the order the Run panel shows them."""
-    parts = [f"batch {config.batch:,}"] if config.batch else []
-    if config.data_path == "loader":
-        parts.append(f"loader ×{config.workers}" if config.workers else "loader")
-    if config.precision != "float32":
-        parts.append(config.precision)
-    if config.tf32:
-        parts.append("TF32")
-    return parts
-
-
-def run_label(config: RunConfig) -> str:
-    """``cpu · eager · every-epoch · forward``, ``cpu · native · device``: the engine always (as
-    Explain's labels), the call style only where a module is called, and the batch, data path
-    and precision where they are not the note's (``· batch 32 · loader ×2 · bfloat16``)."""
-    call = f" · {config.call}" if config.calls_module else ""
-    more = "".join(f" · {part}" for part in batch_parts(config))
-    return f"{config.device} · {config.engine} · {config.record}{call}{more}"
 
 
 def dataset_words(config: RunConfig) -> tuple[str, str]:
@@ -72,7 +51,7 @@ def empty_plot_hint(config: RunConfig) -> str:
     """What the empty plot says: Train, and what it would run."""
     name, shape = dataset_words(config)
     where = "" if config.device == "cpu" else f" on {config.device}"
-    more = "".join(f", {part}" for part in batch_parts(config))
+    more = "".join(f", {part}" for part in setting_parts(config))
     what = f"a {shape} MLP on {name}, {config.epochs:,} epochs{where}{more}"
     if config == RunConfig(device=config.device):
         what = f"the note's experiment: {what}"

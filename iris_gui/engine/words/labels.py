@@ -1,0 +1,60 @@
+"""A run's configuration in words: the one place that names what a run trained, for every
+label, legend, table row, status line and report heading. No torch.
+
+Two forms of the same parts, in the same order:
+
+- ``run_label``: ``cpu · eager · every-epoch · forward · batch 32 · loader ×2 · bfloat16 ·
+  TF32``, the window's and the report's (the engine always; the call style only where the
+  engine calls the module);
+- ``table_label``: ``cpu/every-epoch/forward/batch 32/loader x2/bfloat16/TF32``, the command
+  line's, which ``compare --baseline`` takes back as typed (ASCII ``x``; the note's ``eager``
+  left out).
+
+The parts beyond device, engine, recording and call are the batch, the data path, the
+precision and TF32 wherever they are not the note's, so two configurations that train
+differently never share a label in a table, a legend or the Explain view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SEPARATOR = " · "
+
+
+def setting_parts(config: Any, times: str = "×") -> list[str]:
+    """``batch 32``, ``loader ×2``, ``bfloat16``, ``TF32``: the batching, data path and
+    precision choices that differ from the note's, in the order the Run panel shows them."""
+    parts = [f"batch {config.batch:,}"] if config.batch else []
+    if config.data_path == "loader":
+        parts.append(f"loader {times}{config.workers}" if config.workers else "loader")
+    if config.precision != "float32":
+        parts.append(config.precision)
+    if config.tf32:
+        parts.append("TF32")
+    return parts
+
+
+def _call(config: Any) -> list[str]:
+    return [config.call] if config.calls_module else []
+
+
+def run_label(config: Any) -> str:
+    """``cpu · eager · every-epoch · forward``, ``cpu · native · device · batch 32``."""
+    parts = [config.device, config.engine, config.record, *_call(config), *setting_parts(config)]
+    return SEPARATOR.join(parts)
+
+
+def table_label(config: Any) -> str:
+    """``cpu/every-epoch/forward``, ``cpu/native/device``, ``cpu/every-epoch/forward/TF32``."""
+    engine = [] if config.engine == "eager" else [config.engine]
+    parts = [config.device, *engine, config.record, *_call(config),
+             *setting_parts(config, times="x")]
+    return "/".join(parts)
+
+
+def owned_label(run_id: int | None, config: Any) -> str:
+    """``run 7 · cpu · eager · every-epoch · forward``, or ``current config · ...`` for a
+    configuration not yet stored: the Explain view's bars and their messages."""
+    owner = f"run {run_id}" if run_id is not None else "current config"
+    return SEPARATOR.join([owner, run_label(config)])
