@@ -174,7 +174,7 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: 
 def _batch_notes(config: RunConfig, steps: int, figures: WindowFigures) -> list[str]:
     """What a run of batches, the loader or a precision changes in how to read its figures."""
     notes = []
-    if steps > 1 and config.recording.mode in ("every-epoch", "every"):
+    if steps > 1 and config.recording.reads_on_host:
         notes.append(f"an epoch is {steps} steps of {config.batch} rows, and a recorded epoch "
                      "reads each step's loss on the host (loss.item() per step): the syncs and "
                      f"the paired sync cost are per epoch, {steps} steps' worth")
@@ -210,7 +210,7 @@ def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
     if abs(accounted - 100) > 10:
         notes.append(f"the categories account for {accounted:.0f}% of the profiled epoch")
     recording = config.recording
-    if recording.mode == "every" and epochs % recording.interval:
+    if epochs % recording.interval:  # every:N with a window that is not a multiple of N
         notes.append(f"the window of {epochs} epochs is not a multiple of {recording.interval}: "
                      f"its syncs per epoch differ from the run's 1/{recording.interval}")
     if config.device == "cpu":

@@ -161,7 +161,6 @@ def phased_epochs(p: Prepared, optimizer: torch.optim.Optimizer,
     scaler's step and update included), backward, and each step's loss kept (``recording``)."""
     forward = p.model.forward if p.config.call == "forward" else p.model
     criterion, precision, recorder = p.criterion, p.precision, p.recorder
-    mode, interval = p.config.recording.mode, p.config.recording.interval
     rows = float(batches.plan.rows_seen)
     total = torch.zeros((), dtype=torch.float64, device=p.device)
     kind = p.device.type
@@ -197,10 +196,10 @@ def phased_epochs(p: Prepared, optimizer: torch.optim.Optimizer,
 
     def run(first: int, count: int) -> None:
         for epoch in range(first, first + count):
-            on_host = mode == "every-epoch" or (mode == "every" and epoch % interval == 0)
-            kept = on_host or mode == "device"
+            on_host = recorder.reads_on_host(epoch)
+            kept = on_host or recorder.keeps_on_device
             running = 0.0
-            if mode == "device":
+            if recorder.keeps_on_device:
                 total.zero_()
             batches_of_epoch = batches.epoch()
             while (batch := fetch(batches_of_epoch)) is not None:

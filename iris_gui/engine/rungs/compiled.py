@@ -32,7 +32,6 @@ import torch
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, StepRun
 from iris_gui.engine.rungs.manual import linear_layers
 from iris_gui.engine.rungs.minibatch import batch_stepper
-from iris_gui.engine.train.recording import DeviceRecorder
 
 EPOCHS_PER_CALL = 8  # more unrolls the traced graph further: longer compiles, little gain
 CXX_NAMES = ("c++", "g++", "clang++")
@@ -80,8 +79,8 @@ class CompiledRung(Rung):
         entry = compiled_step.prepare(key, spec, originals, lambda size: (p.x, onehot),
                                       config.lr, config.momentum)
         owner = entry.owner = object()
-        keep = config.recording.mode == "device"
-        recorder = DeviceRecorder(config.epochs, device) if keep else p.recorder
+        recorder = p.recorder
+        keep = recorder.keeps_on_device
         mark_step = torch.compiler.cudagraph_mark_step_begin if cuda else (lambda: None)
         calls, x, block = entry.calls, p.x, spec.sizes[0]
         args = (entry.weights, entry.biases, entry.state, entry.lr, entry.momentum)

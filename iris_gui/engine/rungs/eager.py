@@ -10,7 +10,6 @@ from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
 from iris_gui.engine.rungs.minibatch import Step, batch_stepper
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.model import make_optimizer
-from iris_gui.engine.train.recording import LossRecorder
 
 # Up to this many epochs per call of the stepper: the loop's own per-call cost (a Python call
 # and a clock read, about 1.5% of the note's 100 µs epoch) is paid once per call; the loop
@@ -41,7 +40,7 @@ class EagerRung(Rung):
         held: list[torch.Tensor | None] = [None]
 
         # The step's objects are bound as defaults: locals, not closure cells, in the hot loop.
-        if type(p.recorder) is LossRecorder:  # record "none": no call that does nothing
+        if not p.recorder.loss_every:  # record "none": no call that does nothing
             def run(first: int, count: int, forward=forward, criterion=criterion, x=x, y=y,
                     zero_grad=optimizer.zero_grad, step=optimizer.step, held=held) -> None:
                 loss = held[0]

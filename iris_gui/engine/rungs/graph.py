@@ -25,7 +25,6 @@ from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, snapshot_state
 from iris_gui.engine.rungs.graph_profiling import before_first_capture
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.batching import BatchPlan, EpochOrder
-from iris_gui.engine.train.recording import DeviceRecorder
 
 # Epochs captured in one graph: enough to make a replay's launch cost negligible, few enough
 # that a 30 ms chunk holds many replays (the loop checks its deadline between them).
@@ -121,8 +120,8 @@ class GraphRung(Rung):
         p = prepared
         model, criterion, x, y = p.model, p.criterion, p.x, p.y
         optimizer = _optimizer(p.config, model)
-        keep = p.config.recording.mode == "device"
-        recorder = DeviceRecorder(p.config.epochs, p.device) if keep else p.recorder
+        recorder = p.recorder
+        keep = recorder.keeps_on_device
         if not p.full_batch:
             return self._batched(p, model, optimizer, recorder, keep)
 

@@ -41,16 +41,6 @@ def linear_layers(model: nn.Module) -> list[nn.Linear]:
     return layers
 
 
-def loss_epochs(prepared: Prepared) -> int:
-    """How often the recording needs the loss value: 1 every epoch, N every N, 0 never."""
-    recording = prepared.config.recording
-    if recording.mode == "none":
-        return 0
-    if recording.mode == "every":
-        return recording.interval
-    return 1
-
-
 class Buffers:
     """One batch size's activations and gradients, written in place every step."""
 
@@ -162,7 +152,7 @@ class ManualRung(Rung):
         full.set_onehot(y)
         step = step_for(full, x)
         record = p.recorder.record
-        every = loss_epochs(p)
+        every = p.recorder.loss_every
         logp = full.logp
 
         if every == 0:

@@ -27,8 +27,7 @@ def epoch_runner(step: Step, batches: Batches, prepared: Prepared,
                  recorder: LossRecorder | None = None) -> Callable[[int, int], None]:
     """``run(first, count)``: ``count`` epochs of ``step`` over ``batches``."""
     recorder = recorder or prepared.recorder
-    recording = prepared.config.recording
-    mode, interval = recording.mode, recording.interval
+    reads_on_host, on_device = recorder.reads_on_host, recorder.keeps_on_device
     rows = float(batches.plan.rows_seen)
     epoch_batches = batches.epoch
     # float64 where the device has it (MPS has not): thousands of steps add up exactly.
@@ -37,13 +36,12 @@ def epoch_runner(step: Step, batches: Batches, prepared: Prepared,
 
     def run(first: int, count: int) -> None:
         for epoch in range(first, first + count):
-            on_host = mode == "every-epoch" or (mode == "every" and epoch % interval == 0)
-            if on_host:
+            if reads_on_host(epoch):
                 running = 0.0
                 for x, y in epoch_batches():
                     running += step(x, y).item() * y.shape[0]
                 recorder.record_value(epoch, running / rows)
-            elif mode == "device":
+            elif on_device:
                 total.zero_()
                 for x, y in epoch_batches():
                     total.add_(step(x, y).detach(), alpha=y.shape[0])

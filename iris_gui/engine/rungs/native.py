@@ -181,7 +181,7 @@ class NativeRung(Rung):
         velocity = np.zeros_like(params)
         a_off, d_off = a_off[:-1].copy(), d_off[:-1].copy()
         lr, momentum = np.float32(p.config.lr), np.float32(p.config.momentum)
-        record = p.config.recording.mode != "none"
+        record = bool(p.recorder.loss_every)
         losses = np.full(p.config.epochs if record else 1, np.nan, np.float32)
 
         def call(first: int, count: int, weights: np.ndarray, buf: np.ndarray,

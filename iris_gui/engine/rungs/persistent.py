@@ -21,7 +21,6 @@ import torch
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
 from iris_gui.engine.rungs.manual import linear_layers
 from iris_gui.engine.spec.errors import ConfigError
-from iris_gui.engine.train.recording import DeviceRecorder
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +70,8 @@ class PersistentRung(Rung):
                      second_layer.bias]
         working = [t.detach().clone().contiguous() for t in originals]
         velocity = [torch.zeros_like(t) for t in working]
-        keep = p.config.recording.mode == "device"
-        recorder = DeviceRecorder(p.config.epochs, p.device) if keep else p.recorder
+        recorder = p.recorder
+        keep = recorder.keeps_on_device
         losses = recorder.buffer if keep else torch.zeros(1, device=p.device)
         x, y = p.x.contiguous(), p.y.contiguous()
         block = persistent_mlp.block

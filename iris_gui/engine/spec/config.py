@@ -46,6 +46,11 @@ class Recording(NamedTuple):
     mode: str  # "every-epoch" | "every" | "device" | "none"
     interval: int = 1
 
+    @property
+    def reads_on_host(self) -> bool:
+        """Whether recorded epochs read their loss on the host (every-epoch, every:N)."""
+        return self.mode in ("every-epoch", "every")
+
 
 def parse_recording(text: str) -> Recording:
     """Parse ``every-epoch``, ``every:N``, ``device`` or ``none``."""

@@ -1,9 +1,14 @@
-"""The loss-recording choices, the seed's lesson made explicit.
+"""The loss-recording choices, the note's lesson made explicit.
 
 Each recorder's ``record`` runs once per epoch inside the timed loop, so each does only what
 its choice costs: ``every-epoch`` calls ``loss.item()`` (a device-to-host sync), ``every:N``
 does so every N epochs, ``device`` writes into a preallocated device tensor (no sync) and
 copies back once per chunk, ``none`` does nothing.
+
+A rung that computes the loss itself asks its recorder what the choice needs rather than
+reading the choice's name: ``loss_every`` (how often a loss is needed at all: every epoch,
+every N, never), ``reads_on_host(epoch)`` (this epoch's loss goes to the host, the note's sync)
+and ``keeps_on_device`` (losses stay in a device buffer until the chunk's end).
 """
 
 from __future__ import annotations
@@ -22,6 +27,12 @@ class LossRecorder:
     stride = 1
     # Whether flush() leaves the device idle, so a clock read right after it is valid.
     flush_synchronizes = False
+    loss_every = 0  # a loss is needed every this many epochs; 0: never
+    keeps_on_device = False  # the losses wait in a device buffer until the chunk's end
+
+    def reads_on_host(self, epoch: int) -> bool:
+        """Whether ``epoch``'s loss is read on the host (``loss.item()``: a sync)."""
+        return False
 
     def record(self, epoch: int, loss: torch.Tensor) -> None:
         pass
@@ -35,9 +46,13 @@ class LossRecorder:
 
 class EveryEpochRecorder(LossRecorder):
     flush_synchronizes = True  # the last epoch's item() already waited for the device
+    loss_every = 1
 
     def __init__(self) -> None:
         self._values: list[float] = []
+
+    def reads_on_host(self, epoch: int) -> bool:
+        return True
 
     def record(self, epoch: int, loss: torch.Tensor) -> None:
         self._values.append(loss.item())
@@ -55,7 +70,10 @@ class EveryNRecorder(EveryEpochRecorder):
 
     def __init__(self, interval: int) -> None:
         super().__init__()
-        self.stride = interval
+        self.stride = self.loss_every = interval
+
+    def reads_on_host(self, epoch: int) -> bool:
+        return epoch % self.stride == 0
 
     def record(self, epoch: int, loss: torch.Tensor) -> None:
         if epoch % self.stride == 0:
@@ -64,6 +82,8 @@ class EveryNRecorder(EveryEpochRecorder):
 
 class DeviceRecorder(LossRecorder):
     flush_synchronizes = True  # the copy to the host waits for the device
+    loss_every = 1
+    keeps_on_device = True
 
     def __init__(self, epochs: int, device: torch.device) -> None:
         self._buffer = torch.empty(epochs, dtype=torch.float32, device=device)
