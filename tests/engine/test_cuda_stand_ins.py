@@ -83,9 +83,9 @@ def guarded(monkeypatch) -> list[tuple[str, bool]]:
 
     make = explain_sessions.Sessions.make
 
-    def recorded_make(self, *args):
+    def recorded_make(self, *args, **options):
         seen.append(("session", held[0]))
-        return make(self, *args)
+        return make(self, *args, **options)
 
     monkeypatch.setattr(EagerRung, "build", recorded_build)
     monkeypatch.setattr(explain_sessions.Sessions, "make", recorded_make)

@@ -66,17 +66,19 @@ def test_a_rung_without_phases_trains_the_batches_and_says_data_is_in_its_step()
 
 
 @pytest.mark.parametrize("config", [LOADER, RunConfig(engine="lean", batch=32,
-                                                      precision="bfloat16", record="device")],
-                         ids=["loader", "lean-bfloat16-device"])
+                                                      precision="bfloat16", record="device"),
+                                    RunConfig(), RunConfig(engine="lean", record="device")],
+                         ids=["loader", "lean-bfloat16-device", "full-batch", "lean-full"])
 def test_the_profiled_epoch_trains_as_the_rungs_own_step(config) -> None:
-    # The annotated epoch mirrors minibatch.epoch_runner over EagerRung.step: the same seed
+    # The annotated epoch is the rung's own (Rung.phased over EagerRung.step): the same seed
     # gives the same losses, bit for bit, as the stepper the trainer runs.
     sessions = Sessions(config, torch.device("cpu"))
     try:
-        profiled, timed = (sessions.make(config.record, config.call, 3) for _ in range(2))
+        profiled, timed = (sessions.make(config.record, config.call, 3, annotate=annotate)
+                           for annotate in (True, False))
         annotated(profiled, 0, 3)
         plain(timed, 0, 3)
-        assert profiled.phases is not None and timed.stepper is not None
+        assert profiled.stepper.phased and not timed.stepper.phased
         assert profiled.recorder.flush().tolist() == timed.recorder.flush().tolist()
     finally:
         sessions.close()

@@ -61,7 +61,8 @@ def _activities(device: torch.device) -> list[ProfilerActivity]:
 def _profile_window(sessions: Sessions, epochs: int, warmup: int) -> tuple[WindowFigures, float]:
     """The figures of ``epochs`` profiled epochs and their wall time per epoch (µs)."""
     config = sessions.config
-    session = sessions.make(config.record, config.call, warmup + PROFILER_WARMUP + epochs)
+    session = sessions.make(config.record, config.call, warmup + PROFILER_WARMUP + epochs,
+                            annotate=True)
     annotated(session, 0, warmup)
     plan = schedule(wait=0, warmup=1, active=1, repeat=1)
     with profile(activities=_activities(session.device), schedule=plan) as prof:

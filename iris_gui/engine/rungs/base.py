@@ -83,6 +83,7 @@ class Stepper:
     # Waits until the work ``run`` queued is done, for work the device's own synchronize cannot
     # see (a rung's own stream or thread); the loop calls it after every device sync.
     sync: Callable[[], None] | None = None
+    phased: bool = False  # each step's phases run inside profiler ranges (Rung.phased)
 
 
 class Rung:
@@ -99,6 +100,12 @@ class Rung:
 
     def build(self, prepared: Prepared) -> Stepper:
         raise NotImplementedError
+
+    def phased(self, prepared: Prepared, phase) -> Stepper | None:
+        """``build``'s epochs with each phase of a step inside ``phase(name)``, for explain's
+        profile; None for a rung whose epoch has no phases to tell apart (one block of ops,
+        a compiled program, a graph, a native loop): explain profiles its calls whole."""
+        return None
 
 
 def snapshot_state(model: nn.Module, optimizer: torch.optim.Optimizer | None = None

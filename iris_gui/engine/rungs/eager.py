@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 import torch
 
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
-from iris_gui.engine.rungs.minibatch import Step, batch_stepper
+from iris_gui.engine.rungs.minibatch import Phase, Step, batch_stepper
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.model import make_optimizer
 
@@ -17,10 +18,19 @@ from iris_gui.engine.train.model import make_optimizer
 EPOCHS_PER_CALL = 16
 
 
+def zero_grad(optimizer: torch.optim.Optimizer) -> None:
+    optimizer.zero_grad()  # as the note writes it, with torch's default
+
+
+def zero_grad_to_none(optimizer: torch.optim.Optimizer) -> None:
+    optimizer.zero_grad(set_to_none=True)
+
+
 class EagerRung(Rung):
     """forward, loss, zero_grad, backward, step, record: one epoch per call."""
 
     name = "eager"
+    zero = staticmethod(zero_grad)
 
     def make_optimizer(self, config: RunConfig, model: torch.nn.Module,
                        device: torch.device) -> torch.optim.Optimizer:
@@ -30,7 +40,7 @@ class EagerRung(Rung):
         p = prepared
         optimizer = self.make_optimizer(p.config, p.model, p.device)
         if not p.full_batch:
-            return batch_stepper(self.step(p, optimizer, zero_grad), p.batches_or_full(), p)
+            return batch_stepper(self.step(p, optimizer, self.zero), p.batches_or_full(), p)
         forward = p.model.forward if p.config.call == "forward" else p.model
         criterion, x, y, record = p.criterion, p.x, p.y, p.recorder.record
         # The last loss outlives the call, as the note's ``loss`` outlives its epoch: while it
@@ -65,13 +75,46 @@ class EagerRung(Rung):
 
         return Stepper(run, p.recorder, block=EPOCHS_PER_CALL, adaptive=True)
 
+    def phased(self, prepared: Prepared, phase: Phase) -> Stepper:
+        """The epochs ``build``'s stepper trains, each phase inside ``phase(name)``: what
+        explain profiles (its ranges), derived from this rung's own step."""
+        p = prepared
+        optimizer = self.make_optimizer(p.config, p.model, p.device)
+        zero = self.zero
+        if not p.full_batch:
+            return batch_stepper(self.step(p, optimizer, zero, phase), p.batches_or_full(), p,
+                                 phase=phase, phased=True)
+        forward = p.model.forward if p.config.call == "forward" else p.model
+        criterion, x, y, record = p.criterion, p.x, p.y, p.recorder.record
+
+        def run(first: int, count: int) -> None:
+            for epoch in range(first, first + count):
+                with phase("forward"):
+                    out = forward(x)
+                with phase("loss"):
+                    loss = criterion(out, y)
+                with phase("optimizer"):
+                    zero(optimizer)
+                with phase("backward"):
+                    loss.backward()
+                with phase("optimizer"):
+                    optimizer.step()
+                with phase("recording"):
+                    record(epoch, loss)
+
+        return Stepper(run, p.recorder, block=EPOCHS_PER_CALL, adaptive=True, phased=True)
+
     @staticmethod
     def step(prepared: Prepared, optimizer: torch.optim.Optimizer,
-             zero_grad: Callable[[torch.optim.Optimizer], None]) -> Step:
-        """One optimizer step on a batch, in the run's precision (precision.py)."""
+             zero_grad: Callable[[torch.optim.Optimizer], None],
+             phase: Phase | None = None) -> Step:
+        """One optimizer step on a batch, in the run's precision (precision.py); with
+        ``phase``, each of its phases inside ``phase(name)`` (zero_grad is the optimizer's)."""
         p = prepared
         forward = p.model.forward if p.config.call == "forward" else p.model
         criterion, precision = p.criterion, p.precision
+        if phase is not None:
+            return _phased_step(p, optimizer, zero_grad, phase)
         if precision.plain:
             def plain(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
                 loss = criterion(forward(x), y)
@@ -98,12 +141,34 @@ class EagerRung(Rung):
         return autocast
 
 
-def zero_grad(optimizer: torch.optim.Optimizer) -> None:
-    optimizer.zero_grad()  # as the note writes it, with torch's default
+def _phased_step(p: Prepared, optimizer: torch.optim.Optimizer,
+                 zero_grad: Callable[[torch.optim.Optimizer], None], phase: Phase) -> Step:
+    forward = p.model.forward if p.config.call == "forward" else p.model
+    criterion, precision, kind = p.criterion, p.precision, p.device.type
+    scaler = torch.amp.GradScaler(kind) if precision.scaled else None
 
+    def autocast() -> AbstractContextManager:
+        return nullcontext() if precision.plain else torch.autocast(kind,
+                                                                    dtype=precision.autocast)
 
-def zero_grad_to_none(optimizer: torch.optim.Optimizer) -> None:
-    optimizer.zero_grad(set_to_none=True)
+    def step(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        with autocast():
+            with phase("forward"):
+                out = forward(x)
+            with phase("loss"):
+                loss = criterion(out, y)
+        with phase("optimizer"):
+            zero_grad(optimizer)
+        with phase("backward"):
+            (loss if scaler is None else scaler.scale(loss)).backward()
+        with phase("optimizer"):
+            if scaler is None:
+                optimizer.step()
+            else:
+                scaler.step(optimizer)
+                scaler.update()
+        return loss
+    return step
 
 
 def fused_available(device: torch.device) -> bool:
@@ -118,6 +183,7 @@ class LeanRung(EagerRung):
     instead of zeroed, and one fused optimizer kernel (foreach where none is fused)."""
 
     name = "lean"
+    zero = staticmethod(zero_grad_to_none)
 
     def make_optimizer(self, config: RunConfig, model: torch.nn.Module,
                        device: torch.device) -> torch.optim.Optimizer:
@@ -131,8 +197,7 @@ class LeanRung(EagerRung):
         p = prepared
         optimizer = self.make_optimizer(p.config, p.model, p.device)
         if not p.full_batch:
-            return batch_stepper(self.step(p, optimizer, zero_grad_to_none), p.batches_or_full(),
-                                 p)
+            return batch_stepper(self.step(p, optimizer, self.zero), p.batches_or_full(), p)
         forward = p.model.forward if p.config.call == "forward" else p.model
         criterion, x, y, record = p.criterion, p.x, p.y, p.recorder.record
         zero_grad = optimizer.zero_grad

@@ -35,7 +35,6 @@ from functools import lru_cache
 
 import numpy as np
 import torch
-from torch import nn
 
 from iris_gui.engine.records.sweep_model import (
     NO_ACCELERATOR_NOTE,
@@ -45,20 +44,16 @@ from iris_gui.engine.records.sweep_model import (
     flops_per_epoch,
     steps_per_epoch,
 )
-from iris_gui.engine.rungs import availability, get_rung
-from iris_gui.engine.rungs.base import Prepared
+from iris_gui.engine.rungs import availability
 from iris_gui.engine.spec.batch_settings import MAX_BATCH, batch_text
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import unsupported_batching
 from iris_gui.engine.spec.errors import ConfigError, EngineError
-from iris_gui.engine.timing.steady import steady_state
-from iris_gui.engine.train import loop
+from iris_gui.engine.train.assemble import build_run, prepare_run
 from iris_gui.engine.train.current_device import on_device
 from iris_gui.engine.train.devices import describe_devices, resolve_device
 from iris_gui.engine.train.environment import cpu_model
 from iris_gui.engine.train.loop import LoopState, StopCheck, run_loop
-from iris_gui.engine.train.model import build_model
-from iris_gui.engine.train.recording import make_recorder
 from iris_gui.engine.train.warmup import warm_process, warm_step
 
 log = logging.getLogger(__name__)
@@ -222,10 +217,7 @@ def _measure(spec: SweepSpec, config: RunConfig, device: torch.device, point: Sw
     warm_process(device)
     warm_step(config, device, point.batch or point.rows, spec.features, spec.classes)
     x, y = torch.from_numpy(x_host).to(device), torch.from_numpy(y_host).to(device)
-    model = build_model(spec.features, (point.hidden,), spec.classes, spec.seed).to(device)
-    recorder = make_recorder(config.recording, config.epochs, device)
-    stepper = get_rung(config.engine).build(
-        Prepared(config, device, model, nn.CrossEntropyLoss(), x, y, recorder))
+    stepper = build_run(prepare_run(config, device, x, y, classes=spec.classes))
     # The window: until both min_seconds and min_epochs are reached, judged at the chunk
     # boundaries (so it overruns by at most a chunk, or an epoch when an epoch is longer).
     start = time.perf_counter()
@@ -240,8 +232,7 @@ def _measure(spec: SweepSpec, config: RunConfig, device: torch.device, point: Sw
     if stop is not None and stop():
         point.status, point.message = "stopped", "stopped before the window was complete"
         return
-    steady = steady_state(state.chunk_epochs, state.chunk_seconds, loop.CHUNK_SECONDS,
-                          state.train_seconds, state.first_epoch_seconds, state.epochs_done)
+    steady = state.steady()
     point.epoch_us, point.epoch_us_iqr, point.epochs = (steady.epoch_us, steady.iqr_us,
                                                         state.epochs_done)
     point.cpu_wait_share = state.cpu_wait_share

@@ -30,6 +30,7 @@ import torch
 from iris_gui.engine.records.result import Chunk
 from iris_gui.engine.rungs.base import Stepper
 from iris_gui.engine.timing.contention import WaitMeter
+from iris_gui.engine.timing.steady import SteadyState, steady_state
 from iris_gui.engine.train.clock import synced_clock, synchronize
 from iris_gui.engine.train.recording import LossRecorder
 
@@ -71,6 +72,11 @@ class LoopState:
     # The share of the loop's CPU work spent waiting for a core so far (contention.py); NaN
     # where it cannot be measured.
     cpu_wait_share: float = math.nan
+
+    def steady(self) -> SteadyState:
+        """The steady state of the epochs this loop's clocks cover (steady.py)."""
+        return steady_state(self.chunk_epochs, self.chunk_seconds, CHUNK_SECONDS,
+                            self.train_seconds, self.first_epoch_seconds, self.epochs_run)
 
 
 def run_loop(

@@ -17,17 +17,16 @@ from datetime import datetime
 
 import numpy as np
 import torch
-from torch import nn
 
 from iris_gui.engine.data.datasets import load_dataset
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.rungs import require_available
-from iris_gui.engine.rungs.base import Prepared, Rung
+from iris_gui.engine.rungs.base import Rung
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.timing.contention import cores_free
-from iris_gui.engine.timing.steady import steady_state
 from iris_gui.engine.train import loop
+from iris_gui.engine.train.assemble import build_run, new_model, prepare_run
 from iris_gui.engine.train.batching import LoaderBatches, wait_share
 from iris_gui.engine.train.clock import synced_clock
 from iris_gui.engine.train.current_device import on_device
@@ -35,9 +34,7 @@ from iris_gui.engine.train.devices import resolve_device
 from iris_gui.engine.train.environment import environment_record
 from iris_gui.engine.train.faults import Fault, fault_from_env
 from iris_gui.engine.train.loop import LoopState, Observer, StopCheck, run_loop
-from iris_gui.engine.train.model import build_model
 from iris_gui.engine.train.precision import matmul_precision, precision_of
-from iris_gui.engine.train.recording import make_recorder
 from iris_gui.engine.train.warmup import warm_up
 from iris_gui.engine.words.labels import table_label
 
@@ -96,8 +93,7 @@ def _run_phases(
     data = load_dataset(config)
     result.class_names = list(data.class_names)
     result.data_file = dict(data.data_file)
-    model = build_model(data.n_features, config.hidden, data.n_classes, config.seed)
-    criterion = nn.CrossEntropyLoss()
+    model = new_model(config, data.n_features, data.n_classes)
     t1 = time.perf_counter()
     result.env.warm_up = warm_up(config, device, len(data.x_train), data.n_features,
                                  data.n_classes)
@@ -110,17 +106,16 @@ def _run_phases(
     y_test = torch.from_numpy(data.y_test).to(device)
     model.to(device, storage)
     t2 = synced_clock(device)
-    recorder = make_recorder(config.recording, config.epochs, device)
     # The loader's host tensors are made in setup: the loader path copies every batch inside
     # the loop, which is what it measures.
     x_host = torch.from_numpy(data.x_train).to(storage) if config.data_path == "loader" else None
     y_host = torch.from_numpy(data.y_train) if x_host is not None else None
-    prepared = Prepared(config, device, model, criterion, x_train, y_train, recorder,
-                        precision=precision, x_host=x_host, y_host=y_host)
+    prepared = prepare_run(config, device, x_train, y_train, model, precision=precision,
+                           x_host=x_host, y_host=y_host)
     t_setup = time.perf_counter()
     # What the rung prepares beyond setup (compiling, capturing) is timed on its own, and
     # never inside the loop: compile_seconds.
-    stepper = rung.build(prepared)
+    stepper = build_run(prepared, fault)
     t_built = synced_clock(device)
     if rung.prepares:
         timings.compile_seconds = t_built - t_setup
@@ -128,8 +123,6 @@ def _run_phases(
     timings.setup_seconds = (t1 - t0) + (t_built - t2)
     timings.transfer_seconds = t2 - t_transfer
     result.loss_stride = stepper.recorder.stride
-    if fault is not None:
-        stepper.run = fault.wrap_run(stepper.run)
     batches = prepared.batches
     timings.steps_per_epoch = batches.plan.steps if batches is not None else 1
     try:
@@ -145,7 +138,7 @@ def _run_phases(
     t3 = synced_clock(device)
     with torch.no_grad():
         train_logits = model(x_train)
-        result.final_loss = criterion(train_logits, y_train).item()
+        result.final_loss = prepared.criterion(train_logits, y_train).item()
         result.train_accuracy = (train_logits.argmax(1) == y_train).sum().item() / len(y_train)
         predicted = model(x_test).argmax(1)
         result.test_accuracy = (predicted == y_test).sum().item() / len(y_test)
@@ -166,8 +159,7 @@ def _finish(result: RunResult, state: LoopState) -> None:
     timings.train_seconds = state.train_seconds
     timings.chunk_target_seconds = loop.CHUNK_SECONDS
     timings.cpu_wait_share = state.cpu_wait_share
-    steady = steady_state(state.chunk_epochs, state.chunk_seconds, loop.CHUNK_SECONDS,
-                          state.train_seconds, state.first_epoch_seconds, state.epochs_run)
+    steady = state.steady()
     timings.epoch_us, timings.epoch_us_iqr = steady.epoch_us, steady.iqr_us
     timings.epoch_us_method, timings.epoch_us_chunks = steady.method, steady.chunks_used
     timings.step_us = steady.epoch_us / max(1, timings.steps_per_epoch)
