@@ -29,7 +29,7 @@ from iris_gui.engine.records.sweep_model import (
 )
 from iris_gui.figures import crossover_marks as marks
 from iris_gui.figures import crossover_text as words
-from iris_gui.figures.plot_theme import LIGHT, TABLEAU, PlotTheme
+from iris_gui.figures.plot_theme import CAUTION_TEXT, LIGHT, TABLEAU, PlotTheme
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.store.sweep_csv import point_fit_errors
 
@@ -297,7 +297,7 @@ class CrossoverFigure:
         # On two lines: on one, the title's width widened the layout past a docked view's, and
         # pushed the legend beside the plot out of sight.
         note = words.NO_ACCELERATOR.replace(": ", ":<br>", 1)
-        return f'<span style="color:{words.WARN_COLOUR}">{note}</span>'
+        return f'<span style="color:{CAUTION_TEXT}">{note}</span>'
 
     # -- the view --------------------------------------------------------------------------
 

@@ -10,10 +10,8 @@ from PySide6.QtCore import Qt
 
 from iris_gui.engine.records.sweep_model import Crossover
 from iris_gui.figures import crossover_text as words
-from iris_gui.figures.plot_theme import LIGHT
+from iris_gui.figures.plot_theme import CAUTION, FIT_GREY, LIGHT
 
-FIT_GREY = "#808080"
-BUSY_RING = "#e67e00"  # the results table's colour for a figure to read with care
 BUSY_LEGEND = "CPU busy: not a finding"
 
 
@@ -115,7 +113,7 @@ def fill_legend(legend: pg.LegendItem, series: dict[str, pg.PlotDataItem], fits:
                                        symbolBrush=pg.mkBrush(background)), words.MISFIT)
     if busy:
         legend.addItem(pg.PlotDataItem([1.0], [1.0], pen=None, symbol="o", symbolSize=13,
-                                       symbolPen=pg.mkPen(BUSY_RING, width=2), symbolBrush=None),
+                                       symbolPen=pg.mkPen(CAUTION, width=2), symbolBrush=None),
                        BUSY_LEGEND)
 
 
@@ -131,6 +129,6 @@ def overlay(kind: str, xs: list[float], ys: list[float], symbol: str, colour: st
         item.setZValue(3)
     else:
         item = pg.PlotDataItem(xs, ys, pen=None, symbol="o", symbolSize=17,
-                               symbolPen=pg.mkPen(BUSY_RING, width=2), symbolBrush=None)
+                               symbolPen=pg.mkPen(CAUTION, width=2), symbolBrush=None)
         item.setZValue(4)
     return item

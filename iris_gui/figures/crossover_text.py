@@ -21,6 +21,7 @@ from iris_gui.engine.records.sweep_model import (
     SweepResult,
 )
 from iris_gui.engine.words.numbers import measured
+from iris_gui.figures.plot_theme import CAUTION_TEXT, NOTE
 
 # The x axes the view offers: key -> (combo label, axis title). "batch" only for a sweep that
 # varies the batch (``axis_choices``).
@@ -244,7 +245,6 @@ def tick_label(value: float, kind: str) -> str:
     return (duration if kind == "us" else compact)(10 ** value)
 
 
-NOTE_COLOUR, WARN_COLOUR = "#707070", "#b35900"
 
 
 def findings_html(notes: list[str], crossings: list[tuple[int, Crossover, str]],
@@ -268,7 +268,7 @@ def findings_html(notes: list[str], crossings: list[tuple[int, Crossover, str]],
     if fits:
         parts.append(_section(fits_heading, [escape(s) for s in fits]))
     if misfits:
-        parts.append(_section("Off the model", [f'<span style="color:{WARN_COLOUR}">'
+        parts.append(_section("Off the model", [f'<span style="color:{CAUTION_TEXT}">'
                                                 f"{escape(s)}</span>" for s in misfits]))
     return "".join(parts)
 
@@ -276,9 +276,9 @@ def findings_html(notes: list[str], crossings: list[tuple[int, Crossover, str]],
 def caption_html(notes: list[str], crossings: list[tuple[int, Crossover, str]],
                  misfits: list[str]) -> str:
     """The key under an exported figure: its notes, numbered crossings and misfits."""
-    lines = [f'<span style="color:{NOTE_COLOUR}">{escape(n)}</span>' for n in notes]
+    lines = [f'<span style="color:{NOTE}">{escape(n)}</span>' for n in notes]
     lines += _crossing_items(crossings)
-    lines += [f'<span style="color:{WARN_COLOUR}">○ {escape(s)}</span>' for s in misfits]
+    lines += [f'<span style="color:{CAUTION_TEXT}">○ {escape(s)}</span>' for s in misfits]
     return "<br>".join(lines)
 
 
@@ -288,7 +288,7 @@ def _crossing_items(crossings: list[tuple[int, Crossover, str]]) -> list[str]:
 
 
 def _notes_html(notes: list[str]) -> str:
-    return "".join(f'<p style="color:{WARN_COLOUR}; margin:0 0 4px 0">{escape(n)}</p>'
+    return "".join(f'<p style="color:{CAUTION_TEXT}; margin:0 0 4px 0">{escape(n)}</p>'
                    for n in notes)
 
 

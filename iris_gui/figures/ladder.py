@@ -21,17 +21,16 @@ import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes
 from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.figures import ladder_geometry as geometry
 from iris_gui.figures import ladder_text as words
-from iris_gui.figures.plot_theme import LIGHT, PlotTheme
+from iris_gui.figures.plot_theme import ERROR, LIGHT, PlotTheme
 from iris_gui.figures.sample_mark import SampleMark
 
 __all__ = ["LadderFigure"]
 
 BAR_HEIGHT = 0.6  # in row slots: the gap keeps neighbouring rungs apart
-PYTORCH_COLOUR = "#1f77b4"  # the loss plot's first colour
+PYTORCH_COLOUR = LIGHT.curves[0]  # the loss plot's first colour
 # Native is no PyTorch rung: hatched over a pale fill (the fill alone still tells it apart
 # where a viewer draws no hatching).
-REFERENCE_COLOUR, REFERENCE_FILL = "#2ca02c", LIGHT.reference_fill
-ERROR_COLOUR = "#d32f2f"  # the results table's colour for failed runs
+REFERENCE_COLOUR, REFERENCE_FILL = LIGHT.curves[2], LIGHT.reference_fill
 LABEL_PAD = 6  # px between the longest rung name and the plot's edge
 LABEL_GAP = "&nbsp;&nbsp;"  # between a bar's whisker and its label
 MAX_LABEL_SHARE = 0.6  # of the plot's width: past this a label is left to overflow
@@ -149,7 +148,7 @@ class LadderFigure:
                 self._add_text("bar", LABEL_GAP + words.bar_html(row, self._compact),
                                math.log10(words.whisker_end_us(row)), slot)
             else:
-                self._add_text("missing", f'<span style="color:{ERROR_COLOUR}">'
+                self._add_text("missing", f'<span style="color:{ERROR}">'
                                f"{escape(words.missing_label(row))}</span>", self.left, slot)
 
     def _add_text(self, kind: str, html: str, x: float, y: float) -> None:

@@ -14,6 +14,7 @@ from html import escape
 from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.spec.engines import ENGINE_INFO
+from iris_gui.figures.plot_theme import CAUTION
 
 # What the view compares, said once at its top for a learner who opens it first.
 ABOUT = ("Each rung's steady-state µs per epoch (shorter is faster) and its “× vs the note's "
@@ -29,7 +30,6 @@ LEAN_SWITCHES = ("The switches: optimizer.zero_grad(set_to_none=True), which dro
                  "gradients instead of writing zeros, and the optimizer built with fused=True "
                  "(one kernel for the whole update; foreach=True where the device has no fused "
                  "kernel).")
-NOISY_COLOUR = "#e67e00"  # the results table's colour for a noisy steady state
 NOISY_MARK = "⚠ noisy"  # as the results table marks a noisy steady state
 BUSY_MARK = "⚠ CPU busy"  # as the results table marks a run that waited for a core
 REFERENCE_MARK = "no framework"
@@ -196,7 +196,7 @@ def bar_html(row: LadderRow, compact: bool = False) -> str:
         head, sep, tail = text.partition(" · ")
         text = f"<b>{head}</b>{sep}{tail}"
     if row.noisy:
-        text += f' <span style="color:{NOISY_COLOUR}">{NOISY_MARK}</span>'
+        text += f' <span style="color:{CAUTION}">{NOISY_MARK}</span>'
     if row.cpu_busy:
-        text += f' <span style="color:{NOISY_COLOUR}">{BUSY_MARK}</span>'
+        text += f' <span style="color:{CAUTION}">{BUSY_MARK}</span>'
     return text

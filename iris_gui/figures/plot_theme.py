@@ -35,6 +35,21 @@ class PlotTheme:
     muted: str  # empty-state text drawn over a plot
 
 
+# What a colour means wherever it appears, in a plot, a table or a label: one place, so that a
+# failed run is one red in the results table, the ladder, the crossover and every message.
+ERROR = "#d32f2f"  # a failed run, point, explain or connection
+CAUTION = "#e67e00"  # diverged, noisy, busy: a figure to read with care
+CAUTION_TEXT = "#b35900"  # the caution as words on a light background
+STOPPED = "#7b7fb0"
+PARTIAL = "#8a8a8a"  # a figure of a run that failed part-way
+NOTE = "#707070"  # a note beside a figure
+FIT_GREY = "#808080"  # a fitted line
+COMPLAINT = "#b03a2e"  # what an input field or a dialog says is wrong
+INVALID_FIELD = "QLineEdit { background: #fde2e2; color: #202020; }"
+INVALID_FIELD_BORDERED = ("QLineEdit { background: #fde2e2; color: #202020; "
+                          "border: 1px solid #c0392b; }")
+SAMPLE = "#c2185b"  # no series, bar or warning uses it: the sample mark reads as no figure
+
 # Tableau 10: distinct for up to ten curves, and readable on white in print.
 TABLEAU = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
            "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")

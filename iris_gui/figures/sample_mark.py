@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
+from iris_gui.figures.plot_theme import SAMPLE
+
 SAMPLE_LINES = ("SAMPLE DATA", "not a measurement")
 SAMPLE_MARK = " — ".join(SAMPLE_LINES)
-SAMPLE_COLOUR = "#c2185b"  # no series, bar or warning uses it: the mark reads as no figure
 SAMPLE_SIZE = "13pt"
 
 
@@ -22,7 +23,7 @@ class SampleMark:
 
     def __init__(self, plot: pg.PlotItem) -> None:
         # On two lines: it must fit a docked plot's data area, which clips what overflows.
-        self.item = pg.LabelItem("<br>".join(SAMPLE_LINES), color=SAMPLE_COLOUR,
+        self.item = pg.LabelItem("<br>".join(SAMPLE_LINES), color=SAMPLE,
                                  size=SAMPLE_SIZE, bold=True, justify="center")
         # The view box's child, in its own pixels: centred over the data (not the legend)
         # on any range, and exported with the plot.

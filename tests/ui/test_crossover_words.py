@@ -1,4 +1,4 @@
-"""The Crossover view fits a laptop's dock and explains itself (issue 18): a sentence on top
+"""The Crossover view fits a laptop's dock and explains itself: a sentence on top
 says what is compared with what; Start, the plot with every series' name whole and the
 Findings and Points tabs share a 1280×800 window's dock without scrolling; the wheel scrolls
 the settings instead of changing them; a point's tooltip gives its figures; a made-up sweep
@@ -17,7 +17,8 @@ from PySide6.QtGui import QColor, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
 from iris_gui.figures.crossover_file import render_crossover
-from iris_gui.figures.sample_mark import SAMPLE_COLOUR, SAMPLE_LINES, SAMPLE_MARK
+from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
+from iris_gui.figures.sample_mark import SAMPLE_LINES, SAMPLE_MARK
 from iris_gui.ui.panels.crossover import CrossoverPanel
 from iris_gui.ui.panels.sample_sweep import SAMPLE_KEY, sample_sweep
 from tests.ui.figure_pixels import rgb

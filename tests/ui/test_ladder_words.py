@@ -1,4 +1,4 @@
-"""The Ladder view explains itself (issue 18): a sentence on top says what is compared with
+"""The Ladder view explains itself: a sentence on top says what is compared with
 what, a rung's name and a bar tell their figures and what the rung changes (lean's switches
 named), the speedup has one name, "× vs the note's loop", and made-up rows say so on the
 picture, in the window and in exported figures, while real rows never do."""
@@ -14,7 +14,8 @@ from PySide6.QtGui import QColor
 
 from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.figures.ladder_text import VS_NOTE
-from iris_gui.figures.sample_mark import SAMPLE_COLOUR, SAMPLE_LINES, SAMPLE_MARK
+from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
+from iris_gui.figures.sample_mark import SAMPLE_LINES, SAMPLE_MARK
 from iris_gui.ui.panels.ladder import LadderPanel
 from iris_gui.ui.panels.sample_ladder import sample_facts, sample_rows
 from tests.ui.figure_pixels import rgb

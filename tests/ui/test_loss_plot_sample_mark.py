@@ -1,5 +1,5 @@
 """Made-up curves say so on the picture itself, in the plot and in its PNG and SVG exports, so
-a screenshot cannot pass for a measurement; real runs never carry the words (issue 18)."""
+a screenshot cannot pass for a measurement; real runs never carry the words."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from PySide6.QtGui import QColor, QImage
 
 from iris_gui.figures import sample_mark
 from iris_gui.figures.loss_file import export_png, export_svg
-from iris_gui.figures.sample_mark import SAMPLE_COLOUR, SAMPLE_MARK
+from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
+from iris_gui.figures.sample_mark import SAMPLE_MARK
 from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
 from iris_gui.ui.panels.loss_plot_demo import sample_panel
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.spec.config import RunConfig
+from iris_gui.figures.plot_theme import COMPLAINT
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.controls_form import RunConfigForm
 from iris_gui.ui.window.settings import DEFAULT_EXECUTION
@@ -48,7 +49,7 @@ class ControlsPanel(QWidget):
         self._state = RunState.IDLE
         self.form = RunConfigForm()
         self.problem_label = QLabel(wordWrap=True, visible=False)
-        self.problem_label.setStyleSheet("color: #b03a2e;")
+        self.problem_label.setStyleSheet(f"color: {COMPLAINT};")
         style = self.style()
         self.train_button = QPushButton(
             style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), "Train")

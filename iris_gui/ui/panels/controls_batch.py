@@ -23,6 +23,7 @@ from iris_gui.engine.spec.batch_settings import (
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO, minibatch_engines
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.figures.plot_theme import INVALID_FIELD
 from iris_gui.ui.panels.controls_fields import ValueCombo, int_spin
 
 BATCH_CHOICES = ("full", "16", "32", "64", "128", "256")
@@ -78,7 +79,7 @@ class BatchCombo(QComboBox):
         except ConfigError as exc:
             error = str(exc)
         self.lineEdit().setStyleSheet(
-            "QLineEdit { background: #fde2e2; color: #202020; }" if error else "")
+            INVALID_FIELD if error else "")
         self.setToolTip(error or BATCH_TIP)
 
 

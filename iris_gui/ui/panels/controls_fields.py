@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.figures.plot_theme import INVALID_FIELD_BORDERED
 
 # Its own text colour too: a dark palette's light text would vanish on the pale red.
-_INVALID_STYLE = "QLineEdit { background: #fde2e2; color: #202020; border: 1px solid #c0392b; }"
 
 
 class ValueCombo(QComboBox):
@@ -88,7 +88,7 @@ class CheckedLineEdit(QLineEdit):
         except ConfigError as exc:
             self._error = str(exc)
         self.setProperty("invalid", bool(self._error))
-        self.setStyleSheet(_INVALID_STYLE if self._error else "")
+        self.setStyleSheet(INVALID_FIELD_BORDERED if self._error else "")
         self.setToolTip(self._error or self._hint)
 
 

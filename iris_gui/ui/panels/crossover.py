@@ -41,6 +41,7 @@ from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSp
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.figures import crossover_file
 from iris_gui.figures import crossover_text as words
+from iris_gui.figures.plot_theme import ERROR
 from iris_gui.store.sweep_csv import export_sweep_csv
 from iris_gui.ui.panels.about_line import fit_wrapped, wrapped_label
 from iris_gui.ui.panels.crossover_plot import CrossoverPlot
@@ -61,7 +62,6 @@ ABOUT_TEXT = ("Each series (device / engine / CPU threads) timed in µs per epoc
 # would each get a sliver, so the settings and the words share one set of tabs.
 COLUMN_WIDTH = 350
 SETTINGS_TAB, FINDINGS_TAB, POINTS_TAB = 0, 1, 2
-ERROR_COLOUR = "#d32f2f"
 SIZE_HINT = (900, 320)
 
 
@@ -91,7 +91,7 @@ class CrossoverPanel(QWidget):
         guard_fields(self.settings)  # the wheel scrolls the form; it changes no field
         self.error_label = QLabel("")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.error_label.setStyleSheet(f"color: {ERROR};")
         self.start_button = QPushButton("Start")
         self.start_button.setToolTip("Measure every size on every series, then fit and cross")
         self.stop_button = QPushButton("Stop")

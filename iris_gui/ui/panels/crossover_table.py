@@ -8,12 +8,11 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.figures import crossover_text as words
+from iris_gui.figures.plot_theme import CAUTION_TEXT, ERROR
 from iris_gui.store.sweep_csv import sweep_rows
 
 HEADERS = ("Series", "Rows", "Hidden", "Batch", "µs/epoch ± IQR", "FLOPs/epoch", "GFLOP/s",
            "Fit error", "Status")
-WARN_COLOUR = "#b35900"
-ERROR_COLOUR = "#d32f2f"  # the results table's colour for failed runs
 NUMERIC = {1, 2, 3, 4, 5, 6, 7}
 BATCH, FIT_ERROR, STATUS = (HEADERS.index(h) for h in ("Batch", "Fit error", "Status"))
 
@@ -51,10 +50,10 @@ class PointsTable(QTableWidget):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
                 if column == FIT_ERROR and row["fit_ok"] is False:
-                    item.setForeground(QColor(WARN_COLOUR))
+                    item.setForeground(QColor(CAUTION_TEXT))
                 if column == STATUS and row["status"] != "completed":
-                    item.setForeground(QColor(ERROR_COLOUR if row["status"] == "failed"
-                                              else WARN_COLOUR))
+                    item.setForeground(QColor(ERROR if row["status"] == "failed"
+                                              else CAUTION_TEXT))
                 self.setItem(index, column, item)
 
     def cell_text(self, row: int, header: str) -> str:

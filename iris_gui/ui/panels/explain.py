@@ -32,14 +32,13 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.figures.explain import LEAST_ROW_LINES, ROW_LINES, ExplainFigure
-from iris_gui.figures.plot_theme import PlotTheme, plot_theme_for, theme_changed_by
+from iris_gui.figures.plot_theme import ERROR, PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.ui.panels.explain_text import breakdown_html
 
 __all__ = ["ExplainPanel"]
 
 WINDOW_DEFAULT, WINDOW_MIN, WINDOW_MAX = 200, 10, 100_000
 SPLIT_PLOT, SPLIT_TEXT = 38, 62  # the text of one run fills more height than a few bars
-ERROR_COLOUR = "#d32f2f"  # the results table's colour for failed runs
 IDLE_TEXT = "Press Explain to profile the selected runs (or the current settings)."
 CLICK_HINT = "Click a run's bar or label to show its figures."
 # Past the least height its runs need, the plot takes at most this share of the panel's
@@ -200,7 +199,7 @@ class ExplainPanel(QWidget):
 
     def _show_status(self, text: str, failed: bool = False) -> None:
         self._status.setProperty("failed", failed)
-        self._status.setStyleSheet(f"color: {ERROR_COLOUR};" if failed else "")
+        self._status.setStyleSheet(f"color: {ERROR};" if failed else "")
         self._status.setText(text)
 
     def segment_at(self, x: float, y: float) -> str | None:

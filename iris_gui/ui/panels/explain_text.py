@@ -9,27 +9,27 @@ import html
 import math
 
 from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.figures.plot_theme import NOTE
 
 COUNT_COLUMNS = 3  # name/value pairs per table row
-NOTE_COLOUR = "#707070"
 
 
 def breakdown_html(label: str, breakdown: Breakdown, hint: str = "") -> str:
     """The counts as a table, the sentences as a list, the notes small and grey."""
-    cells = [f'<td style="color:{NOTE_COLOUR}">{html.escape(name)}</td>'
+    cells = [f'<td style="color:{NOTE}">{html.escape(name)}</td>'
              f'<td style="padding-right:18px">{html.escape(value)}</td>'
              for name, value in count_rows(breakdown)]
     rows = "".join("<tr>" + "".join(cells[i:i + COUNT_COLUMNS]) + "</tr>"
                    for i in range(0, len(cells), COUNT_COLUMNS))
     sentences = "".join(f"<li>{html.escape(s)}</li>" for s in breakdown.sentences())
     notes = "<br>".join(html.escape(note) for note in breakdown.notes)
-    aside = f' <span style="color:{NOTE_COLOUR}">({html.escape(hint)})</span>' if hint else ""
+    aside = f' <span style="color:{NOTE}">({html.escape(hint)})</span>' if hint else ""
     head = (f"<b>{html.escape(label)}</b>{aside}<br>{html.escape(breakdown.device_name)} "
             f"({html.escape(breakdown.device)}): {breakdown.epochs_profiled} epochs profiled "
             f"after {breakdown.warmup_epochs} warm-up, {breakdown.replicates} replicates")
     text = f'<p>{head}</p><table cellspacing="2">{rows}</table><ul style="margin-top:6px; margin-bottom:0px">{sentences}</ul>'
     if notes:
-        text += f'<p style="color:{NOTE_COLOUR}; font-size:small">{notes}</p>'
+        text += f'<p style="color:{NOTE}; font-size:small">{notes}</p>'
     return text
 
 

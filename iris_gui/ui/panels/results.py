@@ -356,7 +356,8 @@ class ResultsPanel(QWidget):
 
 
 def main() -> int:
-    from iris_gui.figures.sample_mark import SAMPLE_COLOUR, SAMPLE_LINES
+    from iris_gui.figures.plot_theme import SAMPLE
+    from iris_gui.figures.sample_mark import SAMPLE_LINES
     from iris_gui.ui.panels.sample_runs import sample_store
 
     app = QApplication.instance() or QApplication(sys.argv)
@@ -368,7 +369,7 @@ def main() -> int:
         preview = QWidget()
         layout = QVBoxLayout(preview)
         warning = QLabel(f"<b>{' — '.join(SAMPLE_LINES)}</b>: made-up runs for a preview")
-        warning.setStyleSheet(f"color: {SAMPLE_COLOUR}")
+        warning.setStyleSheet(f"color: {SAMPLE}")
         layout.addWidget(warning)
         layout.addWidget(panel)
         preview.setWindowTitle("Results (sample runs)")

@@ -180,7 +180,7 @@ def total_tip(result: RunResult) -> str | None:
             "epoch on average; µs/epoch is the steady state instead)")
 
 
-# --- batches, data path, precision (issue 20) ------------------------------------------------
+# --- batches, data path, precision ------------------------------------------------
 def batch_cell(config: RunConfig) -> str:
     """``full`` or the rows per step, ``32``."""
     return "full" if not config.batch else f"{config.batch:,}"

@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor, QFont
 from iris_gui.engine.records.compare import steady_speedup
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.spec.engines import ENGINE_INFO
+from iris_gui.figures.plot_theme import CAUTION, ERROR, PARTIAL, STOPPED
 from iris_gui.store.runs import StoredRun
 from iris_gui.ui.panels.results_cells import (
     BASELINE_TEXT,
@@ -52,13 +53,13 @@ from iris_gui.ui.panels.results_cells import (
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 # Mid-tone colours stay readable on both light and dark palettes.
 STATUS_COLOURS = {
-    RunStatus.FAILED: QColor("#d32f2f"),
-    RunStatus.DIVERGED: QColor("#e67e00"),
-    RunStatus.STOPPED: QColor("#7b7fb0"),
+    RunStatus.FAILED: QColor(ERROR),
+    RunStatus.DIVERGED: QColor(CAUTION),
+    RunStatus.STOPPED: QColor(STOPPED),
 }
-NOISY_COLOUR = QColor("#e67e00")
+NOISY_COLOUR = QColor(CAUTION)
 # A failed run's figures cover only the epochs before the failure: shown, marked, muted.
-PARTIAL_COLOUR = QColor("#8a8a8a")
+PARTIAL_COLOUR = QColor(PARTIAL)
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()  # an invalid index: the table's root
@@ -128,7 +129,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("Test acc.", "Accuracy on the test split",
            lambda r: formatted(r.result.test_accuracy, ".1%"),
            lambda r: finite(r.result.test_accuracy), True),
-    # Mini-batches, data paths and precision (issue 20): in the header's menu.
+    # Mini-batches, data paths and precision: in the header's menu.
     Column("Batch", "Rows per optimizer step; full: the whole training set each step (the "
            "note's)", lambda r: batch_cell(r.result.config),
            lambda r: batch_key(r.result.config), True),

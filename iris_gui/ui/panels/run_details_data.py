@@ -1,4 +1,4 @@
-"""The run details' Batches and data and Data file groups (issue 20), and the selectable form
+"""The run details' Batches and data and Data file groups, and the selectable form
 groups every part of the details is made of."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel
 
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.words.numbers import measured
+from iris_gui.figures.plot_theme import CAUTION
 from iris_gui.ui.panels.results_cells import (
     MISSING,
     batch_words,
@@ -100,6 +101,6 @@ def data_file_group(result: RunResult) -> QGroupBox:
         form.itemAt(2, QFormLayout.ItemRole.FieldRole).widget().setToolTip(digest)
     if result.data_changed:
         changed = selectable(result.data_changed.replace(": ", ":\n", 1))
-        changed.setStyleSheet("color: #e67e00;")
+        changed.setStyleSheet(f"color: {CAUTION};")
         form.addRow("Changed:", changed)
     return box

@@ -29,13 +29,13 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.data.csv_data import read_csv_data, read_header
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.figures.plot_theme import COMPLAINT
 
 FOLDER_KEY = "files/csv_folder"
 # Read whole on OK up to this size (a few seconds at most); a larger file is checked by its
 # run, which says what is wrong the same way.
 CHECK_WHOLE_BYTES = 20_000_000
 FILTERS = "CSV files (*.csv *.tsv *.txt);;All files (*)"
-ERROR_STYLE = "color: #b03a2e;"
 
 
 def app_settings() -> QSettings:
@@ -59,7 +59,7 @@ class CsvDialog(QDialog):
                                      "every other column is a numeric feature")
         self.columns_label = QLabel(wordWrap=True)
         self.error_label = QLabel(visible=False, wordWrap=True)
-        self.error_label.setStyleSheet(ERROR_STYLE)
+        self.error_label.setStyleSheet(f"color: {COMPLAINT};")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         self._build_layout()

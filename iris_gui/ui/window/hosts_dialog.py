@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui.engine.remote.hosts import Host, HostsError, add_host, load_hosts, remove_host
+from iris_gui.figures.plot_theme import ERROR
 from iris_gui.ui.window.host_test import ConnectionTest
 
 # What crosses the connection, as engine/remote's stdio_worker.py and runner.py exchange it:
@@ -38,7 +39,6 @@ from iris_gui.ui.window.host_test import ConnectionTest
 SENT = ("Over ssh, this window sends each run's settings; the host sends back its name and "
         "versions, its devices, the losses as they come and the results. No data files, no code.")
 COLUMNS = ("Name", "Destination", "Launch prefix", "Command")
-ERROR_COLOUR = "#d32f2f"  # the results table's colour for failed runs
 PREFIX_HINT = "srun --gres=gpu:1 --time=10"
 COMMAND_HINT = "/opt/venv/bin/python -m iris_gui (empty: iris-gui on the host)"
 
@@ -101,7 +101,7 @@ class HostsDialog(QDialog):
         self.add_button = QPushButton("&Add Host")
         self.add_button.clicked.connect(self.add)
         self.error_label = QLabel("", wordWrap=True, visible=False)
-        self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.error_label.setStyleSheet(f"color: {ERROR};")
         box = QGroupBox("Add a host")
         form = QFormLayout(box)
         form.addRow("&Name:", self.name_edit)
@@ -202,7 +202,7 @@ class HostsDialog(QDialog):
         self._show_result(False, "\n".join(lines))
 
     def _show_result(self, good: bool, text: str) -> None:
-        self.result_label.setStyleSheet("" if good else f"color: {ERROR_COLOUR};")
+        self.result_label.setStyleSheet("" if good else f"color: {ERROR};")
         self.result_label.setText(text)
 
     def done(self, result: int) -> None:
