@@ -60,7 +60,7 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) build dist .pytest_cache
 
-# Issue 17's reliability trials with the long ones (IRIS_GUI_LONG_TRIALS=1): 50 trials of 8
+# The reliability trials with the long ones (IRIS_GUI_LONG_TRIALS=1): 50 trials of 8
 # processes creating one new store, 30 of 8 opening a corrupt one, held write locks of every
 # length, ... Several minutes; `make test` runs only their quick versions.
 .PHONY: test-reliability

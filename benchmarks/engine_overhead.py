@@ -1,6 +1,6 @@
-"""Does the engine cost anything over the seed's loop written plainly?
+"""Does the engine cost anything over the note's loop written plainly?
 
-For each loss-recording choice, runs the seed's training loop as the note writes it and the
+For each loss-recording choice, runs the note's training loop as the note writes it and the
 engine's ``train`` with the same config, several replicates, in one process, the order
 alternating (plain first on even replicates, the engine first on odd ones: whichever runs
 second in a pair otherwise meets the machine as the first left it). Both sides are warmed alike
@@ -41,8 +41,8 @@ from iris_gui.engine.train.model import build_model
 from iris_gui.engine.train.trainer import train
 from iris_gui.engine.train.warmup import warm_process
 
-# The seed's loop, verbatim but for the one line that records the loss. Each recording choice
-# gets its own compiled copy, so the plain side pays no per-epoch branching the seed never had.
+# The note's loop, verbatim but for the one line that records the loss. Each recording choice
+# gets its own compiled copy, so the plain side pays no per-epoch branching the note never had.
 PLAIN_LOOP = """
 def loop(model, x, y, criterion, optimizer, losses, buffer, epochs, interval):
     forward = model.forward
@@ -69,7 +69,7 @@ def _compiled_loop(mode: str):
 
 
 def plain_loop(config: RunConfig) -> float:
-    """The seed's loop; returns the loop's seconds (device synchronised before each read)."""
+    """The note's loop; returns the loop's seconds (device synchronised before each read)."""
     device = torch.device(config.device)
     data = load_dataset(config)
     x = torch.from_numpy(data.x_train).to(device)

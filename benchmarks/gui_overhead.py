@@ -1,6 +1,6 @@
 """Does the window cost the training anything, and does it stay responsive while a run trains?
 
-App side: the default config (the seed's 20,000 epochs, loss recorded every epoch, 1 intra-op
+App side: the default config (the note's 20,000 epochs, loss recorded every epoch, 1 intra-op
 thread) trained the way the user does it: a real MainWindow from ``create_window()`` (settings in
 a temporary INI file, runs store in a temporary directory), shown offscreen, its worker started
 as ``run_app`` starts it, the config put in the Run panel and ``Train`` triggered. The panels are

@@ -1,6 +1,6 @@
 """What does the tutorial's DataLoader cost a mini-batch step on the CPU, against resident data?
 
-Issue 20: 100,000 synthetic rows (20 features, 3 classes; the run's 80/20 split leaves 80,000
+100,000 synthetic rows (20 features, 3 classes; the run's 80/20 split leaves 80,000
 training rows, 1,250 steps of 64 per epoch), batch 64, on the CPU, 1 intra-op thread. Sides,
 alternating (the order reversed on every other replicate), several replicates, in one process:
 

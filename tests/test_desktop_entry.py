@@ -164,7 +164,7 @@ def test_desktop_file_validate_accepts_the_entry(tmp_path):
     done = subprocess.run([validator, str(tmp_path / "xdg/applications/iris-gui.desktop")],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    # Hints pass: the three main categories are the ones asked for (issue 18).
+    # Hints pass: the three main categories are the ones asked for.
     assert not [line for line in done.stdout.splitlines() if ": hint: " not in line]
 
 

@@ -1,4 +1,4 @@
-"""The house's rules, as tests over the package's imports (issue 21).
+"""The house's rules, as tests over the package's imports.
 
 Every ``import`` and ``from ... import`` in ``iris_gui`` counts, at any depth: inside a function,
 under ``TYPE_CHECKING``, lazy or not. A lazy import is still an arrow in the design, and a

@@ -1,4 +1,4 @@
-"""``iris-gui explain``: where an epoch's time goes, as a table and one sentence per seed claim."""
+"""``iris-gui explain``: where an epoch's time goes, as a table and one sentence per claim of the note."""
 
 from __future__ import annotations
 

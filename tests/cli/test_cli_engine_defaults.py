@@ -1,6 +1,6 @@
 """``train --engine X`` with no --record takes the engine's own recording and says so; an
 explicit recording the engine cannot make stays a one-line error; no call style is named for
-an engine that calls no module; ``runs list`` tells the engines apart (issue 18, defect 7)."""
+an engine that calls no module; ``runs list`` tells the engines apart."""
 
 from __future__ import annotations
 

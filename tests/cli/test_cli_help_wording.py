@@ -1,4 +1,4 @@
-"""The help speaks the README's language: the experiment is "the note's" (issue 18, defect 9),
+"""The help speaks the README's language: the experiment is "the note's",
 and the desktop flags are listed."""
 
 from __future__ import annotations

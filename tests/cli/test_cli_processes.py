@@ -1,4 +1,4 @@
-"""Long runs: the seed's experiment with its defaults (acceptance), reading the store while a
+"""Long runs: the note's experiment with its defaults (acceptance), reading the store while a
 trainer runs, and Ctrl+C as a cooperative stop that keeps the run.
 
 Both trainers start together (``long_runs``), each with a store of its own, so the seconds one
@@ -101,7 +101,7 @@ def long_runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return out
 
 
-def test_defaults_reach_the_seed_accuracy(long_runs: dict) -> None:
+def test_defaults_reach_the_notes_accuracy(long_runs: dict) -> None:
     proc = long_runs["trainer"]
     assert proc is not None, "the default run did not finish"
     record = ok_json(proc)

@@ -189,7 +189,7 @@ def test_record_choice(record: str, singles: dict, curves: dict) -> None:
 def test_call_style_call(singles: dict, curves: dict) -> None:
     record = ok_json(singles["device"])
     assert record["call"] == record["config"]["call"] == "call"
-    assert ok_json(singles["seed7"])["call"] == "forward"  # the default, as the seed writes it
+    assert ok_json(singles["seed7"])["call"] == "forward"  # the default, as the note writes it
     # model(x) and model.forward(x) compute the same thing.
     assert curves["device"]["losses"] == curves["seed7"]["losses"]
 

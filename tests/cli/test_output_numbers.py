@@ -1,4 +1,4 @@
-"""The CLI's tables never write a timing in scientific notation (issue 18, defect 9: the sweep's
+"""The CLI's tables never write a timing in scientific notation (the sweep's
 IQR column printed 4.1e+02, train's summary 7.993e+04)."""
 
 from __future__ import annotations

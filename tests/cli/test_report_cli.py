@@ -101,7 +101,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict:
         store.save(hand_made("manual", "device", 25.0, 0.25))  # id 2
         store.save_breakdown(first, cpu_breakdown().to_dict())
         sweep = store.save_sweep(sample_sweep())
-        # Issue 18: a manual run's breakdown as explain stores it, its call cost null.
+        # A manual run's breakdown as explain stores it, its call cost null.
         nulls = store.save(hand_made("manual", "device", 25.0, 0.25))  # id 3
         manual = cpu_breakdown()
         manual.config = {**manual.config, "engine": "manual", "record": "device"}

@@ -1,4 +1,4 @@
-"""Issue 18's "done when": explain and the report over real runs of every CPU rung (eager,
+"""Explain and the report over real runs of every CPU rung (eager,
 lean, manual, compiled, native), trained and explained through the command line, the
 breakdowns stored with their runs and read back from the store, then reported as HTML and
 Markdown with every run's section, and never a traceback.

@@ -1,4 +1,4 @@
-"""The report's loss figure names each curve's run and what it was (issue 18: a six-run report's
+"""The report's loss figure names each curve's run and what it was (a six-run report's
 legend said only "run 3" ... "run 8")."""
 
 from __future__ import annotations

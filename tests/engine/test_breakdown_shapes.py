@@ -59,7 +59,7 @@ def test_each_rungs_stored_breakdown_loads_and_makes_sentences(engine, device) -
 
 
 def test_the_stored_manual_breakdown_of_the_issue_no_longer_raises() -> None:
-    # The record of issue 18: call_cost_us stored as null made sentences() raise TypeError.
+    # A stored breakdown with call_cost_us null made sentences() raise TypeError.
     data = stored(rung_breakdown("manual"))
     assert data["call_cost_us"] is None
     assert "does not apply to the manual engine" in Breakdown.from_dict(data).sentences()[3]

@@ -1,4 +1,4 @@
-"""The ``compiled`` rung in a long-lived process (issue 16, findings 3 and 4): many
+"""The ``compiled`` rung in a long-lived process: many
 configurations in one process never run eagerly under its name, no output of one compiled call
 is read after the next (what CUDA graphs forbid), and on CUDA the graphs are recorded in build,
 before the clock. CPU tests run ``EPOCHS_PER_CALL = 2``: a smaller traced graph compiles in

@@ -12,7 +12,7 @@ from iris_gui.engine.spec.config import (
 from iris_gui.engine.words.labels import table_label
 
 
-def test_defaults_are_the_seeds_experiment():
+def test_defaults_are_the_notes_experiment():
     c = RunConfig()
     assert (c.dataset, c.test_size, c.split_seed, c.scaler) == ("iris", 0.2, 42, "minmax")
     assert (c.hidden, c.optimizer, c.lr, c.momentum) == ((10,), "sgd", 0.01, 0.0)

@@ -1,5 +1,5 @@
 """The one number style for timings: plain digits, thousands separators, digits that match the
-spread, never scientific notation (issue 18: "85,965 ± 5.6e+02", "7.993e+04")."""
+spread, never scientific notation ("85,965 ± 5.6e+02", "7.993e+04")."""
 
 from __future__ import annotations
 

@@ -35,8 +35,8 @@ def test_a_short_run_completes_with_every_phase_timed():
     assert result.started_at
 
 
-def test_the_default_run_reaches_the_seed_accuracy():
-    """The seed's experiment (20,000 epochs): its test accuracy was 0.967."""
+def test_the_default_run_reaches_the_notes_accuracy():
+    """The note's experiment (20,000 epochs): its test accuracy was 0.967."""
     result = train(RunConfig())
     t = result.timings
     assert result.status is RunStatus.COMPLETED and result.epochs_completed == 20_000

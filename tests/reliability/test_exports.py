@@ -1,4 +1,4 @@
-"""Exports end to end (issue 17, findings 3, 4 and 9's CSV injection): the CLI refuses the runs
+"""Exports end to end: the CLI refuses the runs
 store and FIFOs in one line with exit status 2 and the store stays whole; the runs CSV it writes
 neutralises formula cells; the window shows a refusal in a message box before drawing; a
 Markdown report whose image name is taken by a FIFO writes nothing.

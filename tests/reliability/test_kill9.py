@@ -1,4 +1,4 @@
-"""Issue 17, "nothing lost, ever": kill -9 of the command line and of the window at random
+"""Nothing lost, ever: kill -9 of the command line and of the window at random
 moments, start-up, training and the save included. SIGKILL cannot be caught, so nothing the
 product does on the way out helps: only the save's own transaction does.
 

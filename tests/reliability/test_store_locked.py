@@ -1,4 +1,4 @@
-"""Issue 17, finding 5: another process holds the store's write lock when a finished run is
+"""Another process holds the store's write lock when a finished run is
 saved. The save waits (saying so) and lands once the lock goes; if the lock outlasts the wait,
 the run goes whole to a recovery file, which the next open adds to the store. Never lost."""
 

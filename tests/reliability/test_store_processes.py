@@ -1,4 +1,4 @@
-"""Issue 17, findings 1 and 2: many processes at once on a new store, and on a store file that
+"""Many processes at once on a new store, and on a store file that
 is not a runs store. Every run a process reports saved must be in the store afterwards, no
 valid store may be set aside, and the bytes of a file set aside must survive whole.
 

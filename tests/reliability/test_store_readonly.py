@@ -1,4 +1,4 @@
-"""Issue 17, finding 9 (parts): a data directory the user cannot write is still readable (WAL
+"""A data directory the user cannot write is still readable (WAL
 needs its -shm, so the store is opened read-only, or immutable); reading changes nothing."""
 
 from __future__ import annotations

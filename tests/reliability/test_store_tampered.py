@@ -1,4 +1,4 @@
-"""Issue 17, finding 7: valid JSON of the wrong shape in the store. Each malformed run or sweep
+"""Valid JSON of the wrong shape in the store. Each malformed run or sweep
 is skipped with a one-line message naming it and the field; the others stay listed, shown and
 exported; showing a bad one is one line and exit 2, never a traceback; the window still opens."""
 

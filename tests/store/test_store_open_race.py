@@ -1,4 +1,5 @@
-"""The interleavings behind issue 17's findings 1 and 2, made to happen on purpose (the process
+"""The interleavings behind two processes creating or opening one store at once, made to
+happen on purpose (the process
 trials in tests/reliability only meet them by chance)."""
 
 from __future__ import annotations

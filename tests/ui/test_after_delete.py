@@ -1,5 +1,4 @@
-"""After deleting runs, nothing in the window names them and the loss plot fits what remains
-(issue 18, defect 9)."""
+"""After deleting runs, nothing in the window names them and the loss plot fits what remains."""
 
 from __future__ import annotations
 

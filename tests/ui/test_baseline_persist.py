@@ -1,4 +1,4 @@
-"""The results' baseline is remembered across launches (issue 18, defect 9): a window opened
+"""The results' baseline is remembered across launches: a window opened
 later on the same settings and data directory compares with the same run, while it exists."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The results table's Batch, Data path, Precision, Step µs and Data wait columns, and the run's
-Details (issue 20): what a stored mini-batch run through a loader on CSV data shows."""
+Details: what a stored mini-batch run through a loader on CSV data shows."""
 
 from __future__ import annotations
 

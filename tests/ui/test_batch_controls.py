@@ -1,4 +1,4 @@
-"""The Run panel's batch, data-path and precision settings (issue 20), driven as a user would:
+"""The Run panel's batch, data-path and precision settings, driven as a user would:
 what they give Train, what they enable, what an engine that cannot take them says."""
 
 from __future__ import annotations

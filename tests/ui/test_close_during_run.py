@@ -1,6 +1,5 @@
 """Closing the window during a run: File → Quit (as the close button) asks first, Cancel lets
-the run carry on, Stop and quit keeps it as stopped, and the next launch's status bar says so
-(issue 18, defect 9)."""
+the run carry on, Stop and quit keeps it as stopped, and the next launch's status bar says so."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The Run panel at 1280×800 and at 1024×700: no choice's text and no label is cut short, and
-an engine that cannot record every epoch switches the recording and says so (issue 18)."""
+an engine that cannot record every epoch switches the recording and says so."""
 
 from __future__ import annotations
 

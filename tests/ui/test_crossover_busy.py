@@ -1,5 +1,5 @@
 """A sweep point measured while the CPU was busy is ringed in the Crossover view and its tooltip
-says it is not a finding (issue 18: "the run, the sweep point and the ladder bar are
+says it is not a finding ("the run, the sweep point and the ladder bar are
 flagged"); quiet points are not."""
 
 from __future__ import annotations

@@ -488,7 +488,7 @@ def test_the_view_modules_do_not_import_torch() -> None:
 def test_a_cpu_only_sweep_keeps_its_legend_in_sight_in_a_docked_view(qtbot) -> None:
     """At the first launch's dock size, the note over a CPU-only sweep's plot must not widen
     the plot's layout past the view: it did, and the legend beside the plot was drawn out of
-    sight (issue 18, found in the README's real screenshot)."""
+    sight (found in the README's real screenshot)."""
     panel = CrossoverPanel()
     qtbot.addWidget(panel)
     panel.resize(906, 264)

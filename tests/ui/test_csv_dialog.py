@@ -1,4 +1,4 @@
-"""Data set → Open CSV… (issue 20): a file chosen in the file chooser, its columns offered as
+"""Data set → Open CSV…: a file chosen in the file chooser, its columns offered as
 the target, the Run panel's data set set to it; a bad file says its one line in the dialog."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Explain in the window over runs of several rungs (issue 18): every run's breakdown arrives,
+"""Explain in the window over runs of several rungs: every run's breakdown arrives,
 is labelled with its engine, is kept with its run and read back from the store, and clicking a
 run's bar (or its label) puts that run's figures and sentences in the text pane.
 

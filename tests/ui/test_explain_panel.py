@@ -147,7 +147,7 @@ def test_the_panel_modules_do_not_import_torch() -> None:
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0
 
 
-# -- every rung's run, and up to eight of them (issue 18) ----------------------------------------
+# -- every rung's run, and up to eight of them ----------------------------------------
 
 def rung(engine: str, label: str):
     """A stored breakdown of a rung that calls no module: its call cost read back from null."""
@@ -234,7 +234,7 @@ def test_one_to_eight_runs_get_readable_labels(panel, qtbot, runs, height) -> No
 
 
 def test_sample_breakdowns_say_so_on_the_chart_and_real_ones_do_not(panel) -> None:
-    """The preview's made-up breakdowns carry the sample mark on the chart (issue 18: a view
+    """The preview's made-up breakdowns carry the sample mark on the chart (a view
     showing sample data says so on the picture); the window never sets it."""
     from iris_gui.figures.sample_mark import SAMPLE_MARK
 

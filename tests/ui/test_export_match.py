@@ -2,7 +2,7 @@
 LaTeX-based pipelines, which ignores SVG Tiny's non-scaling strokes), and figures draw the data,
 not the live view's peak downsampling.
 
-Issue 12: a 1,000-epoch run's SVG had its axes at 72/96 of their size (the curve read 0.37
+a 1,000-epoch run's SVG had its axes at 72/96 of their size (the curve read 0.37
 where the PNG read 0.57) and, in librsvg, each curve was a band hundreds of pixels thick; a
 200,000-epoch run's PNG on a log axis showed a staircase over its first epochs."""
 

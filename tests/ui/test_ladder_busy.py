@@ -1,5 +1,5 @@
-"""A ladder bar measured while the CPU was busy says so on the bar and in its tooltip (issue 18:
-"the run, the sweep point and the ladder bar are flagged"); a quiet one says nothing."""
+"""A ladder bar measured while the CPU was busy says so on the bar and in its tooltip, as
+the run and the sweep point are flagged; a quiet one says nothing."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """What the window's status bar and curve labels say: counts in English ("1 device", never
-"1 device(s)") and no call style for an engine that calls no module (issue 18, defects 7, 9)."""
+"1 device(s)") and no call style for an engine that calls no module."""
 
 from __future__ import annotations
 

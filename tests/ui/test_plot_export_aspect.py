@@ -1,5 +1,5 @@
 """A loss-plot export has the figure's own shape, whatever shape the window gives the plot
-(issue 18: 1600×387 after the results panel was enlarged), and shows the view on screen."""
+(1600×387 after the results panel was enlarged), and shows the view on screen."""
 
 from __future__ import annotations
 

@@ -86,7 +86,7 @@ def test_the_sweep_the_crossover_view_shows_is_added(window, monkeypatch, tmp_pa
     assert f"the sweep of {sweep.started_at[:10]}" in text
 
 
-# -- issue 18: a run of every rung, failures said, the last folder kept ---------------------------
+# -- a run of every rung, failures said, the last folder kept ---------------------------
 
 def stored_manual_breakdown() -> dict:
     """A manual run's breakdown as the store keeps it: its call cost null (JSON has no NaN)."""

@@ -1,4 +1,4 @@
-"""The status bar's line for a finished run says when the CPU was busy (issue 18: the flag is
+"""The status bar's line for a finished run says when the CPU was busy (the flag is
 shown wherever the run's figure is), in the one number style."""
 
 from __future__ import annotations

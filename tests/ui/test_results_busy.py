@@ -1,6 +1,5 @@
 """A run that waited for a core is flagged where its figures are read: the results table's
-µs/epoch cell (mark, colour, tooltip with the share) and the run's Details (issue 18,
-"Contention, measured and named"); a quiet run and an old record without the figure are not."""
+µs/epoch cell (mark, colour, tooltip with the share) and the run's Details; a quiet run and an old record without the figure are not."""
 
 from __future__ import annotations
 

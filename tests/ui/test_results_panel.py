@@ -322,7 +322,7 @@ def test_the_panel_runs_alone_with_sample_data(tmp_path):
 
 
 def test_the_ratio_column_says_which_speedup_it_is(qtbot, panel):
-    # Issue 18, defect 8: the table's ratio and the Ladder's can differ for one run; each names
+    # The table's ratio and the Ladder's can differ for one run; each names
     # what it compares with.
     header = panel.view.model()
     ratio = column("× vs baseline")
@@ -438,7 +438,7 @@ def test_a_refresh_keeps_the_selection_without_moving_the_view(qtbot, panel, sto
 
 
 def test_a_trained_runs_row_is_scrolled_into_view_and_selected(qtbot, open_window, data_dir):
-    # The window's own path: Train, the run is saved, the table follows it (issue 18, defect 9).
+    # The window's own path: Train, the run is saved, the table follows it.
     data_dir.mkdir(parents=True, exist_ok=True)
     with sample_store(data_dir / "runs.sqlite3") as seeded:
         for _ in range(40):

@@ -124,7 +124,7 @@ def test_copy_as_command_puts_the_train_line_on_the_clipboard(qtbot, store):
 
 
 def test_the_comparison_uses_the_tables_words_for_its_speedup(qtbot, store):
-    # Issue 18, defect 8: the same word as the results table, and which speedup it is not.
+    # The same word as the results table, and which speedup it is not.
     dialog = RunDetailsDialog(store.get(STOPPED), None, store.get(CPU))
     qtbot.addWidget(dialog)
     titles = [b.title() for b in dialog.findChildren(QGroupBox)]

@@ -1,4 +1,4 @@
-"""The first launch on a 1280×800 screen, view by view (issue 18's done-when): with no saved
+"""The first launch on a 1280×800 screen, view by view: with no saved
 settings, each view (Run, Results, Explain, Ladder, Crossover) is switched to as a user would,
 by its tab, and shows its primary controls without scrolling, and no word of it is cut."""
 

@@ -1,4 +1,4 @@
-"""Data sets, the train/test split and scaling, as the seed prepares them (host-side numpy)."""
+"""Data sets, the train/test split and scaling, as the note prepares them (host-side numpy)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def _scaler(name: str):
 
 
 def load_dataset(config: RunConfig) -> Dataset:
-    """Load, split and scale; the scaler is fitted on the training part only, as the seed does."""
+    """Load, split and scale; the scaler is fitted on the training part only, as the note does."""
     x, y, class_names, data_file = _load_raw(config)
     try:
         x_train, x_test, y_train, y_test = train_test_split(

@@ -2,7 +2,7 @@
 
 For a RunConfig: warm up, profile a bounded window of epochs with torch.profiler and reduce it
 (profile_reduce.py); then time the same loop without the profiler, alternating paired variants,
-to give the unprofiled epoch time and the two costs the seed names: the per-epoch sync
+to give the unprofiled epoch time and the two costs the note names: the per-epoch sync
 (every-epoch minus none) and nn.Module.__call__ (call minus forward).
 
 A run of mini-batches (or the loader) is explained as it trains: its figures stay per epoch,

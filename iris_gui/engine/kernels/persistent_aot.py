@@ -30,7 +30,7 @@ SHARED_OPTIN = {80: 166_912, 90: 232_448}
 # Local-memory stack per thread we accept: 128 bytes is 32 registers' worth, room for ptxas to
 # park a few addresses and counters (0-40 bytes measured). A spilled weight tile is more: 64 x 64
 # float32 over 256 threads is 64 bytes a thread for each of the weights, their momentum and
-# their gradient sums, and the untiled kernel spilled 13-29 KB (issue 16), turning every epoch's
+# their gradient sums, and the untiled kernel spilled 13-29 KB, turning every epoch's
 # products into local-memory traffic.
 STACK_BOUND = 128
 

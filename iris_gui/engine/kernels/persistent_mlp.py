@@ -9,7 +9,7 @@ once per epoch between two barriers: weights held in registers across the tiles,
 matmul-operand copies, took 255 registers a thread and spilled 0.7-1.7 KB at 64 x 64. Tiling bounds the
 program's shared memory and registers by the tile and the weights whatever the number of rows;
 a program that held every row overflowed the GPU's shared memory and spilled its weights from
-256 rows up (issue 16).
+256 rows up.
 
 Every weight dimension is padded to a power of two of at least 16 (what ``tl.dot`` needs);
 masks make the padding contribute nothing: padded inputs and weights load as 0, padded classes

@@ -15,7 +15,7 @@ from typing import Any
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.counted import counted
 
-# The order of the table: fetching a batch, the seed's step (or a rung's whole step), then the
+# The order of the table: fetching a batch, the note's step (or a rung's whole step), then the
 # loop around it. "data" is there only for runs that fetch batches (mini-batches, the loader):
 # records from before them, and the note's full batch, have none.
 CATEGORIES = ("data", "forward", "loss", "backward", "optimizer", "step", "recording", "python")
@@ -104,7 +104,7 @@ class Breakdown:
         return cls(**values)
 
     def sentences(self) -> list[str]:
-        """One plain sentence per claim of the seed, each with its measured number, then the
+        """One plain sentence per claim of the note, each with its measured number, then the
         cost of ``nn.Module.__call__`` (the note's second part); a run that fetches batches
         first says what one step is made of."""
         steps = [self.step_sentence()] if self.batched else []

@@ -1,6 +1,6 @@
 """RunConfig: a frozen, validated description of one training run.
 
-The defaults are the seed's experiment: Iris, an 80/20 split with seed 42, MinMax scaling fitted
+The defaults are the note's experiment: Iris, an 80/20 split with seed 42, MinMax scaling fitted
 on the training part, a 4-10-3 ReLU MLP, full-batch SGD at lr 0.01 for 20,000 epochs, with
 ``loss.item()`` every epoch and ``model.forward(x)`` as the note writes it.
 """

@@ -28,7 +28,7 @@ from torch.utils.data import DataLoader, Sampler, TensorDataset
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.clock import synchronize
 
-# Mixed into the seed so the order's stream is not the weights' stream (model.py seeds those
+# Mixed into the random seed so the order's stream is not the weights' stream (model.py seeds those
 # with the same number): the batches do not change the initial weights, nor the reverse.
 ORDER_SEED_SALT = 0x5EED_BA7C
 

@@ -1,4 +1,4 @@
-"""The seed's MLP, generalised to any stack of hidden ReLU layers."""
+"""The note's MLP, generalised to any stack of hidden ReLU layers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from iris_gui.engine.spec.config import RunConfig
 
 class MLP(nn.Module):
     """Linear -> ReLU -> ... -> Linear, no output activation (CrossEntropyLoss applies
-    log-softmax itself). With ``hidden=(10,)`` on Iris this is the seed's 4-10-3 network."""
+    log-softmax itself). With ``hidden=(10,)`` on Iris this is the note's 4-10-3 network."""
 
     def __init__(self, n_features: int, hidden: tuple[int, ...], n_classes: int) -> None:
         super().__init__()
