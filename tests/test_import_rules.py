@@ -205,3 +205,13 @@ def test_the_record_folders_and_the_workers_import_with_torch_blocked() -> None:
     done = subprocess.run([sys.executable, "-c", BLOCKED_IMPORT, *folders], capture_output=True,
                           text=True, timeout=120, check=False, cwd=PACKAGE.parent)
     assert done.returncode == 0 and done.stdout.strip() == "imported", done.stderr[-2000:]
+
+
+def test_no_module_imports_another_modules_private_name() -> None:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")) + sorted((PACKAGE.parent / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("iris_gui"):
+                found += [f"{path.name}: {node.module}.{alias.name}" for alias in node.names
+                          if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert found == []

@@ -53,9 +53,9 @@ def _show(args: argparse.Namespace, store) -> int:
                                 "seconds": [float(v) for v in run.result.chunk_seconds]}
         print(json.dumps(record, indent=2, allow_nan=False))
         return 0
-    from iris_gui.cli.train_cmd import _summary_lines
+    from iris_gui.cli.train_cmd import summary_lines
 
-    print("\n".join(_summary_lines(run.result, run.id)))
+    print("\n".join(summary_lines(run.result, run.id)))
     r = run.result
     print(f"  saved         {run.created_at}  (started {r.started_at})")
     print(f"  curve         {len(r.losses):,} points, "

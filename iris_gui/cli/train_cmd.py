@@ -43,7 +43,7 @@ def devices_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _summary_lines(result: Any, run_id: int | None) -> list[str]:
+def summary_lines(result: Any, run_id: int | None) -> list[str]:
     t, c, env = result.timings, result.config, result.env
     saved = f"run {run_id}" if run_id is not None else "run (not saved)"
     lines = [
@@ -101,7 +101,7 @@ def train_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(record, indent=2, allow_nan=False))
     else:
-        print("\n".join(_summary_lines(chosen, record.get("id"))))
+        print("\n".join(summary_lines(chosen, record.get("id"))))
         if len(results) > 1:
             s, e = row.train_seconds, row.epoch_us
             noisy = "  (noisy: IQR > 10% of the median)" if s.noisy or e.noisy else ""
@@ -147,7 +147,7 @@ def compare_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([_rowrun_record(row) for row in compared], indent=2, allow_nan=False))
     else:
-        print(_comparison_table(compared, args.repeat > 1))
+        print(comparison_table(compared, args.repeat > 1))
     return exit_status(results)
 
 
@@ -162,7 +162,7 @@ def _rowrun_record(row: Any) -> dict[str, Any]:
     return record
 
 
-def _comparison_table(compared: Any, replicated: bool) -> str:
+def comparison_table(compared: Any, replicated: bool) -> str:
     """``compare``'s table of an ``engine.compare.Comparison``, with notes on its partial rows."""
     headers = ["#", "device", "record", "call", "status", "total s"]
     headers += ["IQR s"] if replicated else []

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from cli_support import IRIS, TIMEOUT_S, cli_env, describe, run_cli
 
-from iris_gui.cli.train_cmd import _comparison_table
+from iris_gui.cli.train_cmd import comparison_table
 from iris_gui.engine.records.compare import compare_groups
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
@@ -119,7 +119,7 @@ def test_a_partial_baseline_row_gives_way_to_the_first_whole_one() -> None:
               [_run("none", 25.0)]]
     compared = compare_groups(groups, baseline=0, ids=[[1], [2], [3]])
     assert (compared.asked, compared.baseline) == (0, 1)
-    text = _comparison_table(compared, replicated=False)
+    text = comparison_table(compared, replicated=False)
     rows = _rows(text)
     # device, record, call, status, total s, us/epoch, speedup
     assert rows[0][4:8] == ["failed", "-", "100 (partial)", "-"]
@@ -138,17 +138,17 @@ def test_a_partial_replicate_is_left_out_of_its_rows_figures() -> None:
     assert [row.ids for row in compared] == [(1, 5), (2, 4, 6)]
     assert compared[0].epoch_us.n == 2
     assert compared[0].epoch_us.median == pytest.approx(101.0)  # not pulled to 9,000
-    text = _comparison_table(compared, replicated=True)
+    text = comparison_table(compared, replicated=True)
     assert "row 1: 1 replicate failed part-way, left out of its figures" in text
     assert "(partial)" not in text  # what the rows show is whole
 
 
 def test_a_one_chunk_steady_state_prints_no_iqr_of_zero() -> None:
-    from iris_gui.cli.train_cmd import _summary_lines
+    from iris_gui.cli.train_cmd import summary_lines
 
     one = _run("every-epoch", 150.2, chunks=1)
     one.timings.epoch_us_iqr = 0.0
-    (steady,) = [line for line in _summary_lines(one, 7) if "steady state" in line]
+    (steady,) = [line for line in summary_lines(one, 7) if "steady state" in line]
     assert "(IQR -, chunk-median of 1 chunks)" in steady
-    (many,) = [line for line in _summary_lines(_run("none", 150.2), 8) if "steady state" in line]
+    (many,) = [line for line in summary_lines(_run("none", 150.2), 8) if "steady state" in line]
     assert "(IQR 1, chunk-median of 20 chunks)" in many

@@ -24,7 +24,7 @@ from typing import Any
 
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.records.result import RunResult, RunStatus
-from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.remote import framing
 from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.names import host_device, split_device
@@ -33,6 +33,7 @@ from iris_gui.engine.remote.remote_results import prefixed_sweep, remote_result
 from iris_gui.engine.remote.ssh import explain_failure, worker_argv
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, SweepListener
 from iris_gui.engine.workers.runner import (
     POLL_SECONDS,
     STOP_GRACE_SECONDS,
@@ -40,7 +41,6 @@ from iris_gui.engine.workers.runner import (
     WorkerCancelled,
     WorkerCrashed,
     WorkerError,
-    _Partial,
 )
 
 log = logging.getLogger(__name__)
@@ -217,32 +217,27 @@ class RemoteRunner:
         if self._stop.is_set():  # pressed while the job was queued: it still counts
             self._send("stop", self._job)
 
-    def run(self, config: RunConfig, observer: Any = None) -> RunResult:
+    def run(self, config: RunConfig, observer: Observer | None = None) -> RunResult:
         try:
             return self._run(config, observer)
         finally:
             self._stop.clear()
             self._grace = STOP_GRACE_SECONDS
 
-    def _run(self, config: RunConfig, observer: Any) -> RunResult:
+    def _run(self, config: RunConfig, observer: Observer | None) -> RunResult:
         refuse_data_file(config, self.host.name)
         _, local = split_device(config.device)
         self._begin("run", replace(config, device=local).to_dict())
-        partial = _Partial(config, self._device_name(config.device))
+        listener = RunListener(config, self._device_name(config.device), observer,
+                               where=f"{self.host.name}: ")
+        partial = listener.partial
         stop_seen = [0.0]
         while True:
             kind, payload = self._next_message(stop_seen)
-            if kind == "chunk":
-                partial.add(payload)
-                if observer is not None:
-                    observer(payload)
-            elif kind == "result":
-                record, losses, chunks = payload
-                return remote_result(RunResult.from_dict(record, losses, chunks), config,
-                                     self.host)
-            elif kind == "error":
-                raise ConfigError(f"{self.host.name}: {payload}")
-            elif kind == "timeout":
+            result = listener.hear(kind, payload)
+            if result is not None:
+                return remote_result(result, config, self.host)
+            if kind == "timeout":
                 self._kill()
                 result = partial.result(RunStatus.STOPPED, (
                     f"stopped after {partial.epochs_done} of {config.epochs} epochs; "
@@ -282,34 +277,26 @@ class RemoteRunner:
         finally:
             self._stop.clear()
 
-    def sweep(self, spec: SweepSpec, observer: Any = None) -> SweepResult:
+    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None) -> SweepResult:
         """A sweep of this host's devices (``spec.devices`` named ``HOST:...``)."""
         try:
             local = tuple(split_device(d)[1] for d in spec.devices)
             self._begin("sweep", replace(spec, devices=local).to_dict())
-            heard = SweepResult(spec)
+            listener = SweepListener(spec, observer,
+                                     device=lambda d: host_device(self.host.name, d))
             while True:
                 kind, payload = self._next_message([0.0])
-                if kind == "sweep-point":
-                    point, done, total = payload
-                    point["device"] = host_device(self.host.name, point["device"])
-                    heard.points.append(SweepPoint(**point))
-                    if observer is not None:
-                        observer(heard.points[-1], done, total)
-                elif kind == "sweep-result":
-                    return prefixed_sweep(SweepResult.from_dict(payload), spec, self.host)
-                elif kind == "error":
-                    raise ConfigError(payload)
-                elif kind in ("failed", "timeout") or (kind, payload) == CLOSED:
+                result = listener.hear(kind, payload)
+                if result is not None:
+                    return prefixed_sweep(result, spec, self.host)
+                if kind in ("failed", "timeout") or (kind, payload) == CLOSED:
                     if kind == "timeout":
                         self._kill()
                     message = {"failed": f"the sweep failed on {self.host.name}: {payload}",
                                "timeout": "stopped; the host did not answer and the "
                                           "connection was closed"}.get(
                         kind, f"connection to {self.host.name} lost ({self._failure()})")
-                    heard.status = "stopped" if kind == "timeout" else "failed"
-                    heard.message = message
-                    return heard.analyse()
+                    return listener.ended("stopped" if kind == "timeout" else "failed", message)
         finally:
             self._stop.clear()
             self._grace = STOP_GRACE_SECONDS

@@ -15,6 +15,7 @@ from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfi
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError, RunCancelled
+from iris_gui.engine.workers.jobs import Observer, PointObserver
 from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS, JobFailed, WorkerCancelled
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ class InProcessRunner:
         discover_devices.cache_clear()
         return self.start()
 
-    def run(self, config: RunConfig, observer: Any = None) -> RunResult:
+    def run(self, config: RunConfig, observer: Observer | None = None) -> RunResult:
         from iris_gui.engine.train.trainer import train
 
         try:
@@ -77,7 +78,7 @@ class InProcessRunner:
         finally:
             self._stop.clear()
 
-    def sweep(self, spec: SweepSpec, observer: Any = None) -> SweepResult:
+    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None) -> SweepResult:
         """As ProcessRunner.sweep, in the calling thread."""
         from iris_gui.engine.sweep.sweep import run_sweep
 

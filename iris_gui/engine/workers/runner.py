@@ -8,8 +8,9 @@ cheaper redraws, benchmarks/gui_overhead.py still measures the in-process choice
 a pipe. ``in_process.InProcessRunner`` keeps the other choice available so the difference can
 be shown.
 
-Both runners share one interface: ``start() -> devices``, ``run(config, observer) -> RunResult``
-(called from one thread), ``request_stop(grace)`` (from any thread), ``close()``.
+Every runner has one interface, ``jobs.Runner``: ``start() -> devices``, ``run(config,
+observer) -> RunResult``, ``explain``, ``sweep`` (called from one thread), ``request_stop(grace)``
+(from any thread), ``close()``.
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-import numpy as np
-
 from iris_gui.engine.records.device_info import DeviceInfo
-from iris_gui.engine.records.result import Chunk, EnvRecord, RunResult, RunStatus, unfinished_result
-from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.records.result import RunResult, RunStatus
+from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError, EngineError
+from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, SweepListener
 from iris_gui.engine.workers.worker_process import worker_main
 
 # How long a stopped run may take to hand back its result before its process is killed. A
@@ -117,7 +117,7 @@ class ProcessRunner:
         self.devices = [DeviceInfo.from_dict(d) for d in payload]
         return self.devices
 
-    def run(self, config: RunConfig, observer: Any = None) -> RunResult:
+    def run(self, config: RunConfig, observer: Observer | None = None) -> RunResult:
         """Train ``config`` in the worker; raises ConfigError for input the worker refused.
 
         A stop requested before the run begins (Stop pressed while it was queued) still counts:
@@ -129,10 +129,11 @@ class ProcessRunner:
             self._stop.clear()
             self._grace = STOP_GRACE_SECONDS
 
-    def _run(self, config: RunConfig, observer: Any) -> RunResult:
+    def _run(self, config: RunConfig, observer: Observer | None) -> RunResult:
         self.start()
         assert self._conn is not None
-        partial = _Partial(config, self._device_name(config.device))
+        listener = RunListener(config, self._device_name(config.device), observer)
+        partial = listener.partial
         self._conn.send(("run", config.to_dict()))
         stop_seen: float | None = None
         while True:
@@ -151,20 +152,12 @@ class ProcessRunner:
                             f"stopped after {partial.epochs_done} of {config.epochs} epochs; the "
                             f"worker did not answer within {self._grace:g} s and was restarted"))
                 continue
-            kind, payload = message
-            if kind == "chunk":
-                partial.add(payload)
-                if observer is not None:
-                    observer(payload)
-            elif kind == "result":
-                record, losses, chunks = payload
-                result = RunResult.from_dict(record, losses, chunks)
+            result = listener.hear(*message)
+            if result is not None:
                 if result.status is RunStatus.FAILED and config.device != "cpu":
                     # A CUDA error can poison the process: the next job gets a fresh one.
                     self.close()
                 return result
-            elif kind == "error":
-                raise ConfigError(payload)
 
     def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
         """Profile ``window`` epochs of ``config`` in the worker; Breakdown.to_dict() back.
@@ -192,7 +185,7 @@ class ProcessRunner:
         finally:
             self._stop.clear()
 
-    def sweep(self, spec: SweepSpec, observer: Any = None) -> SweepResult:
+    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None) -> SweepResult:
         """Run a sweep in the worker, each point to ``observer(point, done, total)``. A stop
         ends it within a chunk (the points measured are kept); if the worker does not answer
         within the grace, or dies, the points heard so far come back as stopped or failed."""
@@ -200,7 +193,7 @@ class ProcessRunner:
             self.start()
             assert self._conn is not None
             self._conn.send(("sweep", spec.to_dict()))
-            heard = SweepResult(spec)
+            listener = SweepListener(spec, observer)
             stop_seen: float | None = None
             while True:
                 message = self._receive()
@@ -208,40 +201,28 @@ class ProcessRunner:
                     if not self.alive:
                         code = self._process.exitcode if self._process is not None else None
                         self._kill()
-                        return self._partial(heard, "failed", "the worker process exited "
-                                             f"during the sweep (exit code {code})")
+                        return listener.ended("failed", "the worker process exited during "
+                                              f"the sweep (exit code {code})")
                     if self._stop.is_set():
                         stop_seen = stop_seen or time.monotonic()
                         if time.monotonic() - stop_seen > self._grace:
                             self._kill()
-                            return self._partial(heard, "stopped", "stopped; the worker did "
-                                                 "not answer and was restarted")
+                            return listener.ended("stopped", "stopped; the worker did not "
+                                                  "answer and was restarted")
                     continue
                 kind, payload = message
-                if kind == "sweep-point":
-                    point, done, total = payload
-                    heard.points.append(SweepPoint(**point))
-                    if observer is not None:
-                        observer(heard.points[-1], done, total)
-                elif kind == "sweep-result":
-                    result = SweepResult.from_dict(payload)
+                if kind == "failed":
+                    if spec.devices != ("cpu",):
+                        self.close()
+                    return listener.ended("failed", payload)
+                result = listener.hear(kind, payload)
+                if result is not None:
                     if any(p.status == "failed" and p.device != "cpu" for p in result.points):
                         self.close()  # a CUDA error can poison the process, as after a run
                     return result
-                elif kind == "error":
-                    raise ConfigError(payload)
-                elif kind == "failed":
-                    if spec.devices != ("cpu",):
-                        self.close()
-                    return self._partial(heard, "failed", payload)
         finally:
             self._stop.clear()
             self._grace = STOP_GRACE_SECONDS
-
-    @staticmethod
-    def _partial(heard: SweepResult, status: str, message: str) -> SweepResult:
-        heard.status, heard.message = status, message
-        return heard.analyse()
 
     def _explained(self, config: RunConfig, kind: str, payload: Any) -> dict[str, Any]:
         if kind == "error":
@@ -281,24 +262,3 @@ class ProcessRunner:
                 pass
             self._process.join(timeout)
         self._kill()
-
-
-class _Partial:
-    """What the parent has heard of a run, for when the child cannot hand back a result."""
-
-    def __init__(self, config: RunConfig, device_name: str) -> None:
-        self.config, self.device_name = config, device_name
-        self.losses: list[np.ndarray] = []
-        self.stride = 1
-        self.epochs_done = 0
-
-    def add(self, chunk: Chunk) -> None:
-        self.losses.append(chunk.losses)
-        self.stride, self.epochs_done = chunk.stride, chunk.epochs_done
-
-    def result(self, status: RunStatus, message: str) -> RunResult:
-        losses = np.concatenate(self.losses) if self.losses else None
-        env = EnvRecord(device=self.config.device, device_name=self.device_name,
-                        threads=self.config.threads, execution="process")
-        return unfinished_result(self.config, status, message, env, losses, self.stride,
-                                 self.epochs_done)

@@ -26,6 +26,7 @@ from iris_gui.engine.remote.sweep_across import sweep_across
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.workers.in_process import InProcessRunner
+from iris_gui.engine.workers.jobs import Runner
 from iris_gui.engine.workers.runner import ProcessRunner, WorkerCancelled
 from iris_gui.ui.jobs.host_connect import connect_hosts
 
@@ -138,13 +139,13 @@ class TrainingWorker(QObject):
                 self._remote[runner.host.name] = runner
         return runner
 
-    def _runner_for(self, token: int, device: str, execution: str):
+    def _runner_for(self, token: int, device: str, execution: str) -> Runner:
         runner = self._remote_runner(device) or self._runners[execution]
         self._working(token, [runner] if isinstance(runner, RemoteRunner)
                       else list(self._runners.values()))
         return runner
 
-    def _working(self, token: int, runners: list) -> None:
+    def _working(self, token: int, runners: list[Runner]) -> None:
         """``runners`` now do job ``token``; a stop that came before they began still counts."""
         with self._lock:
             self._job_token, self._job_runners = token, runners

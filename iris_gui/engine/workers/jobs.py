@@ -1,0 +1,120 @@
+"""What every runner shares: the ``Runner`` interface the window, the command line and the
+sweeps across machines call, and the one way a runner hears a run's or a sweep's messages from
+its worker, whatever carries them (a pipe to a local process, an ssh channel to a host).
+
+Three runners implement it: ``ProcessRunner`` (runner.py, the warm worker process),
+``InProcessRunner`` (in_process.py, the calling thread) and ``RemoteRunner``
+(engine/remote/runner.py, a worker on another machine). The first and the last hear their
+worker's messages through ``RunListener`` and ``SweepListener``; what differs between them is
+only what silence, a dead process or a closed channel means. No torch here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.result import Chunk, EnvRecord, RunResult, RunStatus, unfinished_result
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import ConfigError
+
+Observer = Callable[[Chunk], None]
+PointObserver = Callable[[SweepPoint, int, int], None]  # a point, the points done, their total
+
+
+@runtime_checkable
+class Runner(Protocol):
+    """Runs jobs away from the caller. ``run``, ``explain`` and ``sweep`` are called from one
+    thread; ``request_stop`` from any."""
+
+    devices: list[DeviceInfo]
+
+    def start(self) -> list[DeviceInfo]: ...
+
+    def refresh_devices(self) -> list[DeviceInfo]: ...
+
+    def run(self, config: RunConfig, observer: Observer | None = None) -> RunResult: ...
+
+    def explain(self, config: RunConfig, window: int) -> dict[str, Any]: ...
+
+    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None) -> SweepResult: ...
+
+    def request_stop(self, grace: float = ...) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Partial:
+    """What a runner has heard of a run, for when its worker cannot hand back a result."""
+
+    def __init__(self, config: RunConfig, device_name: str) -> None:
+        self.config, self.device_name = config, device_name
+        self.losses: list[np.ndarray] = []
+        self.stride = 1
+        self.epochs_done = 0
+
+    def add(self, chunk: Chunk) -> None:
+        self.losses.append(chunk.losses)
+        self.stride, self.epochs_done = chunk.stride, chunk.epochs_done
+
+    def result(self, status: RunStatus, message: str) -> RunResult:
+        losses = np.concatenate(self.losses) if self.losses else None
+        env = EnvRecord(device=self.config.device, device_name=self.device_name,
+                        threads=self.config.threads, execution="process")
+        return unfinished_result(self.config, status, message, env, losses, self.stride,
+                                 self.epochs_done)
+
+
+class RunListener:
+    """A run's messages as they arrive: each chunk kept and handed to the observer, the result
+    decoded, the worker's refusal of the config raised (``where`` prefixes its words)."""
+
+    def __init__(self, config: RunConfig, device_name: str, observer: Observer | None,
+                 where: str = "") -> None:
+        self.partial = Partial(config, device_name)
+        self.observer, self.where = observer, where
+
+    def hear(self, kind: str, payload: Any) -> RunResult | None:
+        """The run's result once it has come, else None (a chunk, or a message of no run)."""
+        if kind == "chunk":
+            self.partial.add(payload)
+            if self.observer is not None:
+                self.observer(payload)
+        elif kind == "result":
+            record, losses, chunks = payload
+            return RunResult.from_dict(record, losses, chunks)
+        elif kind == "error":
+            raise ConfigError(f"{self.where}{payload}")
+        return None
+
+
+class SweepListener:
+    """A sweep's messages as they arrive: each point kept and handed to the observer (its
+    device named by ``device``), the whole result decoded, a refusal raised."""
+
+    def __init__(self, spec: SweepSpec, observer: PointObserver | None,
+                 device: Callable[[str], str] = str) -> None:
+        self.heard = SweepResult(spec)
+        self.observer, self.device = observer, device
+
+    def hear(self, kind: str, payload: Any) -> SweepResult | None:
+        if kind == "sweep-point":
+            point, done, total = payload
+            self.heard.points.append(SweepPoint(**{**point,
+                                                   "device": self.device(point["device"])}))
+            if self.observer is not None:
+                self.observer(self.heard.points[-1], done, total)
+        elif kind == "sweep-result":
+            return SweepResult.from_dict(payload)
+        elif kind == "error":
+            raise ConfigError(payload)
+        return None
+
+    def ended(self, status: str, message: str) -> SweepResult:
+        """The points heard, for a sweep whose worker ended before its result."""
+        self.heard.status, self.heard.message = status, message
+        return self.heard.analyse()
