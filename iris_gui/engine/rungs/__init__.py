@@ -1,5 +1,6 @@
-"""The engine ladder's rungs (engines.py has their names and rules). Each module is imported
-only when its rung is used or asked about: ``native`` loads numba, ``compiled`` the compiler."""
+"""The engine ladder's rungs. spec/engines.py is each rung's one entry (its names, its rules and
+where its class is); each module is imported only when its rung is used or asked about:
+``native`` loads numba, ``compiled`` the compiler."""
 
 from __future__ import annotations
 
@@ -11,21 +12,12 @@ from iris_gui.engine.rungs.base import Rung
 from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
 from iris_gui.engine.spec.errors import ConfigError
 
-_MODULES = {
-    "eager": ("iris_gui.engine.rungs.eager", "EagerRung"),
-    "lean": ("iris_gui.engine.rungs.eager", "LeanRung"),
-    "manual": ("iris_gui.engine.rungs.manual", "ManualRung"),
-    "compiled": ("iris_gui.engine.rungs.compiled", "CompiledRung"),
-    "graph": ("iris_gui.engine.rungs.graph", "GraphRung"),
-    "persistent": ("iris_gui.engine.rungs.persistent", "PersistentRung"),
-    "native": ("iris_gui.engine.rungs.native", "NativeRung"),
-}
 _made: dict[str, Rung] = {}
 
 
 def get_rung(name: str) -> Rung:
     if name not in _made:
-        module, cls = _MODULES[name]
+        module, cls = ENGINE_INFO[name].implementation.split(":")
         _made[name] = getattr(importlib.import_module(module), cls)()
     return _made[name]
 

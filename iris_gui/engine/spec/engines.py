@@ -30,6 +30,9 @@ class EngineInfo:
     minibatch: bool = True  # whether it trains mini-batches (--batch N), not only full batch
     data_paths: tuple[str, ...] = ("resident", "loader")
     precisions: tuple[str, ...] = ("float32",)
+    # Where the rung is, "module:Class": imported only when the rung is used or asked about
+    # (``native`` loads numba, ``compiled`` the compiler); build.spec bundles these modules.
+    implementation: str = ""
 
     @property
     def choice(self) -> str:
@@ -40,37 +43,44 @@ ENGINE_INFO = {info.name: info for info in (
     EngineInfo("eager", "eager (the note's loop)",
                "The note's step as written: forward, loss, zero_grad, backward, optimizer step, "
                "each op dispatched by eager PyTorch and autograd.", True, module_call=True,
-               precisions=ALL_PRECISIONS),
+               precisions=ALL_PRECISIONS,
+               implementation="iris_gui.engine.rungs.eager:EagerRung"),
     EngineInfo("lean", "lean (PyTorch's own switches)",
                "Still eager autograd, with zero_grad(set_to_none=True) and the fused (or "
                "foreach) optimizer kernel: fewer ops and no gradient zeroing per epoch.", True,
-               module_call=True, precisions=ALL_PRECISIONS),
+               module_call=True, precisions=ALL_PRECISIONS,
+               implementation="iris_gui.engine.rungs.eager:LeanRung"),
     EngineInfo("manual", "manual (no autograd)",
                "Forward and backward written out as tensor ops under no_grad, buffers allocated "
                "once and updated in place: no autograd graph is built or walked.", True,
-               precisions=("float32", "float64")),
+               precisions=("float32", "float64"),
+               implementation="iris_gui.engine.rungs.manual:ManualRung"),
     EngineInfo("compiled", "compiled (torch.compile)",
                "torch.compile turns several epochs of the manual step (with mini-batches, one "
                "step per batch) into one generated kernel program (replayed as a CUDA graph on "
                "a GPU); compilation is timed apart, before the loop.", True,
                recordings=("device", "none"), minibatch=True,
-               data_paths=("resident", "loader"), precisions=("float32",)),
+               data_paths=("resident", "loader"), precisions=("float32",),
+               implementation="iris_gui.engine.rungs.compiled:CompiledRung"),
     EngineInfo("graph", "graph (CUDA graphs)",
                "The whole step captured once with torch.cuda.graph and replayed many epochs "
                "(with mini-batches, one epoch of steps) per launch: no Python and no per-op "
                "launch cost left.", True,
                recordings=("device", "none"), devices=("cuda",), minibatch=True,
-               data_paths=("resident",), precisions=("float32",)),
+               data_paths=("resident",), precisions=("float32",),
+               implementation="iris_gui.engine.rungs.graph:GraphRung"),
     EngineInfo("persistent", "persistent (one Triton kernel)",
                "One Triton program trains many epochs per launch with the weights held on chip: "
                "an epoch is a few small matrix products, not dozens of kernel launches.", True,
                recordings=("device", "none"), optimizers=("sgd",), minibatch=False,
-               data_paths=("resident",)),
+               data_paths=("resident",),
+               implementation="iris_gui.engine.rungs.persistent:PersistentRung"),
     EngineInfo("native", "native (no framework, a reference)",
                "The same arithmetic as one native loop compiled by numba, with no framework at "
                "all: the floor the others are measured against.", False,
                recordings=("device", "none"), optimizers=("sgd",), devices=("cpu",),
-               short="native (no framework)", minibatch=False, data_paths=("resident",)),
+               short="native (no framework)", minibatch=False, data_paths=("resident",),
+               implementation="iris_gui.engine.rungs.native:NativeRung"),
 )}
 
 
