@@ -21,9 +21,9 @@ from iris_gui.store.paths import StoreError
 FORMATS = (".png", ".svg", ".csv")
 # A render's logical width (wider PNGs scale it up, text included) and row height.
 RENDER_MAX_WIDTH, RENDER_SLOT_PX, RENDER_FRAME_PX, RENDER_MIN_HEIGHT = 1200, 30, 110, 320
-# The figure was first drawn in the panel, under its sentence (ladder_text.ABOUT, wrapped with
-# these margins) and a 2 px gap; the files keep the plot's height as it was there, so that a
-# picture in a document does not change with this module.
+# A file's plot keeps the height it has in the Ladder view, under that view's sentence
+# (ladder_text.ABOUT, wrapped with these margins) and a 2 px gap: a picture in a document looks
+# like the view it was exported from.
 ABOUT_MARGINS, ABOUT_GAP = (8, 4, 8, 0), 2
 
 

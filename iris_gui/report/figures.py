@@ -1,5 +1,5 @@
-"""The report's figures, drawn by ui's exports, the pictures File -> Export writes: the loss
-plot (curves from their data, not the live view's downsampling), the engine ladder when the
+"""The report's figures, drawn by figures/ as every export draws them (the same pictures
+File -> Export and ``iris-gui plot`` write): the loss plot (curves from their data, not the live view's downsampling), the engine ladder when the
 runs span several engines, the crossover of a sweep. Needs a QApplication."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The timed epoch loop: the note's full-batch step, cut into ~30 ms chunks for observers.
+"""The timed epoch loop: a rung's epochs (the note's full batch, or a mini-batch epoch of
+steps), cut into ~30 ms chunks for observers.
 
 Every chunk boundary waits for the device once (whatever the recording choice), so each chunk's
 time is the device's real time for its epochs; the steady state is the median over the chunks
