@@ -165,7 +165,7 @@ class MainWindow(QMainWindow):
 
     def _remember_columns(self, hidden: list[str]) -> None:
         self.settings.hidden_columns = hidden
-        self.settings.known_columns = self.results.column_titles()
+        self.settings.known_columns = self.results.column_keys()
 
     def _remember_baseline(self, run_id: int | None) -> None:
         self.settings.baseline_id = run_id

@@ -3,6 +3,9 @@ Advanced settings, Copy as command, and Help → Keyboard Shortcuts."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 import pytest
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
@@ -11,7 +14,7 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.ui.panels.results_model import COLUMNS, DEFAULT_HIDDEN
 from iris_gui.ui.window.shortcuts import shortcut_rows
 
-TITLES = [c.title for c in COLUMNS]
+KEYS = [c.key for c in COLUMNS]
 
 
 
@@ -24,8 +27,9 @@ def window(window_on, store):
 
 
 def hidden(window) -> list[str]:
+    """The keys of the columns hidden."""
     view = window.results.view
-    return [t for c, t in enumerate(TITLES) if view.isColumnHidden(c)]
+    return [key for c, key in enumerate(KEYS) if view.isColumnHidden(c)]
 
 
 def menu_entry(window, title: str):
@@ -39,21 +43,21 @@ def test_the_header_menu_shows_a_hidden_column_and_the_choice_is_remembered(qtbo
     shown = menu_entry(window, "Device name")
     assert not shown.isChecked()
     shown.trigger()
-    assert "Device name" not in hidden(window)
+    assert "device_name" not in hidden(window)
     view = window.results.view
-    column = TITLES.index("Device name")
+    column = KEYS.index("device_name")
     fitted = view.columnWidth(column)
     assert fitted == min(view.sizeHintForColumn(column), 240)  # a longer name would elide
     view.setColumnWidth(column, 300)  # the user widens it: kept through a refresh
     window.results.refresh()
     assert view.columnWidth(column) == 300
     menu_entry(window, "Recording").trigger()
-    assert "Recording" in hidden(window)
+    assert "record" in hidden(window)
     window.close()
     again = window_on(store)
     try:
-        assert hidden(again) == ["Saved", "Data set", "Recording", "Threads", "Execution",
-                                 "Batch", "Data path", "Precision", "Step µs", "Data wait"]
+        assert hidden(again) == ["saved", "dataset", "record", "threads", "execution", "batch",
+                                 "data_path", "precision", "step_us", "data_wait"]
         next(a for a in again.results.columns.menu().actions()
              if a.text() == "Default columns").trigger()
         assert hidden(again) == list(DEFAULT_HIDDEN)
@@ -61,24 +65,47 @@ def test_the_header_menu_shows_a_hidden_column_and_the_choice_is_remembered(qtbo
         again.close()
 
 
-def test_columns_added_since_a_remembered_choice_take_their_defaults(qtbot, window_on, store,
-                                                                     tmp_path):
-    """A choice saved by a version without the batch columns (no list of the columns it knew)
-    keeps them hidden, as they are by default; a choice that knew them keeps what it said."""
+def test_a_choice_an_older_version_kept_by_title_is_read_by_key(qtbot, window_on, store,
+                                                                tmp_path):
+    """Version 1 of the settings kept the hidden columns by title and, before the batch
+    columns, no list of the columns it knew: opened now, the choice is migrated to keys and
+    the columns added since take their defaults (hidden); a choice made now keeps them."""
     first = window_on(store)
-    first.settings.hidden_columns = ["Saved", "Threads"]
+    settings = first.settings.qsettings
     first.close()
+    for key in ("settings/version", "results/hidden_column_keys", "results/known_column_keys"):
+        settings.remove(key)
+    settings.setValue("results/hidden_columns", json.dumps(["Saved", "Threads"]))
+    settings.sync()
     older = window_on(store)
     try:
-        assert hidden(older) == ["Saved", "Threads", "Batch", "Data path", "Precision", "Step µs",
-                                 "Data wait"]
-        menu_entry(older, "Batch").trigger()  # the user shows one: remembered with the titles
-        assert "Batch" not in hidden(older)
+        assert hidden(older) == ["saved", "threads", "batch", "data_path", "precision",
+                                 "step_us", "data_wait"]
+        menu_entry(older, "Batch").trigger()  # the user shows one: remembered by its key
+        assert "batch" not in hidden(older)
     finally:
         older.close()
     again = window_on(store)
     try:
-        assert "Batch" not in hidden(again) and "Data path" in hidden(again)
+        assert "batch" not in hidden(again) and "data_path" in hidden(again)
+        assert again.settings.qsettings.value("results/hidden_columns") is None
+    finally:
+        again.close()
+
+
+def test_a_retitled_column_keeps_its_remembered_choice(qtbot, window_on, store, monkeypatch):
+    from iris_gui.ui.panels import results, results_model
+
+    first = window_on(store)
+    menu_entry(first, "Device name").trigger()  # shown
+    first.close()
+    renamed = tuple(dataclasses.replace(c, title="Hardware") if c.key == "device_name" else c
+                    for c in results_model.COLUMNS)
+    monkeypatch.setattr(results, "COLUMNS", renamed)
+    again = window_on(store)
+    try:
+        assert "device_name" not in hidden(again)
+        assert menu_entry(again, "Hardware").isChecked()
     finally:
         again.close()
 

@@ -109,19 +109,44 @@ def test_theme_round_trips_and_unknown_values_read_as_system(ini):
     assert ini().theme == "system"
 
 
-@pytest.mark.parametrize("titles", [[], ["Saved"], ["Saved", "Device name", "Threads"]])
-def test_hidden_columns_round_trip(ini, titles):
+@pytest.mark.parametrize("keys", [[], ["saved"], ["saved", "device_name", "threads"]])
+def test_hidden_columns_round_trip_by_key(ini, keys):
     assert ini().hidden_columns is None  # never chosen: the table's defaults
     writer = ini()
-    writer.hidden_columns = titles
+    writer.hidden_columns = keys
+    writer.known_columns = ["id", "saved"]
     writer.sync()
-    assert ini().hidden_columns == titles
+    assert ini().hidden_columns == keys and ini().known_columns == ["id", "saved"]
 
 
-@pytest.mark.parametrize("garbage", ["not json", json.dumps({"a": 1}), json.dumps([1, "Saved"])])
+@pytest.mark.parametrize("garbage", ["not json", json.dumps({"a": 1}), json.dumps([1, "saved"])])
 def test_hidden_columns_of_the_wrong_shape_are_ignored(ini, garbage):
-    store_raw(ini, "results/hidden_columns", garbage)
-    assert ini().hidden_columns in (None, ["Saved"])
+    store_raw(ini, "results/hidden_column_keys", garbage)
+    assert ini().hidden_columns in (None, ["saved"])
+
+
+def test_a_version_1_file_is_migrated_once_to_keys(ini):
+    settings = ini()._settings  # a new file: at today's version already
+    assert settings.value("settings/version") in (2, "2")
+    settings.remove("settings/version")
+    settings.setValue("results/hidden_columns", json.dumps(["Saved", "Test acc.", "Gone"]))
+    settings.setValue("results/known_columns", json.dumps(["ID", "Saved", "Test acc."]))
+    settings.sync()
+    migrated = ini()
+    assert migrated.hidden_columns == ["saved", "test_accuracy"]  # an unknown title dropped
+    assert migrated.known_columns == ["id", "saved", "test_accuracy"]
+    raw = migrated._settings
+    assert raw.value("results/hidden_columns") is None and raw.value("settings/version") in (2, "2")
+    migrated.hidden_columns = ["saved"]
+    migrated.sync()
+    assert ini().hidden_columns == ["saved"]  # not migrated again
+
+
+@pytest.mark.parametrize("version", ["7", "not a number", "-3"])
+def test_an_odd_or_newer_version_never_stops_the_window(ini, version):
+    store_raw(ini, "settings/version", version)
+    store_raw(ini, "results/hidden_column_keys", json.dumps(["saved"]))
+    assert ini().hidden_columns in (None, ["saved"])
 
 
 def test_the_advanced_section_state_round_trips(ini):

@@ -40,7 +40,6 @@ from iris_gui.store.runs import RunStore, StoreError
 from iris_gui.ui.panels.results_columns import ColumnFitter
 from iris_gui.ui.panels.results_model import (
     COLUMNS,
-    COLUMNS_ADDED_WITH_BATCHES,
     DEFAULT_HIDDEN,
     DEVICE_NAME_COLUMN,
     SORT_ROLE,
@@ -66,7 +65,7 @@ class ResultsPanel(QWidget):
     selection_changed = Signal(list)  # selected run ids, in table order
     baseline_changed = Signal(object)  # run id or None
     message = Signal(str)  # one line for the status bar
-    columns_changed = Signal(list)  # the hidden columns' titles, when the user changes them
+    columns_changed = Signal(list)  # the hidden columns' keys, when the user changes them
 
     def __init__(self, store: RunStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -79,8 +78,8 @@ class ResultsPanel(QWidget):
         self._proxy.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.view = self._make_view()
         self._fit = ColumnFitter(self.view, DEVICE_NAME_COLUMN)
-        self.columns = ColumnChooser(self.view, [c.title for c in COLUMNS], DEFAULT_HIDDEN,
-                                     always_shown=("ID",))
+        self.columns = ColumnChooser(self.view, [(c.key, c.title) for c in COLUMNS],
+                                     DEFAULT_HIDDEN, always_shown=("id",))
         self.columns.changed.connect(self._columns_changed)
         self._baseline_action = self._action("Set as baseline", self._toggle_baseline)
         self._details_action = self._action("Details…", self._details_of_selection)
@@ -234,16 +233,14 @@ class ResultsPanel(QWidget):
         self._say_copied(text)
         return text
 
-    def set_hidden_columns(self, titles: list[str], known: list[str] | None = None) -> None:
-        """Hide the columns with these titles (a remembered choice, made when the columns
-        ``known`` existed: None for a choice kept before that was recorded); the others show,
-        except columns added since, which take their defaults."""
-        if known is None:
-            known = [t for t in self.columns.titles if t not in COLUMNS_ADDED_WITH_BATCHES]
-        self.columns.restore(titles, known)
+    def set_hidden_columns(self, keys: list[str], known: list[str]) -> None:
+        """Hide the columns named ``keys`` (a remembered choice, made when the columns
+        ``known`` existed); the others show, except columns added since, which take their
+        defaults."""
+        self.columns.restore(keys, known)
 
-    def column_titles(self) -> list[str]:
-        return self.columns.titles
+    def column_keys(self) -> list[str]:
+        return self.columns.keys
 
     def export_csv(self, path: Path) -> int:
         """Write every stored run to ``path`` as CSV; return the count. Raises StoreError."""

@@ -1,8 +1,9 @@
 """RunsTableModel: stored runs as table rows, with text to show and raw numbers to sort by.
 
-Every figure comes from the run's record or from ``iris_gui.engine.records.compare``; the cells' texts,
-tooltips and sort keys are ``results_cells``'s, and the model only arranges them. Sorting reads ``SORT_ROLE`` so "9.5" sorts before "120", and a missing value (None)
-sorts after every number.
+Every figure comes from the run's record or from ``iris_gui.engine.records.compare``; the
+cells' texts, tooltips and sort keys are ``results_cells``'s, and the model only arranges them.
+Sorting reads ``SORT_ROLE`` so "9.5" sorts before "120", and a missing value (None) sorts after
+every number.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ _ROOT = QModelIndex()  # an invalid index: the table's root
 
 @dataclass(frozen=True)
 class Column:
+    key: str  # its stable name: the window's settings remember columns by it, never by title
     title: str
     tip: str
     text: Callable[[StoredRun], str]
@@ -74,8 +76,8 @@ class Column:
     numeric: bool = False
 
 
-def _words(title: str, tip: str, value: Callable[[StoredRun], str]) -> Column:
-    return Column(title, tip, value, value)
+def _words(key: str, title: str, tip: str, value: Callable[[StoredRun], str]) -> Column:
+    return Column(key, title, tip, value, value)
 
 
 STEADY_HEADER_TIP = (
@@ -95,53 +97,59 @@ SPEEDUP_HEADER_TIP = (
     "ratio is in the run's details")
 
 COLUMNS: tuple[Column, ...] = (
-    Column("ID", "Run number in the store", lambda r: str(r.id), lambda r: r.id, True),
-    Column("Saved", "When the run was saved", lambda r: saved_short(r.created_at),
+    Column("id", "ID", "Run number in the store", lambda r: str(r.id), lambda r: r.id, True),
+    Column("saved", "Saved", "When the run was saved", lambda r: saved_short(r.created_at),
            lambda r: saved_stamp(r.created_at)),
-    _words("Data set", "Data set trained on", lambda r: r.result.config.dataset),
-    _words("Device", "Device asked for", lambda r: r.result.config.device),
-    _words("Device name", "The device that ran it", lambda r: r.result.env.device_name),
-    _words("Engine", "The rung of the engine ladder (eager: the note's loop)",
+    _words("dataset", "Data set", "Data set trained on", lambda r: r.result.config.dataset),
+    _words("device", "Device", "Device asked for", lambda r: r.result.config.device),
+    _words("device_name", "Device name", "The device that ran it",
+           lambda r: r.result.env.device_name),
+    _words("engine", "Engine", "The rung of the engine ladder (eager: the note's loop)",
            lambda r: r.result.config.engine),
-    _words("Recording", "How the loss was brought back", lambda r: r.result.config.record),
-    _words("Call", "model(x) or model.forward(x); - for an engine that calls no module",
+    _words("record", "Recording", "How the loss was brought back",
+           lambda r: r.result.config.record),
+    _words("call", "Call", "model(x) or model.forward(x); - for an engine that calls no module",
            lambda r: r.result.config.call if r.result.config.calls_module else "-"),
-    Column("Threads", "CPU threads asked for", lambda r: str(r.result.config.threads),
+    Column("threads", "Threads", "CPU threads asked for", lambda r: str(r.result.config.threads),
            lambda r: r.result.config.threads, True),
-    _words("Execution", "Worker process or in-process", lambda r: r.result.env.execution),
-    Column("Epochs", "Epochs completed / configured",
+    _words("execution", "Execution", "Worker process or in-process",
+           lambda r: r.result.env.execution),
+    Column("epochs", "Epochs", "Epochs completed / configured",
            lambda r: f"{r.result.epochs_completed:,} / {r.result.config.epochs:,}",
            lambda r: r.result.epochs_completed, True),
-    _words("Status", "How the run ended; hover for its message", lambda r: r.result.status.value),
-    Column("Total s", "The whole training loop in seconds, on the device's clock: first epoch and "
-           "chunk hand-offs included, setup and evaluation not; (partial): the run failed "
-           "part-way",
+    _words("status", "Status", "How the run ended; hover for its message",
+           lambda r: r.result.status.value),
+    Column("total_s", "Total s", "The whole training loop in seconds, on the device's clock: "
+           "first epoch and chunk hand-offs included, setup and evaluation not; (partial): the "
+           "run failed part-way",
            lambda r: total_text(r.result),
            lambda r: timing_key(r.result, r.result.timings.train_seconds), True),
-    Column("µs/epoch", STEADY_HEADER_TIP,
+    Column("epoch_us", "µs/epoch", STEADY_HEADER_TIP,
            lambda r: run_steady_text(r.result),
            lambda r: timing_key(r.result, r.result.timings.epoch_us), True),
     # Text and key depend on the baseline; RunsTableModel fills them in.
-    Column(SPEEDUP_TITLE, SPEEDUP_HEADER_TIP,
+    Column("speedup", SPEEDUP_TITLE, SPEEDUP_HEADER_TIP,
            lambda r: MISSING, lambda r: None, True),
-    Column("Final loss", "Loss after the last epoch", lambda r: formatted(r.result.final_loss, ".4g"),
+    Column("final_loss", "Final loss", "Loss after the last epoch",
+           lambda r: formatted(r.result.final_loss, ".4g"),
            lambda r: finite(r.result.final_loss), True),
-    Column("Test acc.", "Accuracy on the test split",
+    Column("test_accuracy", "Test acc.", "Accuracy on the test split",
            lambda r: formatted(r.result.test_accuracy, ".1%"),
            lambda r: finite(r.result.test_accuracy), True),
     # Mini-batches, data paths and precision: in the header's menu.
-    Column("Batch", "Rows per optimizer step; full: the whole training set each step (the "
-           "note's)", lambda r: batch_cell(r.result.config),
+    Column("batch", "Batch", "Rows per optimizer step; full: the whole training set each step "
+           "(the note's)", lambda r: batch_cell(r.result.config),
            lambda r: batch_key(r.result.config), True),
-    _words("Data path", "How batches reach the model: resident (on the device) or a "
-           "DataLoader, ×N with N worker processes", lambda r: data_path_cell(r.result.config)),
-    _words("Precision", "float32 (the note's), float64, or bfloat16/float16 autocast; +TF32: "
-           "CUDA matmuls in TF32", lambda r: precision_cell(r.result.config)),
-    Column("Step µs", "Steady-state microseconds per optimizer step: µs/epoch over the steps "
-           "in an epoch", lambda r: step_cell(r.result),
+    _words("data_path", "Data path", "How batches reach the model: resident (on the device) "
+           "or a DataLoader, ×N with N worker processes",
+           lambda r: data_path_cell(r.result.config)),
+    _words("precision", "Precision", "float32 (the note's), float64, or bfloat16/float16 "
+           "autocast; +TF32: CUDA matmuls in TF32", lambda r: precision_cell(r.result.config)),
+    Column("step_us", "Step µs", "Steady-state microseconds per optimizer step: µs/epoch over "
+           "the steps in an epoch", lambda r: step_cell(r.result),
            lambda r: timing_key(r.result, r.result.timings.step_us), True),
-    Column("Data wait", "The share of the training loop spent waiting for a batch (the "
-           "loader's next() and the copy to the device); - for resident data",
+    Column("data_wait", "Data wait", "The share of the training loop spent waiting for a batch "
+           "(the loader's next() and the copy to the device); - for resident data",
            lambda r: data_wait_cell(r.result),
            lambda r: timing_key(r.result, r.result.timings.data_wait_share), True),
 )
@@ -154,11 +162,8 @@ TIMING_COLUMNS = (TOTAL_COLUMN, STEADY_COLUMN, SPEEDUP_COLUMN, STEP_COLUMN, DATA
 # What the table shows by default answers the note's question (which device, engine, recording
 # and call style, and how fast); these wait in the header's menu. The device name is the
 # Device column's tooltip meanwhile.
-DEFAULT_HIDDEN = ("Saved", "Data set", "Device name", "Threads", "Execution", "Batch",
-                  "Data path", "Precision", "Step µs", "Data wait")
-# Added after a remembered column choice was first kept, and before the columns it knew were
-# kept with it: a choice without that list predates these (ResultsPanel.set_hidden_columns).
-COLUMNS_ADDED_WITH_BATCHES = ("Batch", "Data path", "Precision", "Step µs", "Data wait")
+DEFAULT_HIDDEN = ("saved", "dataset", "device_name", "threads", "execution", "batch",
+                  "data_path", "precision", "step_us", "data_wait")
 
 
 class RunsTableModel(QAbstractTableModel):

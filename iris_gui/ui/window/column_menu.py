@@ -1,7 +1,8 @@
-"""ColumnChooser: a table header's context menu that shows and hides columns by title.
+"""ColumnChooser: a table header's context menu that shows and hides columns.
 
-Columns are named by their titles, not their positions, so a remembered choice survives a
-column added or moved in a later version (a title it does not know is ignored).
+Columns are named by stable keys, not their positions or titles, so a remembered choice
+survives a column added, moved or retitled in a later version (a key it does not know is
+ignored); the menu shows their titles.
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from PySide6.QtWidgets import QMenu, QTableView
 
 
 class ColumnChooser(QObject):
-    changed = Signal(list)  # the hidden titles, in column order
+    changed = Signal(list)  # the hidden columns' keys, in column order
 
-    def __init__(self, view: QTableView, titles: list[str], defaults: Iterable[str],
+    def __init__(self, view: QTableView, columns: list[tuple[str, str]], defaults: Iterable[str],
                  always_shown: Iterable[str] = ()) -> None:
+        """``columns``: (key, title) in column order; ``defaults``, ``always_shown``: keys."""
         super().__init__(view)
         self._view = view
-        self._titles = list(titles)
-        self._defaults = [title for title in self._titles if title in set(defaults)]
+        self._keys = [key for key, _ in columns]
+        self._titles = dict(columns)
+        self._defaults = [key for key in self._keys if key in set(defaults)]
         self._always = set(always_shown)
         header = view.horizontalHeader()
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -29,28 +32,27 @@ class ColumnChooser(QObject):
         self.set_hidden(self._defaults)
 
     def hidden(self) -> list[str]:
-        return [title for column, title in enumerate(self._titles)
-                if self._view.isColumnHidden(column)]
+        return [key for column, key in enumerate(self._keys) if self._view.isColumnHidden(column)]
 
-    def set_hidden(self, titles: Iterable[str]) -> None:
-        """Hide exactly the columns titled ``titles`` (unknown titles are ignored)."""
-        wanted = set(titles) - self._always
+    def set_hidden(self, keys: Iterable[str]) -> None:
+        """Hide exactly the columns named ``keys`` (unknown keys are ignored)."""
+        wanted = set(keys) - self._always
         before = self.hidden()
-        for column, title in enumerate(self._titles):
-            self._view.setColumnHidden(column, title in wanted)
+        for column, key in enumerate(self._keys):
+            self._view.setColumnHidden(column, key in wanted)
         if self.hidden() != before:
             self.changed.emit(self.hidden())
 
     @property
-    def titles(self) -> list[str]:
-        return list(self._titles)
+    def keys(self) -> list[str]:
+        return list(self._keys)
 
     def restore(self, hidden: Iterable[str], known: Iterable[str]) -> None:
         """A remembered choice, made when the columns ``known`` existed: a column added since
         takes its default (a user who hid nothing would otherwise find every new column shown,
         the ones hidden by default included)."""
         known = set(known)
-        added = [title for title in self._defaults if title not in known]
+        added = [key for key in self._defaults if key not in known]
         self.set_hidden([*hidden, *added])
 
     def reset(self) -> None:
@@ -59,23 +61,23 @@ class ColumnChooser(QObject):
     def menu(self) -> QMenu:
         """The menu the header shows: a check per column, then the defaults back."""
         menu = QMenu(self._view)
-        for column, title in enumerate(self._titles):
-            action = QAction(title, menu, checkable=True)
+        for column, key in enumerate(self._keys):
+            action = QAction(self._titles[key], menu, checkable=True)
             action.setChecked(not self._view.isColumnHidden(column))
-            action.setEnabled(title not in self._always)
+            action.setEnabled(key not in self._always)
             tip = self._view.model().headerData(column, Qt.Orientation.Horizontal,
                                                 Qt.ItemDataRole.ToolTipRole)
             action.setToolTip(tip or "")
-            action.toggled.connect(lambda shown, title=title: self._show(title, shown))
+            action.toggled.connect(lambda shown, key=key: self._show(key, shown))
             menu.addAction(action)
         menu.setToolTipsVisible(True)
         menu.addSeparator()
         menu.addAction("Default columns", self.reset)
         return menu
 
-    def _show(self, title: str, shown: bool) -> None:
-        hidden = [t for t in self.hidden() if t != title]
-        self.set_hidden(hidden if shown else [*hidden, title])
+    def _show(self, key: str, shown: bool) -> None:
+        hidden = [k for k in self.hidden() if k != key]
+        self.set_hidden(hidden if shown else [*hidden, key])
 
     def _popup(self, pos: QPoint) -> None:
         menu = self.menu()

@@ -1,8 +1,11 @@
 """AppSettings: what the window remembers between sessions, over QSettings.
 
 The run config is stored as values (JSON of RunConfig.to_dict()), never as widget indices, so a
-reordered combo or a new data set cannot restore the wrong choice. Reading never raises: a value
-a user edited by hand, or one an older version wrote, falls back to its default field by field.
+reordered combo or a new data set cannot restore the wrong choice; the results' columns by their
+stable keys, never by title or position. Reading never raises: a value a user edited by hand, or
+one an older version wrote, falls back to its default field by field. ``VERSION`` says how the
+file is laid out; opening an older one migrates it (settings_migration.py) before anything is
+read.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.ui.window.settings_migration import migrate
 
 EXECUTIONS = ("process", "in-process")
 DEFAULT_EXECUTION = "process"
@@ -26,8 +30,8 @@ _GEOMETRY_KEY = "window/geometry"
 _STATE_KEY = "window/state"
 _LOG_Y_KEY = "plot/log_y"
 _THEME_KEY = "view/theme"
-_HIDDEN_COLUMNS_KEY = "results/hidden_columns"
-_KNOWN_COLUMNS_KEY = "results/known_columns"
+_HIDDEN_COLUMNS_KEY = "results/hidden_column_keys"
+_KNOWN_COLUMNS_KEY = "results/known_column_keys"
 _BASELINE_KEY = "results/baseline"
 _ADVANCED_KEY = "run/advanced_open"
 # What a stored value can get wrong: a bad choice or range (ConfigError), a wrong type (a string
@@ -38,6 +42,7 @@ _BAD_VALUE = (ConfigError, TypeError, ValueError, OverflowError)
 class AppSettings:
     def __init__(self, settings: QSettings | None = None):
         self._settings = settings if settings is not None else QSettings("iris-gui", "iris-gui")
+        migrate(self._settings)
 
     def save_config(self, config: RunConfig, execution: str) -> None:
         self._settings.setValue(_CONFIG_KEY, json.dumps(config.to_dict()))
@@ -76,19 +81,13 @@ class AppSettings:
 
     @property
     def hidden_columns(self) -> list[str] | None:
-        """The results columns hidden by title, or None when never chosen (the defaults)."""
-        try:
-            titles = json.loads(self._settings.value(_HIDDEN_COLUMNS_KEY))
-        except (TypeError, ValueError):
-            return None
-        if not isinstance(titles, list):
-            return None
-        return [title for title in titles if isinstance(title, str)]
+        """The keys of the results columns hidden, or None when never chosen (the defaults)."""
+        return _keys(self._settings.value(_HIDDEN_COLUMNS_KEY))
 
     @hidden_columns.setter
-    def hidden_columns(self, titles: list[str]) -> None:
+    def hidden_columns(self, keys: list[str]) -> None:
         # As JSON: an INI file gives a one-item list back as a bare string.
-        self._settings.setValue(_HIDDEN_COLUMNS_KEY, json.dumps(list(titles)))
+        self._settings.setValue(_HIDDEN_COLUMNS_KEY, json.dumps(list(keys)))
 
     @property
     def qsettings(self):
@@ -96,18 +95,13 @@ class AppSettings:
         return self._settings
 
     @property
-    def known_columns(self) -> list[str] | None:
-        """The results columns that existed when the hidden ones were chosen; None when the
-        choice was saved before this was kept."""
-        try:
-            titles = json.loads(self._settings.value(_KNOWN_COLUMNS_KEY))
-        except (TypeError, ValueError):
-            return None
-        return [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else None
+    def known_columns(self) -> list[str]:
+        """The keys of the results columns that existed when the hidden ones were chosen."""
+        return _keys(self._settings.value(_KNOWN_COLUMNS_KEY)) or []
 
     @known_columns.setter
-    def known_columns(self, titles: list[str]) -> None:
-        self._settings.setValue(_KNOWN_COLUMNS_KEY, json.dumps(list(titles)))
+    def known_columns(self, keys: list[str]) -> None:
+        self._settings.setValue(_KNOWN_COLUMNS_KEY, json.dumps(list(keys)))
 
     @property
     def baseline_id(self) -> int | None:
@@ -152,6 +146,14 @@ class AppSettings:
     def _byte_array(self, key: str) -> QByteArray | None:
         value = self._settings.value(key)
         return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+
+def _keys(text: Any) -> list[str] | None:
+    try:
+        keys = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    return [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else None
 
 
 def _config_from_json(text: Any) -> RunConfig:
