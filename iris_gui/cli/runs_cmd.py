@@ -8,6 +8,7 @@ import json
 from iris_gui.cli.output import PARTIAL_LEGEND, number, partial, seconds, table
 from iris_gui.cli.session import open_store
 from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.timing_names import EPOCH_US, LOOP_SECONDS, ascii_units
 
 
 def runs_command(args: argparse.Namespace) -> int:
@@ -27,7 +28,7 @@ def _list(args: argparse.Namespace, store) -> int:
     # The engine tells a ladder's runs apart; the call style exists only where a module is
     # called, so the other rungs show "-" there.
     headers = ["id", "saved", "dataset", "device", "engine", "record", "call", "thr", "epochs",
-               "status", "loop s", "us/epoch", "final loss", "test acc"]
+               "status", LOOP_SECONDS, ascii_units(EPOCH_US), "final loss", "test acc"]
     rows = []
     for run in runs:
         r, c = run.result, run.result.config

@@ -104,7 +104,7 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
         ("torch", env.torch_version), ("CPU", env.cpu_model), ("OS", env.os),
         ("Python", env.python), ("threads", str(env.threads)), ("execution", env.execution),
         ("warm-up", env.warm_up), ("started", result.started_at), ("saved", run.created_at),
-        ("batches", batch_summary(result)), ("data file", data_file_summary(result)),
+        ("batches", batch_summary(result, ascii=False)), ("data file", data_file_summary(result)),
         ("data changed", result.data_changed),
     ]
     return RunSection(run.id, heading, result.message, sentences,

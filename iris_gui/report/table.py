@@ -13,13 +13,14 @@ import math
 from iris_gui.engine.records.compare import baseline_index, steady_speedup
 from iris_gui.engine.records.result import RunResult, Timings
 from iris_gui.engine.words.numbers import measured
+from iris_gui.engine.words.timing_names import LOOP_SECONDS, heading
 from iris_gui.store.runs import StoredRun
 
 # The results table's word for it: the report's baseline is its first run.
 SPEEDUP = "× vs baseline"
-HEADERS = ("ID", "Device", "Engine", "Recording", "Call", "Status", "Epochs", "Total s",
+HEADERS = ("ID", "Device", "Engine", "Recording", "Call", "Status", "Epochs", heading(LOOP_SECONDS),
            "µs/epoch ± IQR", SPEEDUP, "Final loss", "Test acc.")
-NUMERIC = frozenset({"ID", "Epochs", "Total s", "µs/epoch ± IQR", SPEEDUP, "Final loss",
+NUMERIC = frozenset({"ID", "Epochs", heading(LOOP_SECONDS), "µs/epoch ± IQR", SPEEDUP, "Final loss",
                      "Test acc."})
 MISSING = "-"
 BASELINE = "baseline"

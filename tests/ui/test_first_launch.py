@@ -21,7 +21,7 @@ from iris_gui.ui.window.geometry import fit_geometry
 LAPTOP = QRect(0, 0, 1280, 800)
 RUN_CONTROLS = ("dataset_combo", "hidden_edit", "device_combo", "optimizer_combo", "lr_edit",
                 "momentum_spin", "epochs_spin", "engine_combo", "record_combo", "call_combo")
-KEY_COLUMNS = ("ID", "Device", "Engine", "Recording", "Call", "Status", "Epochs", "Total s",
+KEY_COLUMNS = ("ID", "Device", "Engine", "Recording", "Call", "Status", "Epochs", "Loop s",
                "µs/epoch", "× vs baseline", "Final loss", "Test acc.")
 
 

@@ -107,12 +107,12 @@ def test_a_run_that_failed_part_way_shows_its_figure_as_partial(panel):
     assert cell(panel, PARTIAL, "Epochs") == "60 / 100"
     # The figure stays readable for diagnosis, marked; no "± 0.0" beside it.
     assert cell(panel, PARTIAL, "µs/epoch") == "1,278 (partial)"
-    assert cell(panel, PARTIAL, "Total s") == "-"  # the loop never ended
+    assert cell(panel, PARTIAL, "Loop s") == "-"  # the loop never ended
     tip = cell(panel, PARTIAL, "µs/epoch", Qt.ItemDataRole.ToolTipRole)
     assert tip.startswith(REASON + ".\n")
     assert "one synchronised chunk after the first" in tip
-    assert cell(panel, PARTIAL, "Total s", Qt.ItemDataRole.ToolTipRole) == REASON + "."
-    for title in ("Total s", "µs/epoch", "× vs baseline"):
+    assert cell(panel, PARTIAL, "Loop s", Qt.ItemDataRole.ToolTipRole) == REASON + "."
+    for title in ("Loop s", "µs/epoch", "× vs baseline"):
         assert cell(panel, PARTIAL, title, Qt.ItemDataRole.ForegroundRole) == PARTIAL_COLOUR
         font = cell(panel, PARTIAL, title, Qt.ItemDataRole.FontRole)
         assert isinstance(font, QFont) and font.italic()

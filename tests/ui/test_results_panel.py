@@ -90,17 +90,17 @@ def test_sorting_is_numeric_with_missing_values_last(panel):
 
 def test_clicking_a_header_sorts_by_that_column(qtbot, panel):
     header = panel.view.horizontalHeader()
-    index = column("Total s")
+    index = column("Loop s")
     middle = QPoint(header.sectionViewportPosition(index) + header.sectionSize(index) // 2, 5)
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=middle)
-    shown = shown_column(panel, "Total s")
+    shown = shown_column(panel, "Loop s")
     # The failed run never ran its loop: no seconds ("-"), sorted apart from the figures.
     numbers = [float(text) for text in shown if text != "-"]
     assert len(numbers) == 4
     ascending = header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
     assert numbers == sorted(numbers, reverse=not ascending)
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=middle)
-    assert shown_column(panel, "Total s") == shown[::-1]
+    assert shown_column(panel, "Loop s") == shown[::-1]
 
 
 def test_selecting_rows_emits_their_ids_in_table_order(qtbot, panel):
@@ -361,10 +361,10 @@ def test_timing_headers_and_cells_say_what_the_figure_is(panel):
     for words in ("Steady-state microseconds per epoch ± IQR", "their median",
                   "leaving out the first chunk", "interquartile range", "⚠", "(partial)"):
         assert words in tip, words
-    total = header.headerData(column("Total s"), Qt.Orientation.Horizontal,
+    total = header.headerData(column("Loop s"), Qt.Orientation.Horizontal,
                               Qt.ItemDataRole.ToolTipRole)
     assert "whole training loop in seconds" in total and "first epoch" in total
-    assert cell(panel, CPU, "Total s", Qt.ItemDataRole.ToolTipRole) == (
+    assert cell(panel, CPU, "Loop s", Qt.ItemDataRole.ToolTipRole) == (
         "2.400 s for 20,000 epochs: the whole training loop on the device's clock, first epoch "
         "and chunk hand-offs included (120.0 µs per epoch on average; µs/epoch is the steady "
         "state instead)")
@@ -383,7 +383,7 @@ def test_timings_never_use_scientific_notation(qtbot, panel, store):
     panel.refresh()
     panel.set_baseline(CPU)
     assert cell(panel, new_id, "µs/epoch") == "85,965 ± 560"  # was 85,965.4 ± 557.3
-    assert cell(panel, new_id, "Total s") == "1,719.300"
+    assert cell(panel, new_id, "Loop s") == "1,719.300"
     assert cell(panel, new_id, "× vs baseline") == "0.0014x"  # 119.7 / 85,965: not "0.00x"
     texts = [cell(panel, new_id, c.title, role) for c in COLUMNS
              for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole)]

@@ -49,7 +49,7 @@ def test_timings_are_kept_apart(qtbot, store):
     timings = section(open_dialog(qtbot, store, STOPPED), "Timings")
     assert timings == {
         "Setup": "655.00 ms", "Transfer": "1.10 ms", "First epoch": "12.20 ms",
-        "Training loop": "9.360 s",
+        "Loop": "9.360 s",
         "Steady state": ("1,450 ± 210 µs/epoch (median ± IQR, chunk-median) — noisy: IQR > 10% "
                          "of the median"),
         "Chunks": "319 synchronised chunks of ~30 ms; 318 after the first make the steady state",

@@ -8,6 +8,7 @@ from typing import Any
 
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.numbers import figure
+from iris_gui.engine.words.timing_names import STEP_US, ascii_units
 
 
 def not_the_notes(config: Any) -> bool:
@@ -29,16 +30,18 @@ def loader_words(config: Any) -> str:
             + (f" ({', '.join(options)})" if options else ""))
 
 
-def batch_summary(result: Any) -> str:
+def batch_summary(result: Any, ascii: bool = True) -> str:
     """``batch 32; 4 steps per epoch, 177 us/step; loader with 2 workers; 36% of the loop
-    waited for data; float32``; "" for the note's loop."""
+    waited for data; float32``; "" for the note's loop. ``ascii``: the command line's ``us``,
+    else ``µs`` (the report)."""
     config, timings = result.config, result.timings
     if not not_the_notes(config):
         return ""
     dropped = " (last partial dropped)" if config.drop_last else ""
+    step_us = ascii_units(STEP_US) if ascii else STEP_US
     steps = counted(timings.steps_per_epoch, "step")
     words = [f"batch {config.batch_label}{dropped}",
-             f"{steps} per epoch, {figure(timings.step_us)} us/step", loader_words(config)]
+             f"{steps} per epoch, {figure(timings.step_us)} {step_us}", loader_words(config)]
     if config.data_path == "loader" and math.isfinite(timings.data_wait_share):
         words.append(f"{timings.data_wait_share:.0%} of the loop waited for data")
     words.append(config.precision + (" with TF32" if config.tf32 else ""))

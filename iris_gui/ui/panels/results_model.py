@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor, QFont
 from iris_gui.engine.records.compare import steady_speedup
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.spec.engines import ENGINE_INFO
+from iris_gui.engine.words.timing_names import LOOP_SECONDS, heading
 from iris_gui.figures.plot_theme import CAUTION, ERROR, PARTIAL, STOPPED
 from iris_gui.store.runs import StoredRun
 from iris_gui.ui.panels.results_cells import (
@@ -119,7 +120,7 @@ COLUMNS: tuple[Column, ...] = (
            lambda r: r.result.epochs_completed, True),
     _words("status", "Status", "How the run ended; hover for its message",
            lambda r: r.result.status.value),
-    Column("total_s", "Total s", "The whole training loop in seconds, on the device's clock: "
+    Column("total_s", heading(LOOP_SECONDS), "The whole training loop in seconds, on the device's clock: "
            "first epoch and chunk hand-offs included, setup and evaluation not; (partial): the "
            "run failed part-way",
            lambda r: total_text(r.result),

@@ -29,6 +29,7 @@ from iris_gui.engine.words.command_line import SYNTHETIC_SIZES, command_for
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.labels import table_label
 from iris_gui.engine.words.numbers import measured
+from iris_gui.engine.words.timing_names import LOOP, heading
 from iris_gui.store.runs import StoredRun
 from iris_gui.ui.panels.results_cells import (
     MISSING,
@@ -96,7 +97,7 @@ def _timings(result: RunResult) -> QGroupBox:
     rows = [
         ("Setup", duration(t.setup_seconds)), ("Transfer", duration(t.transfer_seconds)),
         ("First epoch", duration(t.first_epoch_seconds)),
-        ("Training loop", duration(t.train_seconds)), ("Steady state", _steady_state(result)),
+        (heading(LOOP), duration(t.train_seconds)), ("Steady state", _steady_state(result)),
         ("Chunks", _chunks(result)), ("Evaluation", duration(t.eval_seconds)),
         ("CPU wait", _cpu_wait(result)),
     ]
@@ -104,7 +105,7 @@ def _timings(result: RunResult) -> QGroupBox:
     form = box.layout()
     assert isinstance(form, QFormLayout)
     steady = form.itemAt(4, QFormLayout.ItemRole.FieldRole).widget()  # the Steady state row
-    steady.setToolTip(f"Steady state: {STEADY_MEANING}. Training loop: the whole loop's "
+    steady.setToolTip(f"Steady state: {STEADY_MEANING}. {heading(LOOP)}: the whole loop's "
                       "seconds, first epoch and chunk hand-offs included.")
     if result.timing_is_partial:
         # Lines broken here rather than a word-wrapped label, which a form can cut short.
