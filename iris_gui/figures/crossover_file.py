@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
-
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.figures import scene_export
 from iris_gui.figures.crossover import CrossoverFigure
 from iris_gui.figures.crossover_text import is_sample, varies_batch
-from iris_gui.figures.offscreen import discard
+from iris_gui.figures.figure_file import discarded, show_offscreen, write_picture
 from iris_gui.figures.plot_theme import LIGHT
 
 SVG_TITLE = "crossover sweep"
@@ -45,18 +42,9 @@ def render_crossover(result: SweepResult, path: Path, width: int = 1600) -> None
     """Draw a sweep offscreen, light whatever the app's theme, along rows at every size (along
     the batch size for a sweep that varies it, as the view first shows it), into ``path``: an
     SVG if its suffix says so, else a PNG ``width`` pixels wide."""
-    figure = CrossoverFigure(LIGHT)  # figures for documents are light, whatever the app is
-    widget = figure.widget
-    try:
-        widget.resize(*RENDER_PLOT_SIZE)
+    with discarded(CrossoverFigure(LIGHT)) as figure:
+        figure.widget.resize(*RENDER_PLOT_SIZE)
         figure.draw(result, "batch" if varies_batch(result) else "rows")
         figure.sample_mark.set_shown(is_sample(result))
-        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        widget.show()
-        QApplication.processEvents()
-        if Path(path).suffix.lower() == ".svg":
-            write_svg(figure, path)
-        else:
-            write_png(figure, path, width)
-    finally:
-        discard(figure)
+        show_offscreen(figure.widget)
+        write_picture(figure.layout_item, path, width, SVG_TITLE, figure.caption_html())

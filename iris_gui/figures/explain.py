@@ -15,6 +15,7 @@ from PySide6.QtGui import QFontMetrics
 
 import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
 from iris_gui.engine.records.breakdown import CATEGORIES, Breakdown
+from iris_gui.figures.plot_figure import PlotFigure
 from iris_gui.figures.plot_theme import LIGHT, TABLEAU, PlotTheme
 from iris_gui.figures.sample_mark import SampleMark
 
@@ -35,20 +36,15 @@ X_HEADROOM = 1.04  # the longest bar stops short of the right edge
 ROW_LINES, LEAST_ROW_LINES = 1.6, 1.25
 
 
-class ExplainFigure:
+class ExplainFigure(PlotFigure):
     """The chart in a plot widget of its own: ``draw`` the runs, ``set_current`` to frame one."""
 
     def __init__(self, theme: PlotTheme = LIGHT) -> None:
-        self.theme = theme
         self.items: list[tuple[str, Breakdown]] = []  # top to bottom, as drawn
         self.current: str | None = None
         self.bars: list[pg.BarGraphItem] = []  # one per category, in CATEGORIES' order
-        self.widget = pg.PlotWidget()
+        super().__init__(theme)
         self._build()
-
-    @property
-    def plot_item(self) -> pg.PlotItem:
-        return self.widget.getPlotItem()
 
     def _build(self) -> None:
         item = self.plot_item

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from iris_gui.engine.records.breakdown import Breakdown
-from iris_gui.figures import scene_export
 from iris_gui.figures.explain import ExplainFigure
-from iris_gui.figures.offscreen import discard
+from iris_gui.figures.figure_file import discarded, show_offscreen, suffix_of, write_picture
 from iris_gui.figures.plot_theme import LIGHT
-from iris_gui.store.paths import StoreError
 
 FORMATS = (".png", ".svg")
 TITLE = "where an epoch's time goes"
@@ -27,28 +24,14 @@ def render_explain(items: list[tuple[str, Breakdown]], path: Path, width: int = 
     """Draw ``items`` (one bar per run, top down) offscreen and write them as PNG ``width`` px
     wide or as SVG, as the suffix says; ``sample``: made-up breakdowns, marked as such. No run
     is framed: the frame marks the run a panel's text is about, and a file has no such text."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise StoreError(f"cannot write {path}: the suffix must be .png or .svg")
-    figure = ExplainFigure(LIGHT)  # figures for documents are light, whatever the app is
-    widget = figure.widget
-    try:
+    suffix_of(path, FORMATS)
+    with discarded(ExplainFigure(LIGHT)) as figure:
         figure.draw(items)
         if sample:
             figure.set_sample(True)
         across = min(int(width), RENDER_MAX_WIDTH)
-        widget.resize(across, RENDER_MIN_HEIGHT)
-        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        widget.show()
-        QApplication.processEvents()
+        show_offscreen(figure.widget, (across, RENDER_MIN_HEIGHT))
         # Sized once laid out: the height wanted counts the x axis as it is drawn.
-        widget.resize(across, max(RENDER_MIN_HEIGHT, figure.height_for(RENDER_ROW_LINES)))
+        figure.widget.resize(across, max(RENDER_MIN_HEIGHT, figure.height_for(RENDER_ROW_LINES)))
         QApplication.processEvents()
-        background = LIGHT.background
-        if suffix == ".png":
-            scene_export.write_png(figure.plot_item, path, width, background)
-        else:
-            scene_export.write_svg(figure.plot_item, path, TITLE, background)
-    finally:
-        discard(figure)
+        write_picture(figure.plot_item, path, width, TITLE)

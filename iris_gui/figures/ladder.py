@@ -21,6 +21,7 @@ import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes
 from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.figures import ladder_geometry as geometry
 from iris_gui.figures import ladder_text as words
+from iris_gui.figures.plot_figure import PlotFigure
 from iris_gui.figures.plot_theme import ERROR, LIGHT, PlotTheme
 from iris_gui.figures.sample_mark import SampleMark
 
@@ -38,11 +39,10 @@ LEFT_MARGIN = 0.05  # decades
 MIN_PLOT_PX = 300.0  # the plot's width assumed before it has one
 
 
-class LadderFigure:
+class LadderFigure(PlotFigure):
     """The ladder in a plot widget of its own: ``draw`` the rows, ``fit_x`` once laid out."""
 
     def __init__(self, theme: PlotTheme = LIGHT) -> None:
-        self.theme = theme
         # Whether the bars' labels drop "vs the note's loop" to fit a narrow plot, and the
         # widest label's px in full (measured whenever drawn in full).
         self._compact, self._full_px = False, 0.0
@@ -50,12 +50,8 @@ class LadderFigure:
         self.left = 0.0  # where the bars start, log10 µs
         self.text_items: list[pg.TextItem] = []
         self._rules: list[pg.InfiniteLine] = []
-        self.widget = pg.PlotWidget()
+        super().__init__(theme)
         self._build()
-
-    @property
-    def plot_item(self) -> pg.PlotItem:
-        return self.widget.getPlotItem()
 
     def _build(self) -> None:
         item = self.plot_item

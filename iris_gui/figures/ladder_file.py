@@ -10,13 +10,11 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication
 
 from iris_gui.engine.records.ladder import LadderRow
-from iris_gui.figures import scene_export
+from iris_gui.figures.figure_file import discarded, show_offscreen, suffix_of, write_picture
 from iris_gui.figures.ladder import LadderFigure
 from iris_gui.figures.ladder_text import ABOUT
-from iris_gui.figures.offscreen import discard
 from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.store.ladder_csv import export_ladder_csv
-from iris_gui.store.paths import StoreError
 
 FORMATS = (".png", ".svg", ".csv")
 # A render's logical width (wider PNGs scale it up, text included) and row height.
@@ -31,33 +29,18 @@ def render_ladder(rows: list[LadderRow], path: Path, width: int = 1600,
                   sample: bool = False) -> None:
     """Draw ``rows`` offscreen and write them in the format the suffix names; ``sample``:
     made-up rows, marked as such on the figure."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise StoreError(f"cannot write {path}: the suffix must be .png, .svg or .csv")
-    if suffix == ".csv":
-        export_ladder_csv(rows, path)
+    if suffix_of(path, FORMATS) == ".csv":
+        export_ladder_csv(rows, Path(path))
         return
-    figure = LadderFigure(LIGHT)  # figures for documents are light, whatever the app is
-    widget = figure.widget
-    try:
+    with discarded(LadderFigure(LIGHT)) as figure:
         figure.sample_mark.set_shown(sample and bool(rows))
         figure.draw(rows)
         slots = len(rows) + len({row.device for row in rows})
         across = min(int(width), RENDER_MAX_WIDTH)
         height = max(RENDER_MIN_HEIGHT, RENDER_FRAME_PX + RENDER_SLOT_PX * slots)
-        widget.resize(across, height - _about_height(across) - ABOUT_GAP)
-        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        widget.show()
-        QApplication.processEvents()
+        show_offscreen(figure.widget, (across, height - _about_height(across) - ABOUT_GAP))
         figure.fit_x()
-        background = LIGHT.background
-        if suffix == ".png":
-            scene_export.write_png(figure.plot_item, path, width, background)
-        else:
-            scene_export.write_svg(figure.plot_item, path, "engine ladder", background)
-    finally:
-        discard(figure)
+        write_picture(figure.plot_item, path, width, "engine ladder")
 
 
 def _about_height(width: int) -> int:

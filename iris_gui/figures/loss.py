@@ -15,6 +15,7 @@ import pyqtgraph as pg
 import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
 from iris_gui.figures.curves import LIVE_KEY, PlotCurve, pick_colour
 from iris_gui.figures.loss_range import EMPTY_Y, curves_bounds, fitted
+from iris_gui.figures.plot_figure import PlotFigure
 from iris_gui.figures.plot_theme import LIGHT, PlotTheme, same_hue
 from iris_gui.figures.sample_mark import SampleMark
 
@@ -25,22 +26,17 @@ __all__ = ["LossFigure"]
 PEAK_BINS_PER_PIXEL = 1.0
 
 
-class LossFigure:
+class LossFigure(PlotFigure):
     """The loss plot in a plot widget of its own: ``draw`` the curves, ``fit`` the view."""
 
     def __init__(self, theme: PlotTheme = LIGHT) -> None:
-        self.theme = theme
         # Curve key -> its colour (light hue), kept while the curve is shown.
         self.colours: dict[str, str] = {}
         self.curves: list[PlotCurve] = []  # what ``draw`` drew, in legend order
         self._drawn: list[pg.PlotDataItem] = []
         self._keyed: list[tuple[str, pg.PlotDataItem]] = []  # every curve's line, by key
-        self.widget = pg.PlotWidget(background=theme.background)
+        super().__init__(theme, background=theme.background)
         self._build()
-
-    @property
-    def plot_item(self) -> pg.PlotItem:
-        return self.widget.getPlotItem()
 
     def _build(self) -> None:
         item = self.plot_item

@@ -27,18 +27,17 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QPen
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QStyle
 
 from iris_gui.figures import scene_export
 from iris_gui.figures.curve_reduce import m4_indices
 from iris_gui.figures.curves import PlotCurve
+from iris_gui.figures.figure_file import discarded, show_offscreen, suffix_of
 from iris_gui.figures.loss import LossFigure
-from iris_gui.figures.offscreen import discard
 from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.store.curve_csv import export_curves_csv
-from iris_gui.store.paths import StoreError
 
 FORMATS = (".png", ".svg", ".csv")
 # A figure's logical width; wider exports scale it up (text included), as a high-resolution
@@ -85,9 +84,7 @@ def render_curves(
     """Draw ``curves`` offscreen, light, fitted to them, and write them in the format the
     suffix names; an SVG is shown ``width`` px wide, as the PNG would be."""
     path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise StoreError(f"cannot write {path}: the suffix must be .png, .svg or .csv")
+    suffix = suffix_of(path, FORMATS)
     if suffix == ".csv":
         export_csv(curves, path)
         return
@@ -105,17 +102,11 @@ def render_curves(
 @contextmanager
 def _laid_out(figure: LossFigure, logical: int) -> Iterator[LossFigure]:
     """``figure`` laid out offscreen at ``logical`` px wide, for one export; closed after."""
-    widget = figure.widget
-    try:
-        widget.resize(logical, round(logical * RENDER_ASPECT) - _controls_height())
-        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        widget.show()
-        QApplication.processEvents()
+    with discarded(figure):
+        show_offscreen(figure.widget, (logical, round(logical * RENDER_ASPECT) - _controls_height()))
         QCoreApplication.sendPostedEvents()  # the layout requests the first pass posted
         figure.plot_item.layout.activate()
         yield figure
-    finally:
-        discard(figure)
 
 
 def _controls_height() -> int:
