@@ -30,8 +30,8 @@ from PySide6.QtWidgets import QApplication
 
 from iris_gui.engine.records.result import Chunk
 from iris_gui.engine.timing.stats import Summary, summarize
-from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
-from iris_gui.ui.panels.loss_plot_buffer import synthetic_losses
+from iris_gui.ui.panels.loss_plot.buffer import synthetic_losses
+from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel, PlotCurve
 
 POINTS = 20_000
 CHUNK = 1_000

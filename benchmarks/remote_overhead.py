@@ -191,7 +191,7 @@ def measure(args: argparse.Namespace, host: Any, where: str) -> None:
     from iris_gui.engine.timing.contention import is_busy
     from iris_gui.engine.timing.stats import summarize
     from iris_gui.engine.workers.runner import ProcessRunner
-    from iris_gui.ui.panels.loss_plot import LossPlotPanel
+    from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel
 
     quiet_offscreen_warnings()
     app = QApplication.instance() or QApplication([sys.argv[0]])

@@ -15,6 +15,8 @@ circle drawn with one is still a circle. The rules:
   ``ui``, ``store``, ``figures`` and ``report`` never import the training side (so that the
   window never imports torch is a rule, not only an observation of one run); the training side
   imports no worker and nothing remote.
+- The window's views are one folder each under ``ui/panels``: no view imports another's, and
+  the shared widgets and the samples import no view.
 - No import circle anywhere.
 """
 
@@ -215,3 +217,23 @@ def test_no_module_imports_another_modules_private_name() -> None:
                 found += [f"{path.name}: {node.module}.{alias.name}" for alias in node.names
                           if alias.name.startswith("_") and not alias.name.startswith("__")]
     assert found == []
+
+
+VIEWS = ("run", "results", "loss_plot", "explain", "ladder", "crossover")
+
+
+@pytest.mark.parametrize("view", VIEWS)
+@pytest.mark.parametrize("other", VIEWS)
+def test_one_views_panel_folder_never_imports_anothers(graph, view, other) -> None:
+    if view != other:
+        assert arrows(graph, f"iris_gui.ui.panels.{view}", f"iris_gui.ui.panels.{other}") == []
+
+
+@pytest.mark.parametrize("folder", ["shared", "samples"])
+@pytest.mark.parametrize("view", VIEWS)
+def test_the_shared_widgets_and_the_samples_import_no_view(graph, folder, view) -> None:
+    assert arrows(graph, f"iris_gui.ui.panels.{folder}", f"iris_gui.ui.panels.{view}") == []
+
+
+def test_the_panels_top_holds_only_folders() -> None:
+    assert sorted(p.name for p in (PACKAGE / "ui" / "panels").glob("*.py")) == ["__init__.py"]

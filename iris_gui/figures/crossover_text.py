@@ -32,7 +32,7 @@ AXES = {
     "batch": ("batch size", "batch size, rows per step (log scale)"),
 }
 Y_TITLE = "time per epoch (log scale)"
-# Set true in the made-up sweep's env (ui/panels/sample_sweep.py), where it travels through the
+# Set true in the made-up sweep's env (ui/panels/samples/sweep.py), where it travels through the
 # store with the sweep: the figure then marks the plot as sample data.
 SAMPLE_KEY = "sample"
 NO_ACCELERATOR = "no accelerator was present: the sweep compares CPU series"

@@ -1,6 +1,6 @@
 """The mark a view carries on its picture while it shows made-up sample data.
 
-The panels' previews (``python -m iris_gui.ui.panels.ladder``, ``.crossover``) draw invented
+The panels' previews (``python -m iris_gui.ui.panels.ladder.panel``, ``.crossover``) draw invented
 devices and figures so that a view can be seen without a GPU. A screenshot or an exported
 figure of them must not pass for a measurement, so the words go on the plot itself, centred
 over the data (a caption or a corner could be cropped away), and travel into PNG and SVG

@@ -10,13 +10,13 @@ from iris_gui.figures.plot_theme import light_plots
 from iris_gui.store.paths import log_dir
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.jobs.training_controller import TrainingController
-from iris_gui.ui.panels.controls import BUSY_STATES, ControlsPanel
-from iris_gui.ui.panels.crossover import CrossoverPanel
-from iris_gui.ui.panels.explain import ExplainPanel
-from iris_gui.ui.panels.ladder import LadderPanel
-from iris_gui.ui.panels.loss_plot import LossPlotPanel
-from iris_gui.ui.panels.results import ResultsPanel
-from iris_gui.ui.panels.run_status import RunStatusBar
+from iris_gui.ui.panels.crossover.panel import CrossoverPanel
+from iris_gui.ui.panels.explain.panel import ExplainPanel
+from iris_gui.ui.panels.ladder.panel import LadderPanel
+from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel
+from iris_gui.ui.panels.results.panel import ResultsPanel
+from iris_gui.ui.panels.run.panel import BUSY_STATES, ControlsPanel
+from iris_gui.ui.panels.run.status import RunStatusBar
 from iris_gui.ui.presenters.crossover_presenter import CrossoverPresenter
 from iris_gui.ui.presenters.explain_presenter import ExplainPresenter
 from iris_gui.ui.presenters.hosts_presenter import HostsPresenter

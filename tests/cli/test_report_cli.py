@@ -19,8 +19,8 @@ from cli_support import DB_NAME, TIMEOUT_S, cli_env, describe, one_line_error, r
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.panels.sample_breakdowns import cpu_breakdown
-from iris_gui.ui.panels.sample_sweep import sample_sweep
+from iris_gui.ui.panels.samples.breakdowns import cpu_breakdown
+from iris_gui.ui.panels.samples.sweep import sample_sweep
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # ``python -m iris_gui`` with every Qt import refused, as on a GPU server without PySide6.

@@ -6,7 +6,7 @@ from __future__ import annotations
 from iris_gui.engine.words.labels import table_label
 from iris_gui.report.content import build_report
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.panels.sample_runs import sample_store
+from iris_gui.ui.panels.samples.runs import sample_store
 
 
 def test_each_curve_is_labelled_with_its_device_engine_and_recording(tmp_path, monkeypatch):

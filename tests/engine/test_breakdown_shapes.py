@@ -10,7 +10,7 @@ import pytest
 
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
-from iris_gui.ui.panels.sample_breakdowns import cpu_breakdown, gpu_breakdown
+from iris_gui.ui.panels.samples.breakdowns import cpu_breakdown, gpu_breakdown
 
 
 def rung_breakdown(engine: str, device: str = "cpu") -> Breakdown:

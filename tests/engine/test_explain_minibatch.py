@@ -15,7 +15,7 @@ from iris_gui.engine.explain.explain import explain
 from iris_gui.engine.explain.sessions import Sessions, annotated, plain
 from iris_gui.engine.records.breakdown import BATCHED_CATEGORIES, Breakdown
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.ui.panels.sample_breakdowns import cpu_breakdown
+from iris_gui.ui.panels.samples.breakdowns import cpu_breakdown
 
 # Small: the figures asserted do not depend on the window's length.
 SIZES = {"epochs": 20, "warmup": 5, "replicates": 1}

@@ -153,7 +153,7 @@ def test_the_commands_use_the_good_rows_and_name_the_bad(tampered, tmp_path):
 def test_the_window_opens_and_lists_the_good_runs(tampered, qtbot, monkeypatch):
     data, bad_runs, _, good = tampered
     monkeypatch.setenv("IRIS_GUI_DATA_DIR", str(data))
-    from iris_gui.ui.panels.results import ResultsPanel
+    from iris_gui.ui.panels.results.panel import ResultsPanel
 
     with RunStore.open() as store:
         panel = ResultsPanel(store)

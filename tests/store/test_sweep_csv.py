@@ -18,7 +18,7 @@ from iris_gui.store.sweep_csv import (
     point_fit_errors,
     sweep_rows,
 )
-from iris_gui.ui.panels.sample_sweep import sample_points, sample_sweep
+from iris_gui.ui.panels.samples.sweep import sample_points, sample_sweep
 
 
 def read(path) -> list[dict[str, str]]:
@@ -70,5 +70,5 @@ def test_an_empty_sweep_is_a_header_and_a_file_is_replaced_whole(tmp_path) -> No
 
 def test_the_csv_needs_neither_qt_nor_torch() -> None:
     code = ("import sys; sys.modules['PySide6'] = None; sys.modules['torch'] = None; "
-            "import iris_gui.store.sweep_csv, iris_gui.ui.panels.sample_sweep")
+            "import iris_gui.store.sweep_csv, iris_gui.ui.panels.samples.sweep")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0

@@ -56,7 +56,7 @@ def open_window(qtbot, tmp_path, data_dir):
 @pytest.fixture
 def store(tmp_path, data_dir):
     """A store holding the sample runs (panels/sample_runs.py)."""
-    from iris_gui.ui.panels.sample_runs import sample_store
+    from iris_gui.ui.panels.samples.runs import sample_store
 
     with sample_store(tmp_path / "runs.sqlite3") as opened:
         yield opened
@@ -93,7 +93,7 @@ def window_on(qtbot, tmp_path):
 @pytest.fixture
 def ladder_panel(qtbot):
     """A Ladder view alone, shown at a size where every bar's words fit."""
-    from iris_gui.ui.panels.ladder import LadderPanel
+    from iris_gui.ui.panels.ladder.panel import LadderPanel
 
     widget = LadderPanel()
     qtbot.addWidget(widget)

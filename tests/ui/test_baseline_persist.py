@@ -8,8 +8,8 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QToolButton
 
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.panels.results import ResultsPanel
-from iris_gui.ui.panels.results_model import COLUMNS
+from iris_gui.ui.panels.results.model import COLUMNS
+from iris_gui.ui.panels.results.panel import ResultsPanel
 from iris_gui.ui.window.settings import AppSettings
 
 # Sample run ids (panels/sample_runs.py).

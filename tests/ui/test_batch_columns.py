@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.panels.results import ResultsPanel
-from iris_gui.ui.panels.results_model import COLUMNS, DEFAULT_HIDDEN
-from iris_gui.ui.panels.run_details import RunDetailsDialog
+from iris_gui.ui.panels.results.details import RunDetailsDialog
+from iris_gui.ui.panels.results.model import COLUMNS, DEFAULT_HIDDEN
+from iris_gui.ui.panels.results.panel import ResultsPanel
 
 NEW_COLUMNS = ("Batch", "Data path", "Precision", "Step µs", "Data wait")
 SHA = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"

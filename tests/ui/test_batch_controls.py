@@ -8,7 +8,7 @@ from PySide6.QtCore import QRect, QSettings, Qt
 from PySide6.QtWidgets import QComboBox, QScrollArea, QStyle, QStyleOptionComboBox
 
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.ui.panels.controls import ControlsPanel, sample_devices
+from iris_gui.ui.panels.run.panel import ControlsPanel, sample_devices
 from iris_gui.ui.window.geometry import fit_geometry
 
 

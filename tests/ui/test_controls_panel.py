@@ -7,8 +7,8 @@ from PySide6.QtWidgets import QApplication, QComboBox
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.spec.config import MAX_EPOCHS, MAX_THREADS, RunConfig
 from iris_gui.ui.jobs.run_state import RunState
-from iris_gui.ui.panels import controls
-from iris_gui.ui.panels.controls import ControlsPanel, sample_devices
+from iris_gui.ui.panels.run import panel as controls
+from iris_gui.ui.panels.run.panel import ControlsPanel, sample_devices
 
 CPU = DeviceInfo("cpu", "cpu", "Test CPU")
 H200 = DeviceInfo("cuda:0", "cuda", "NVIDIA H200", 150_110_000_000, "9.0")

@@ -18,8 +18,8 @@ from iris_gui.engine.records.sweep_model import (
     flops_per_epoch,
     steps_per_epoch,
 )
-from iris_gui.ui.panels.crossover import CrossoverPanel
-from iris_gui.ui.panels.sample_sweep import sample_sweep
+from iris_gui.ui.panels.crossover.panel import CrossoverPanel
+from iris_gui.ui.panels.samples.sweep import sample_sweep
 
 ROWS = 4_096
 BATCHES = (16, 64, 256, 1_024, 2_048, 0)

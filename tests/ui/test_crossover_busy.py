@@ -9,8 +9,8 @@ from dataclasses import replace
 
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.figures.crossover_marks import BUSY_LEGEND
-from iris_gui.ui.panels.crossover import CrossoverPanel
-from iris_gui.ui.panels.sample_sweep import SPEC, sample_env, sample_points
+from iris_gui.ui.panels.crossover.panel import CrossoverPanel
+from iris_gui.ui.panels.samples.sweep import SPEC, sample_env, sample_points
 
 
 def test_a_busy_point_is_ringed_and_says_why_it_is_no_finding(qtbot) -> None:

@@ -30,8 +30,8 @@ from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.figures.crossover_text import MISFIT, NO_ACCELERATOR
 from iris_gui.store.paths import StoreError
 from iris_gui.store.sweep_csv import SWEEP_COLUMNS
-from iris_gui.ui.panels.crossover import HISTORY_PROMPT, CrossoverPanel
-from iris_gui.ui.panels.sample_sweep import sample_cpu_sweep, sample_points, sample_sweep
+from iris_gui.ui.panels.crossover.panel import HISTORY_PROMPT, CrossoverPanel
+from iris_gui.ui.panels.samples.sweep import sample_cpu_sweep, sample_points, sample_sweep
 
 SVG = "{http://www.w3.org/2000/svg}"
 SERIES = ["cpu/eager/1 thread", "cpu/eager/16 threads", "cpu/manual/1 thread",
@@ -442,7 +442,7 @@ def test_a_never_shown_panel_exports_whole(qapp, tmp_path) -> None:
 
 # -- alone --------------------------------------------------------------------------------------
 
-# Runs the module as `python -m iris_gui.ui.panels.crossover` does, with a timer that waits for
+# Runs the module as `python -m iris_gui.ui.panels.crossover.panel` does, with a timer that waits for
 # the panel to be shown with its sample sweep, reports it and quits the event loop.
 RUN_ALONE = """
 import runpy, sys
@@ -463,7 +463,7 @@ def check():
 timer = QTimer()
 timer.timeout.connect(check)
 timer.start(50)
-runpy.run_module("iris_gui.ui.panels.crossover", run_name="__main__")
+runpy.run_module("iris_gui.ui.panels.crossover.panel", run_name="__main__")
 """
 
 
@@ -479,7 +479,7 @@ def test_the_panel_runs_alone_with_sample_data() -> None:
 
 
 def test_the_view_modules_do_not_import_torch() -> None:
-    code = ("import sys; import iris_gui.ui.panels.crossover, iris_gui.ui.panels.sample_sweep, "
+    code = ("import sys; import iris_gui.ui.panels.crossover.panel, iris_gui.ui.panels.samples.sweep, "
             "iris_gui.ui.presenters.crossover_presenter, iris_gui.store.sweep_csv; "
             "sys.exit('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0

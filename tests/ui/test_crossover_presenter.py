@@ -19,8 +19,8 @@ from iris_gui.store.paths import StoreError
 from iris_gui.store.runs import RunStore
 from iris_gui.store.sweeps import StoredSweep
 from iris_gui.ui.jobs.run_state import RunState
-from iris_gui.ui.panels.crossover import CrossoverPanel
-from iris_gui.ui.panels.sample_sweep import sample_cpu_sweep, sample_points, sample_sweep
+from iris_gui.ui.panels.crossover.panel import CrossoverPanel
+from iris_gui.ui.panels.samples.sweep import sample_cpu_sweep, sample_points, sample_sweep
 from iris_gui.ui.presenters.crossover_presenter import CrossoverPresenter
 
 DEVICES = [DeviceInfo("cpu", "cpu", "AMD EPYC"), DeviceInfo("cuda:0", "cuda", "NVIDIA H200")]

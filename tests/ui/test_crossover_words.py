@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QApplication
 from iris_gui.figures.crossover_file import render_crossover
 from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
 from iris_gui.figures.sample_mark import SAMPLE_LINES, SAMPLE_MARK
-from iris_gui.ui.panels.crossover import CrossoverPanel
-from iris_gui.ui.panels.sample_sweep import SAMPLE_KEY, sample_sweep
+from iris_gui.ui.panels.crossover.panel import CrossoverPanel
+from iris_gui.ui.panels.samples.sweep import SAMPLE_KEY, sample_sweep
 from tests.ui.figure_pixels import rgb
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
 
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.ui.panels.controls import ControlsPanel
+from iris_gui.ui.panels.run.panel import ControlsPanel
 from iris_gui.ui.window.csv_dialog import FOLDER_KEY, CsvDialog
 
 FLOWERS = ("sepal,petal,kind\n5.1,1.4,setosa\n7.0,4.7,versicolor\n6.3,6.0,virginica\n"

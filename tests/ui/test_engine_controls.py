@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 
 from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
 from iris_gui.ui.jobs.run_state import RunState
-from iris_gui.ui.panels.controls import ControlsPanel, sample_devices
+from iris_gui.ui.panels.run.panel import ControlsPanel, sample_devices
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from iris_gui.figures.explain import CATEGORY_COLOURS
 from iris_gui.figures.explain_file import RENDER_MIN_HEIGHT, render_explain
 from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.store.paths import StoreError
-from iris_gui.ui.panels.sample_breakdowns import (
+from iris_gui.ui.panels.samples.breakdowns import (
     CPU_LABEL,
     GPU_LABEL,
     cpu_breakdown,

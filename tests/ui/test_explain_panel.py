@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from iris_gui.engine.records.breakdown import CATEGORIES, NO_ACCELERATOR
-from iris_gui.ui.panels.explain import WINDOW_DEFAULT, ExplainPanel
-from iris_gui.ui.panels.sample_breakdowns import (
+from iris_gui.ui.panels.explain.panel import WINDOW_DEFAULT, ExplainPanel
+from iris_gui.ui.panels.samples.breakdowns import (
     CPU_LABEL,
     GPU_LABEL,
     cpu_breakdown,
@@ -142,7 +142,7 @@ def test_the_window_box_bounds(panel) -> None:
 
 
 def test_the_panel_modules_do_not_import_torch() -> None:
-    code = ("import sys; import iris_gui.ui.panels.explain, iris_gui.ui.panels.sample_breakdowns; "
+    code = ("import sys; import iris_gui.ui.panels.explain.panel, iris_gui.ui.panels.samples.breakdowns; "
             "sys.exit('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0
 

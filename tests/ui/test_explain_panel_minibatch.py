@@ -9,8 +9,8 @@ import pytest
 
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.figures.explain import CATEGORY_COLOURS
-from iris_gui.ui.panels.explain import ExplainPanel
-from iris_gui.ui.panels.sample_breakdowns import CPU_LABEL, cpu_breakdown, gpu_breakdown
+from iris_gui.ui.panels.explain.panel import ExplainPanel
+from iris_gui.ui.panels.samples.breakdowns import CPU_LABEL, cpu_breakdown, gpu_breakdown
 
 LOADER_LABEL = "run 5 · cuda:0 · eager · every-epoch · forward/batch 32/loader x0"
 

@@ -19,9 +19,9 @@ from iris_gui.figures.crossover_file import render_crossover
 from iris_gui.figures.ladder import PYTORCH_COLOUR
 from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.figures.loss_file import export_png, export_svg, render_curves
-from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
-from iris_gui.ui.panels.sample_ladder import sample_rows
-from iris_gui.ui.panels.sample_sweep import sample_sweep
+from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel, PlotCurve
+from iris_gui.ui.panels.samples.ladder import sample_rows
+from iris_gui.ui.panels.samples.sweep import sample_sweep
 
 needs_rsvg = pytest.mark.skipif(RSVG is None, reason=NO_RSVG)
 SVG = "{http://www.w3.org/2000/svg}"

@@ -15,7 +15,7 @@ from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea, QWidget
 
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.panels.results_model import COLUMNS
+from iris_gui.ui.panels.results.model import COLUMNS
 from iris_gui.ui.window.geometry import fit_geometry
 
 LAPTOP = QRect(0, 0, 1280, 800)

@@ -11,7 +11,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.ui.panels.results_model import COLUMNS, DEFAULT_HIDDEN
+from iris_gui.ui.panels.results.model import COLUMNS, DEFAULT_HIDDEN
 from iris_gui.ui.window.shortcuts import shortcut_rows
 
 KEYS = [c.key for c in COLUMNS]
@@ -94,7 +94,8 @@ def test_a_choice_an_older_version_kept_by_title_is_read_by_key(qtbot, window_on
 
 
 def test_a_retitled_column_keeps_its_remembered_choice(qtbot, window_on, store, monkeypatch):
-    from iris_gui.ui.panels import results, results_model
+    from iris_gui.ui.panels.results import model as results_model
+    from iris_gui.ui.panels.results import panel as results
 
     first = window_on(store)
     menu_entry(first, "Device name").trigger()  # shown

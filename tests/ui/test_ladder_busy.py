@@ -9,8 +9,8 @@ import pytest
 
 from iris_gui.engine.records.ladder import ladder_rows
 from iris_gui.figures.ladder_text import BUSY_MARK
-from iris_gui.ui.panels.ladder import LadderPanel
-from iris_gui.ui.panels.sample_ladder import sample_results
+from iris_gui.ui.panels.ladder.panel import LadderPanel
+from iris_gui.ui.panels.samples.ladder import sample_results
 
 CPU_MANUAL = 2  # index of the CPU's manual run among the sample results
 

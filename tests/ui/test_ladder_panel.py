@@ -25,8 +25,8 @@ from iris_gui.figures.ladder_text import VS_NOTE
 from iris_gui.store.ladder_csv import LADDER_COLUMNS
 from iris_gui.store.paths import StoreError
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.panels.ladder import EMPTY_TEXT, LadderPanel
-from iris_gui.ui.panels.sample_ladder import (
+from iris_gui.ui.panels.ladder.panel import EMPTY_TEXT, LadderPanel
+from iris_gui.ui.panels.samples.ladder import (
     CPU_NAME,
     GPU_NAME,
     UNAVAILABLE,
@@ -263,7 +263,7 @@ def test_render_ladder_draws_a_never_shown_panel(qapp, tmp_path) -> None:
     assert QImage(str(tmp_path / "ladder.png")).width() == 900
 
 
-# Runs the module as `python -m iris_gui.ui.panels.ladder` does, with a timer that waits for
+# Runs the module as `python -m iris_gui.ui.panels.ladder.panel` does, with a timer that waits for
 # the panel to be shown with its sample rows, reports it and quits the event loop.
 RUN_ALONE = """
 import runpy, sys
@@ -283,7 +283,7 @@ def check():
 timer = QTimer()
 timer.timeout.connect(check)
 timer.start(50)
-runpy.run_module("iris_gui.ui.panels.ladder", run_name="__main__")
+runpy.run_module("iris_gui.ui.panels.ladder.panel", run_name="__main__")
 """
 
 
@@ -299,7 +299,7 @@ def test_the_panel_runs_alone_with_sample_data() -> None:
 
 
 def test_the_panel_modules_do_not_import_torch() -> None:
-    code = ("import sys; import iris_gui.ui.panels.ladder, iris_gui.ui.panels.sample_ladder, "
+    code = ("import sys; import iris_gui.ui.panels.ladder.panel, iris_gui.ui.panels.samples.ladder, "
             "iris_gui.ui.presenters.ladder_presenter; sys.exit('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0
 

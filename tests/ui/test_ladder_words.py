@@ -16,8 +16,8 @@ from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.figures.ladder_text import VS_NOTE
 from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
 from iris_gui.figures.sample_mark import SAMPLE_LINES, SAMPLE_MARK
-from iris_gui.ui.panels.ladder import LadderPanel
-from iris_gui.ui.panels.sample_ladder import sample_facts, sample_rows
+from iris_gui.ui.panels.ladder.panel import LadderPanel
+from iris_gui.ui.panels.samples.ladder import sample_facts, sample_rows
 from tests.ui.figure_pixels import rgb
 
 SVG = "{http://www.w3.org/2000/svg}"

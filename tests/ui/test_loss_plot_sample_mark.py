@@ -10,8 +10,8 @@ from iris_gui.figures import sample_mark
 from iris_gui.figures.loss_file import export_png, export_svg
 from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
 from iris_gui.figures.sample_mark import SAMPLE_MARK
-from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
-from iris_gui.ui.panels.loss_plot_demo import sample_panel
+from iris_gui.ui.panels.loss_plot.demo import sample_panel
+from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel, PlotCurve
 
 
 def _mark_pixels(path) -> int:

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QToolButton
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.panels.results import ResultsPanel
-from iris_gui.ui.panels.results_model import COLUMNS, PARTIAL_COLOUR, SORT_ROLE
+from iris_gui.ui.panels.results.model import COLUMNS, PARTIAL_COLOUR, SORT_ROLE
+from iris_gui.ui.panels.results.panel import ResultsPanel
 
 # The sample runs (panels/sample_runs.py), then the ones each test's store adds.
 CPU, GPU, STOPPED, FAILED, DIVERGED = 1, 2, 3, 4, 5

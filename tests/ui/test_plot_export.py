@@ -16,7 +16,7 @@ from iris_gui.figures.loss_file import export_png, export_svg, render_curves
 from iris_gui.store import files
 from iris_gui.store.curve_csv import export_curves_csv
 from iris_gui.store.paths import StoreError
-from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
+from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel, PlotCurve
 
 SVG = "{http://www.w3.org/2000/svg}"
 

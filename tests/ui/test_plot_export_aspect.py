@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtGui import QImage
 
 from iris_gui.figures.loss_file import export_png, export_svg, render_curves
-from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
+from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel, PlotCurve
 
 
 @pytest.fixture

@@ -171,7 +171,7 @@ def test_a_remembered_hosts_device_is_chosen_again_once_the_host_answers(qtbot):
     from dataclasses import replace
 
     from iris_gui.engine.spec.config import RunConfig
-    from iris_gui.ui.panels.controls import ControlsPanel, sample_devices
+    from iris_gui.ui.panels.run.panel import ControlsPanel, sample_devices
 
     panel = ControlsPanel()
     qtbot.addWidget(panel)

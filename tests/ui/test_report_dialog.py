@@ -75,7 +75,7 @@ def test_nothing_selected_is_said_and_nothing_written(window, monkeypatch, tmp_p
 
 
 def test_the_sweep_the_crossover_view_shows_is_added(window, monkeypatch, tmp_path) -> None:
-    from iris_gui.ui.panels.sample_sweep import sample_sweep
+    from iris_gui.ui.panels.samples.sweep import sample_sweep
 
     sweep = sample_sweep()
     window.crossover = SimpleNamespace(result=lambda: sweep)
@@ -90,7 +90,7 @@ def test_the_sweep_the_crossover_view_shows_is_added(window, monkeypatch, tmp_pa
 
 def stored_manual_breakdown() -> dict:
     """A manual run's breakdown as the store keeps it: its call cost null (JSON has no NaN)."""
-    from iris_gui.ui.panels.sample_breakdowns import cpu_breakdown
+    from iris_gui.ui.panels.samples.breakdowns import cpu_breakdown
 
     b = cpu_breakdown()
     b.config = {**b.config, "engine": "manual", "record": "device"}
@@ -163,7 +163,7 @@ def test_file_dialogs_open_in_the_last_folder_used(window, monkeypatch, tmp_path
 
 def test_the_crossover_caption_names_what_was_compared() -> None:
     from iris_gui.report.figures import sweep_caption
-    from iris_gui.ui.panels.sample_sweep import sample_sweep
+    from iris_gui.ui.panels.samples.sweep import sample_sweep
 
     sweep = sample_sweep()
     assert sweep_caption(sweep, "sweep 3").startswith("Where the GPU overtakes the CPU: ")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from iris_gui.ui.panels.sample_runs import sample_results
+from iris_gui.ui.panels.samples.runs import sample_results
 from iris_gui.ui.presenters.run_presenter import result_summary
 
 

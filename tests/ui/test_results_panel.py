@@ -14,10 +14,10 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QMessageBox, QToolButton
 
 from iris_gui.store.runs import RunStore, StoreError
-from iris_gui.ui.panels.results import ResultsPanel
-from iris_gui.ui.panels.results_model import COLUMNS, SORT_ROLE, STATUS_COLOURS
-from iris_gui.ui.panels.run_details import RunDetailsDialog
-from iris_gui.ui.panels.sample_runs import FAILED_MESSAGE, sample_results, sample_store
+from iris_gui.ui.panels.results.details import RunDetailsDialog
+from iris_gui.ui.panels.results.model import COLUMNS, SORT_ROLE, STATUS_COLOURS
+from iris_gui.ui.panels.results.panel import ResultsPanel
+from iris_gui.ui.panels.samples.runs import FAILED_MESSAGE, sample_results, sample_store
 
 # Sample run ids, in the order sample_store saves them.
 CPU, GPU, STOPPED, FAILED, DIVERGED = 1, 2, 3, 4, 5
@@ -273,7 +273,7 @@ def test_export_csv_writes_one_row_per_run(panel, tmp_path):
         panel.export_csv(tmp_path / "no such folder" / "runs.csv")
 
 
-# Runs the module as `python -m iris_gui.ui.panels.results` does, with a timer that waits for
+# Runs the view as `python -m iris_gui.ui.panels.results` does, with a timer that waits for
 # the panel to be shown with its sample runs, reports it and quits the event loop.
 RUN_ALONE = """
 import runpy, sys
@@ -305,7 +305,7 @@ def check():
 timer = QTimer()
 timer.timeout.connect(check)
 timer.start(50)
-runpy.run_module("iris_gui.ui.panels.results", run_name="__main__")
+runpy.run_module("iris_gui.ui.panels.results", run_name="__main__", alter_sys=True)
 """
 
 

@@ -7,8 +7,8 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialogButtonBox, QFormLayout, QGroupBox, QLabel, QTableWidget
 
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.panels.run_details import RunDetailsDialog
-from iris_gui.ui.panels.sample_runs import FAILED_MESSAGE
+from iris_gui.ui.panels.results.details import RunDetailsDialog
+from iris_gui.ui.panels.samples.runs import FAILED_MESSAGE
 
 CPU, STOPPED, FAILED = 1, 3, 4
 

@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from iris_gui.engine.records.result import Chunk
-from iris_gui.ui.panels.run_status import RunStatusBar
+from iris_gui.ui.panels.run.status import RunStatusBar
 
 
 def test_the_time_left_is_read_from_the_recent_chunks(qtbot):

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QByteArray, QSettings
 
 from iris_gui.engine.spec.config import MAX_EPOCHS, RunConfig
-from iris_gui.ui.panels.controls import ControlsPanel
+from iris_gui.ui.panels.run.panel import ControlsPanel
 from iris_gui.ui.window.settings import AppSettings
 
 CONFIG = RunConfig(dataset="wine", hidden=(16, 8), optimizer="adam", lr=3e-4, epochs=5000,

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QGroupBox
 
 from iris_gui.engine.timing.steady import steady_state
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.panels.results import ResultsPanel
-from iris_gui.ui.panels.results_model import COLUMNS, NOISY_COLOUR
+from iris_gui.ui.panels.results.model import COLUMNS, NOISY_COLOUR
+from iris_gui.ui.panels.results.panel import ResultsPanel
 
 CPU, GPU, STOPPED, FAILED, DIVERGED = 1, 2, 3, 4, 5
 

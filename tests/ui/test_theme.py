@@ -18,7 +18,7 @@ from iris_gui.figures.plot_theme import (
     light_plots,
     same_hue,
 )
-from iris_gui.ui.panels.loss_plot import LossPlotPanel, PlotCurve
+from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel, PlotCurve
 
 
 @pytest.fixture

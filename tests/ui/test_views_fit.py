@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui.ui.panels.sample_ladder import sample_rows
-from iris_gui.ui.panels.sample_sweep import sample_sweep
+from iris_gui.ui.panels.samples.ladder import sample_rows
+from iris_gui.ui.panels.samples.sweep import sample_sweep
 from iris_gui.ui.window.geometry import fit_geometry
 
 LAPTOP = QRect(0, 0, 1280, 800)

@@ -21,9 +21,9 @@ from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.labels import run_label, setting_parts
 from iris_gui.engine.words.numbers import figure
 from iris_gui.ui.jobs.run_state import RunState
-from iris_gui.ui.panels.controls_items import DATASET_SHAPES
-from iris_gui.ui.panels.loss_plot import PlotCurve
-from iris_gui.ui.panels.sample_runs import is_sample
+from iris_gui.ui.panels.loss_plot.panel import PlotCurve
+from iris_gui.ui.panels.run.items import DATASET_SHAPES
+from iris_gui.ui.panels.samples.runs import is_sample
 
 if TYPE_CHECKING:
     from iris_gui.ui.presenters.ladder_presenter import LadderPresenter

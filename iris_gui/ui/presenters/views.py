@@ -15,13 +15,13 @@ if TYPE_CHECKING:
 
     from iris_gui.store.runs import RunStore
     from iris_gui.ui.jobs.training_controller import TrainingController
-    from iris_gui.ui.panels.controls import ControlsPanel
-    from iris_gui.ui.panels.crossover import CrossoverPanel
-    from iris_gui.ui.panels.explain import ExplainPanel
-    from iris_gui.ui.panels.ladder import LadderPanel
-    from iris_gui.ui.panels.loss_plot import LossPlotPanel
-    from iris_gui.ui.panels.results import ResultsPanel
-    from iris_gui.ui.panels.run_status import RunStatusBar
+    from iris_gui.ui.panels.crossover.panel import CrossoverPanel
+    from iris_gui.ui.panels.explain.panel import ExplainPanel
+    from iris_gui.ui.panels.ladder.panel import LadderPanel
+    from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel
+    from iris_gui.ui.panels.results.panel import ResultsPanel
+    from iris_gui.ui.panels.run.panel import ControlsPanel
+    from iris_gui.ui.panels.run.status import RunStatusBar
     from iris_gui.ui.window.menus import WindowActions
 
 

@@ -15,10 +15,10 @@ from iris_gui.engine.spec.errors import EngineError
 from iris_gui.figures import loss_file as plot_export
 from iris_gui.store.curve_csv import export_curves_csv
 from iris_gui.store.files import check_export_target
-from iris_gui.ui.panels.crossover import CrossoverPanel
-from iris_gui.ui.panels.ladder import LadderPanel
-from iris_gui.ui.panels.loss_plot import LossPlotPanel
-from iris_gui.ui.panels.results import ResultsPanel
+from iris_gui.ui.panels.crossover.panel import CrossoverPanel
+from iris_gui.ui.panels.ladder.panel import LadderPanel
+from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel
+from iris_gui.ui.panels.results.panel import ResultsPanel
 
 
 def start_folder(owner) -> Path:

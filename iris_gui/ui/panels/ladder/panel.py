@@ -3,7 +3,7 @@ has: hover tooltips on bars and rung names, the sentence over it, the rungs left
 empty-state line, the app's theme, and a refit on resize. Its CSV is the rows it shows, so
 the picture and the file never disagree.
 
-Run ``python -m iris_gui.ui.panels.ladder`` to see the panel alone with sample data.
+Run ``python -m iris_gui.ui.panels.ladder.panel`` to see the panel alone with sample data.
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.figures import ladder_text as words
 from iris_gui.figures import scene_export
 from iris_gui.figures.ladder import BAR_HEIGHT, LadderFigure
-from iris_gui.figures.plot_theme import PlotTheme, plot_theme_for, theme_changed_by
+from iris_gui.figures.plot_theme import LIGHT, PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.store.ladder_csv import export_ladder_csv
-from iris_gui.ui.panels.about_line import fit_wrapped, wrapped_label
-from iris_gui.ui.panels.loss_plot import BACKGROUND
+from iris_gui.ui.panels.shared.about_line import fit_wrapped, wrapped_label
 
 __all__ = ["LadderPanel"]
 
@@ -182,12 +181,12 @@ class LadderPanel(QWidget):
     def export_png(self, path: Path, width: int = 1600) -> None:
         """The ladder (bars, labels, headings, axes, legend) as a PNG ``width`` pixels wide."""
         self._settle()
-        scene_export.write_png(self.plot_item, Path(path), width, BACKGROUND)
+        scene_export.write_png(self.plot_item, Path(path), width, LIGHT.background)
 
     def export_svg(self, path: Path) -> None:
         """The ladder as SVG: each bar one ``<rect>``, the words as ``<text>``."""
         self._settle()
-        scene_export.write_svg(self.plot_item, Path(path), "engine ladder", BACKGROUND)
+        scene_export.write_svg(self.plot_item, Path(path), "engine ladder", LIGHT.background)
 
     def export_csv(self, path: Path) -> None:
         """One line per shown row, its ``LadderRow.to_dict()``."""
@@ -222,7 +221,7 @@ class LadderPanel(QWidget):
 
 
 def main() -> None:
-    from iris_gui.ui.panels.sample_ladder import sample_facts, sample_rows
+    from iris_gui.ui.panels.samples.ladder import sample_facts, sample_rows
 
     app = QApplication.instance() or QApplication([])
     panel = LadderPanel()

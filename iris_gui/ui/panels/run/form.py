@@ -27,10 +27,19 @@ from iris_gui.engine.spec import config as limits
 from iris_gui.engine.spec.config import RunConfig, parse_hidden
 from iris_gui.engine.spec.engines import ENGINE_INFO, default_recording
 from iris_gui.engine.spec.errors import ConfigError
-from iris_gui.ui.panels.collapsible import CollapsibleSection
-from iris_gui.ui.panels.controls_batch import BatchFields
-from iris_gui.ui.panels.controls_engine import EngineCombo
-from iris_gui.ui.panels.controls_fields import (
+from iris_gui.ui.panels.run.batch import BatchFields
+from iris_gui.ui.panels.run.engine import EngineCombo
+from iris_gui.ui.panels.run.items import (
+    CALL_ITEMS,
+    DATASET_ITEMS,
+    EXECUTION_ITEMS,
+    RECORD_ITEMS,
+    SCALER_ITEMS,
+    csv_choice,
+    device_choice,
+)
+from iris_gui.ui.panels.shared.collapsible import CollapsibleSection
+from iris_gui.ui.panels.shared.fields import (
     CheckedLineEdit,
     CompactDoubleSpin,
     ValueCombo,
@@ -39,15 +48,6 @@ from iris_gui.ui.panels.controls_fields import (
     int_spin,
     parse_positive_float,
     parse_seed,
-)
-from iris_gui.ui.panels.controls_items import (
-    CALL_ITEMS,
-    DATASET_ITEMS,
-    EXECUTION_ITEMS,
-    RECORD_ITEMS,
-    SCALER_ITEMS,
-    csv_choice,
-    device_choice,
 )
 from iris_gui.ui.window.settings import DEFAULT_EXECUTION
 

@@ -28,7 +28,7 @@ from iris_gui.engine.remote.names import split_device
 from iris_gui.engine.spec.batch_settings import batch_text, parse_batch
 from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
 from iris_gui.engine.spec.errors import ConfigError
-from iris_gui.ui.panels.controls_fields import int_spin
+from iris_gui.ui.panels.shared.fields import int_spin
 
 ROWS_RANGE, HIDDEN_RANGE = (2, 100_000_000), (1, 4096)
 FEATURES_RANGE, CLASSES_RANGE, MAX_THREADS = (1, 10_000), (2, 1_000), 256

@@ -21,7 +21,7 @@ from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.timing_names import LOOP_SECONDS, heading
 from iris_gui.figures.plot_theme import CAUTION, ERROR, PARTIAL, STOPPED
 from iris_gui.store.runs import StoredRun
-from iris_gui.ui.panels.results_cells import (
+from iris_gui.ui.panels.results.cells import (
     BASELINE_TEXT,
     MISSING,
     STEADY_MEANING,

@@ -11,7 +11,7 @@ The picture itself (curves in their colours, axes, legend, log y, the sample mar
 figures/loss.py's ``LossFigure``, which files draw without a panel; this panel shows one and
 adds the live run, the read-out, the "log y" box, the empty hint and following the data.
 
-Run ``python -m iris_gui.ui.panels.loss_plot`` to see the panel alone with sample data.
+Run ``python -m iris_gui.ui.panels.loss_plot.panel`` to see the panel alone with sample data.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from iris_gui.figures.curves import LIVE_KEY, PlotCurve
 from iris_gui.figures.loss import LossFigure
 from iris_gui.figures.loss_range import EMPTY_Y, Bounds, bounds_of, curves_bounds, fitted, widened
 from iris_gui.figures.plot_theme import LIGHT, PlotTheme, plot_theme_for, theme_changed_by
-from iris_gui.ui.panels.loss_plot_buffer import LiveBuffer
-from iris_gui.ui.panels.loss_plot_hover import HoverReadout
+from iris_gui.ui.panels.loss_plot.buffer import LiveBuffer
+from iris_gui.ui.panels.loss_plot.hover import HoverReadout
 
 __all__ = ["LossPlotPanel", "PlotCurve"]
 

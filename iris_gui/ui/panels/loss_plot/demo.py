@@ -1,4 +1,4 @@
-"""The loss plot alone with sample data: ``python -m iris_gui.ui.panels.loss_plot``.
+"""The loss plot alone with sample data: ``python -m iris_gui.ui.panels.loss_plot.panel``.
 
 Two stored-looking overlays and a synthetic live run fed in 30 ms chunks, as the worker would,
 so the panel's cadence and hover read-out can be tried without training anything; the plot
@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication
 
 from iris_gui.engine.records.result import Chunk
 from iris_gui.figures.curves import PlotCurve
-from iris_gui.ui.panels.loss_plot import LossPlotPanel
-from iris_gui.ui.panels.loss_plot_buffer import synthetic_losses
+from iris_gui.ui.panels.loss_plot.buffer import synthetic_losses
+from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel
 
 SAMPLE_EPOCHS = 20_000
 CHUNK_MS = 30

@@ -10,7 +10,7 @@ beside them (the crossover figure, figures/crossover.py) draws a sweep as it gro
 point or as it was stored. A made-up sweep is marked as such on the plot. The figures are the
 ``SweepResult``'s; its CSV is ``store/sweep_csv.py``'s rows.
 
-Run ``python -m iris_gui.ui.panels.crossover`` to see the panel alone with sample data.
+Run ``python -m iris_gui.ui.panels.crossover.panel`` to see the panel alone with sample data.
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ from iris_gui.figures import crossover_file
 from iris_gui.figures import crossover_text as words
 from iris_gui.figures.plot_theme import ERROR
 from iris_gui.store.sweep_csv import export_sweep_csv
-from iris_gui.ui.panels.about_line import fit_wrapped, wrapped_label
-from iris_gui.ui.panels.crossover_plot import CrossoverPlot
-from iris_gui.ui.panels.crossover_settings import SweepSettings
-from iris_gui.ui.panels.crossover_table import PointsTable
-from iris_gui.ui.panels.no_wheel import guard_fields, guard_wheel
+from iris_gui.ui.panels.crossover.plot import CrossoverPlot
+from iris_gui.ui.panels.crossover.settings import SweepSettings
+from iris_gui.ui.panels.crossover.table import PointsTable
+from iris_gui.ui.panels.shared.about_line import fit_wrapped, wrapped_label
+from iris_gui.ui.panels.shared.no_wheel import guard_fields, guard_wheel
 
 __all__ = ["CrossoverPanel"]
 
@@ -326,7 +326,7 @@ class CrossoverPanel(QWidget):
 
 
 def main() -> None:
-    from iris_gui.ui.panels.sample_sweep import sample_sweep
+    from iris_gui.ui.panels.samples.sweep import sample_sweep
 
     app = QApplication.instance() or QApplication([])
     panel = CrossoverPanel()

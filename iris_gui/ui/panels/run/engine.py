@@ -8,7 +8,7 @@ from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QWidget
 
 from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
-from iris_gui.ui.panels.controls_fields import ValueCombo
+from iris_gui.ui.panels.shared.fields import ValueCombo
 
 
 class EngineCombo(ValueCombo):

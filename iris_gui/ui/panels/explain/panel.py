@@ -7,7 +7,7 @@ on the segments, the app's theme and a plot height that fits the runs. It import
 profiling happens in the worker process, and the main window decides what an Explain press
 profiles.
 
-Run ``python -m iris_gui.ui.panels.explain`` to see the panel alone with sample data.
+Run ``python -m iris_gui.ui.panels.explain.panel`` to see the panel alone with sample data.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.figures.explain import LEAST_ROW_LINES, ROW_LINES, ExplainFigure
 from iris_gui.figures.plot_theme import ERROR, PlotTheme, plot_theme_for, theme_changed_by
-from iris_gui.ui.panels.explain_text import breakdown_html
+from iris_gui.ui.panels.explain.text import breakdown_html
 
 __all__ = ["ExplainPanel"]
 
@@ -257,7 +257,7 @@ class ExplainPanel(QWidget):
 
 
 def main() -> None:
-    from iris_gui.ui.panels.sample_breakdowns import sample_breakdowns
+    from iris_gui.ui.panels.samples.breakdowns import sample_breakdowns
 
     app = QApplication.instance() or QApplication([])
     panel = ExplainPanel()

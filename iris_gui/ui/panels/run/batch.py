@@ -24,7 +24,7 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO, minibatch_engines
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.figures.plot_theme import INVALID_FIELD
-from iris_gui.ui.panels.controls_fields import ValueCombo, int_spin
+from iris_gui.ui.panels.shared.fields import ValueCombo, int_spin
 
 BATCH_CHOICES = ("full", "16", "32", "64", "128", "256")
 BATCH_TIP = ("rows per optimizer step: full (the note's: the whole training set each step) or "

@@ -1,6 +1,6 @@
 """ResultsPanel: the stored runs in one sortable table, with a baseline to compare against.
 
-Run alone with sample data: ``python -m iris_gui.ui.panels.results``.
+Run alone with sample data: ``python -m iris_gui.ui.panels.results.panel``.
 """
 
 from __future__ import annotations
@@ -37,15 +37,15 @@ from iris_gui.engine.words.command_line import command_for
 from iris_gui.engine.words.counted import counted
 from iris_gui.store.export import export_runs_csv
 from iris_gui.store.runs import RunStore, StoreError
-from iris_gui.ui.panels.results_columns import ColumnFitter
-from iris_gui.ui.panels.results_model import (
+from iris_gui.ui.panels.results.columns import ColumnFitter
+from iris_gui.ui.panels.results.details import RunDetailsDialog
+from iris_gui.ui.panels.results.model import (
     COLUMNS,
     DEFAULT_HIDDEN,
     DEVICE_NAME_COLUMN,
     SORT_ROLE,
     RunsTableModel,
 )
-from iris_gui.ui.panels.run_details import RunDetailsDialog
 from iris_gui.ui.window.column_menu import ColumnChooser
 
 EMPTY_TEXT = ("Your runs appear here, one row each, with their timings.\n"
@@ -355,7 +355,7 @@ class ResultsPanel(QWidget):
 def main() -> int:
     from iris_gui.figures.plot_theme import SAMPLE
     from iris_gui.figures.sample_mark import SAMPLE_LINES
-    from iris_gui.ui.panels.sample_runs import sample_store
+    from iris_gui.ui.panels.samples.runs import sample_store
 
     app = QApplication.instance() or QApplication(sys.argv)
     with tempfile.TemporaryDirectory() as folder:

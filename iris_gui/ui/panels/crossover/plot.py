@@ -19,7 +19,7 @@ from iris_gui.figures import crossover_text as words
 from iris_gui.figures.crossover import CrossoverFigure
 from iris_gui.figures.plot_theme import PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.figures.sample_mark import SampleMark
-from iris_gui.ui.panels.controls_fields import ValueCombo
+from iris_gui.ui.panels.shared.fields import ValueCombo
 
 HOVER_PX = 8  # how near a point the pointer must be for its tooltip
 

@@ -31,7 +31,7 @@ from iris_gui.engine.words.labels import table_label
 from iris_gui.engine.words.numbers import measured
 from iris_gui.engine.words.timing_names import LOOP, heading
 from iris_gui.store.runs import StoredRun
-from iris_gui.ui.panels.results_cells import (
+from iris_gui.ui.panels.results.cells import (
     MISSING,
     STEADY_MEANING,
     finite,
@@ -40,14 +40,14 @@ from iris_gui.ui.panels.results_cells import (
     speedup_text,
     steady_text,
 )
-from iris_gui.ui.panels.results_model import SPEEDUP_TITLE, STATUS_COLOURS
-from iris_gui.ui.panels.run_details_data import (
+from iris_gui.ui.panels.results.details_data import (
     GROUPED_FIELDS,
     batches_group,
     data_file_group,
     form_group,
     selectable,
 )
+from iris_gui.ui.panels.results.model import SPEEDUP_TITLE, STATUS_COLOURS
 
 # Names the user knows from the controls, where the field name alone reads poorly.
 CONFIG_NAMES = {"lr": "Learning rate", "hidden": "Hidden layers", "record": "Recording",

@@ -2,7 +2,7 @@
 
 The panel only asks: pressing Train emits ``train_requested(config)`` and the main window decides
 what happens. Its keyboard shortcuts belong to the main window's menu actions; the tooltips
-here only name them. Run alone with ``python -m iris_gui.ui.panels.controls``.
+here only name them. Run alone with ``python -m iris_gui.ui.panels.run.panel``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.figures.plot_theme import COMPLAINT
 from iris_gui.ui.jobs.run_state import RunState
-from iris_gui.ui.panels.controls_form import RunConfigForm
+from iris_gui.ui.panels.run.form import RunConfigForm
 from iris_gui.ui.window.settings import DEFAULT_EXECUTION
 
 TRAIN_TIP = "Train with these settings (Ctrl+Return)"

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.words.numbers import measured
 from iris_gui.figures.plot_theme import CAUTION
-from iris_gui.ui.panels.results_cells import (
+from iris_gui.ui.panels.results.cells import (
     MISSING,
     batch_words,
     data_path_words,
