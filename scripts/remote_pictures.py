@@ -1,7 +1,7 @@
 """Make the README's pictures of a host: the Hosts dialog after a real connection test, and the
 window after a real run on the host's device. Real runs, offscreen, on this machine.
 
-The host is this machine reached through a real sshd on 127.0.0.1 (tests/remote/sshd.py, with
+The host is this machine reached through a real sshd on 127.0.0.1 (tests/support/sshd.py, with
 temporary keys and its own ``ssh -F`` config), named ``lab``; its only device is this
 machine's CPU, so the run is ``lab:cpu``. Everything goes into a throwaway folder (store,
 settings, hosts list): nothing of the user's is read or written.
@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "remote"))
+sys.path.insert(0, str(ROOT / "tests"))
 SCREEN = {"screens": [{"name": "1280x800", "x": 0, "y": 0, "width": 1280, "height": 800,
                        "logicalDpi": 96, "logicalDpiX": 96, "logicalDpiY": 96}]}
 WAIT_MS = 240_000
@@ -37,7 +37,7 @@ def main() -> int:
     os.environ.update(IRIS_GUI_DATA_DIR=str(scratch / "data"),
                       XDG_CONFIG_HOME=str(scratch / "config"),
                       QT_QPA_PLATFORM=f"offscreen:configfile={scratch / 'screen.json'}")
-    from sshd import LoopbackSshd
+    from support.sshd import LoopbackSshd
 
     with LoopbackSshd() as sshd:
         os.environ["IRIS_GUI_SSH_CONFIG"] = str(sshd.config_path)

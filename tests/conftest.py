@@ -11,8 +11,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # platformdirs, every per-user location (QSettings, platformdirs, the runs store, the XDG cache
 # and state folders) is pointed into one session directory; the subprocesses the tests start
 # inherit os.environ, so they write there too. HOME is left alone. The user's real locations
-# are snapshotted first and compared again when the session ends (tests/isolation.py).
-import isolation
+# are snapshotted first and compared again when the session ends (tests/support/isolation.py).
+# The helpers assert; let pytest explain their failures as it does in test modules.
+pytest.register_assert_rewrite("support")
+from support import isolation
 
 isolation.begin()
 

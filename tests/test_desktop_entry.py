@@ -169,9 +169,9 @@ def test_desktop_file_validate_accepts_the_entry(tmp_path):
 
 
 def test_the_suites_watch_covers_what_install_writes(tmp_path, monkeypatch):
-    """tests/isolation.py snapshots the user's real locations; the entry and icons are among
+    """tests/support/isolation.py snapshots the user's real locations; the entry and icons are among
     them, so a test that wrote to the real ~/.local/share fails the run."""
-    from isolation import real_locations
+    from support.isolation import real_locations
 
     from iris_gui.cli.desktop_cmd import DESKTOP_NAME, data_home, icon_targets
 

@@ -292,7 +292,8 @@ IMPORT_CONFTEST = """
 import sys
 if sys.argv[1] == "hide":
     sys.modules["platformdirs"] = None  # import platformdirs now raises ImportError
-import conftest, isolation
+import conftest
+from support import isolation
 assert isolation.Session.directory is not None and isolation.Session.directory.is_dir()
 print(len(isolation.Session.real_locations))
 isolation.end()

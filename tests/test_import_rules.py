@@ -237,3 +237,24 @@ def test_the_shared_widgets_and_the_samples_import_no_view(graph, folder, view) 
 
 def test_the_panels_top_holds_only_folders() -> None:
     assert sorted(p.name for p in (PACKAGE / "ui" / "panels").glob("*.py")) == ["__init__.py"]
+
+
+TESTS = PACKAGE.parent / "tests"
+
+
+def test_the_tests_share_helpers_through_their_package_only() -> None:
+    """Helpers live in tests/support; no test imports another test module, and none edits
+    sys.path but the GPU check's, which loads the product's own scripts/gpu_check."""
+    found = []
+    for path in sorted(TESTS.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and (
+                    node.module.startswith("tests.") or node.module.split(".")[-1].startswith(
+                        "test_")):
+                found.append(f"{path.relative_to(TESTS)} imports {node.module}")
+        edits = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and ast.unparse(node.func) in ("sys.path.insert", "sys.path.append")]
+        if edits and path.name != "test_gpu_check_script.py":
+            found.append(f"{path.relative_to(TESTS)} edits sys.path")
+    assert found == []

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import platformdirs
 import pytest
-from isolation import REDIRECTED, Session, changes, real_locations, snapshot
 from PySide6.QtCore import QSettings
+from support.isolation import REDIRECTED, Session, changes, real_locations, snapshot
 
 from iris_gui.store import paths
 
@@ -150,7 +150,8 @@ def _run_inner_suite(tmp_path: Path, name: str, body: str) -> tuple[subprocess.C
     suite.mkdir()
     home.mkdir()
     here = Path(__file__).parent
-    for helper in ("conftest.py", "isolation.py"):
+    for helper in ("conftest.py", "support/__init__.py", "support/isolation.py"):
+        (suite / helper).parent.mkdir(exist_ok=True)
         (suite / helper).write_text((here / helper).read_text())
     (suite / f"test_{name}.py").write_text(body)
     env = {k: v for k, v in os.environ.items()

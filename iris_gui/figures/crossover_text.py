@@ -132,7 +132,7 @@ def fits_title(result: SweepResult | None) -> str:
     return "Fits: µs/epoch = floor + work / throughput"
 
 
-def batch_words(batch: int) -> str:
+def batch_size_text(batch: int) -> str:
     return f"batch {batch:,}" if batch else "full batch"
 
 
@@ -141,7 +141,7 @@ def misfit_sentence(series: str, rows: int, hidden: int, error: float,
     """The point the model misses; ``batch`` named where the sweep varies it."""
     size = f"{rows:,} rows, hidden {hidden:,}"
     if batch is not None:
-        size += f", {batch_words(batch)}"
+        size += f", {batch_size_text(batch)}"
     return (f"{MISFIT}: {series} at {size} "
             f"(the fit is {abs(error):.0%} {'above' if error > 0 else 'below'} the measurement)")
 

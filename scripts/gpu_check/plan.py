@@ -26,10 +26,11 @@ KINDS = ("setup", "measure", "export", "test")
 # The CUDA cases of the engine, cheapest first: curves against the CPU's, the estimator,
 # explain and the sweep before any cold torch.compile (tens of seconds each).
 CUDA_TEST_FILES = (
-    "tests/engine/test_devices_timing.py", "tests/engine/test_trainer.py",
-    "tests/engine/test_estimator.py", "tests/engine/test_explain.py",
-    "tests/engine/test_sweep.py", "tests/engine/test_rungs_compiled_graph.py",
-    "tests/engine/test_minibatch_compiled_graph.py", "tests/engine/test_compiled_recompiles.py",
+    "tests/engine/train/test_devices_timing.py", "tests/engine/train/test_trainer.py",
+    "tests/engine/train/test_estimator.py", "tests/engine/explain/test_explain.py",
+    "tests/engine/sweep/test_sweep.py", "tests/engine/rungs/test_rungs_compiled_graph.py",
+    "tests/engine/rungs/test_minibatch_compiled_graph.py",
+    "tests/engine/rungs/test_compiled_recompiles.py",
 )
 # On the device, not in Triton's interpreter. The ahead-of-time fit checks
 # (tests/kernels/test_kernel_fits.py) need no GPU: make test-kernels runs them.

@@ -1,13 +1,10 @@
-"""Fixtures for the CLI tests; the helpers live in cli_support.py."""
+"""Fixtures for the CLI tests; the helpers live in tests/support/cli.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-
-# The helpers assert; let pytest explain their failures as it does in test modules.
-pytest.register_assert_rewrite("cli_support")
 
 
 @pytest.fixture
@@ -20,7 +17,7 @@ def data_dir(tmp_path: Path) -> Path:
 def repeated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     """``train --repeat 3`` (300 epochs, seed 8) into a store of its own: its directory and the
     printed record. Shared read-only: a test that changes the store works on a copy."""
-    from cli_support import ok_json, run_cli
+    from support.cli import ok_json, run_cli
 
     data = tmp_path_factory.mktemp("repeat")
     record = ok_json(run_cli(

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_support import IRIS, TIMEOUT_S, cli_env, describe, ok_json
+from support.cli import IRIS, TIMEOUT_S, cli_env, describe, ok_json
 
 from iris_gui.engine.timing.contention import BUSY_SHARE, read_schedstat
 

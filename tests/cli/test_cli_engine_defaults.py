@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli_support import describe, one_line_error, run_cli, run_many
+from support.cli import describe, one_line_error, run_cli, run_many
 
 SHORT = ["--epochs", "200"]
 

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_support import DB_NAME, one_line_error, run_many
+from support.cli import DB_NAME, one_line_error, run_many
 
 EVERY_N = ["every:N needs a whole number N from 1 to 10,000,000"]
 SYNTHETIC_TOO_BIG = ["--dataset", "synthetic", "--rows", "10000000", "--features", "100"]

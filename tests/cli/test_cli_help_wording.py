@@ -3,7 +3,7 @@ and the desktop flags are listed."""
 
 from __future__ import annotations
 
-from cli_support import run_many
+from support.cli import run_many
 
 
 def test_help_says_the_note_not_the_seed(tmp_path):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from cli_support import describe, ok_json, run_many
+from support.cli import describe, ok_json, run_many
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cli_support import DB_NAME, describe, ok_json, one_line_error, run_many
+from support.cli import DB_NAME, describe, ok_json, one_line_error, run_many
 
 from iris_gui.store.runs import RunStore
 

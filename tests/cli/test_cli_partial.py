@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from cli_support import IRIS, TIMEOUT_S, cli_env, describe, run_cli
+from support.cli import IRIS, TIMEOUT_S, cli_env, describe, run_cli
 
 from iris_gui.cli.train_cmd import comparison_table
 from iris_gui.engine.records.compare import compare_groups

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_support import DB_NAME, TIMEOUT_S, describe, ok_json, popen_cli, run_cli
+from support.cli import DB_NAME, TIMEOUT_S, describe, ok_json, popen_cli, run_cli
 
 INTERRUPTED_EPOCHS = 2_000_000
 # CPU seconds the interrupted trainer spends after opening its store before it is interrupted:

@@ -8,7 +8,7 @@ import re
 import shutil
 from pathlib import Path
 
-from cli_support import DB_NAME, RECORD_KEYS, describe, ok_json, one_line_error, run_cli
+from support.cli import DB_NAME, RECORD_KEYS, describe, ok_json, one_line_error, run_cli
 
 
 def test_runs_list_text(repeated: tuple[Path, dict]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from cli_support import describe, ok_json, one_line_error, run_cli, run_many
+from support.cli import describe, ok_json, one_line_error, run_cli, run_many
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from cli_support import describe, ok_json, one_line_error, run_cli, run_many
+from support.cli import describe, ok_json, one_line_error, run_cli, run_many
 
 ARGS = ["sweep", "--batch", "16,64,full", "--rows", "400", "--devices", "cpu", "--engines",
         "eager", "--threads", "1,2", "--min-seconds", "0.02", "--min-epochs", "5"]

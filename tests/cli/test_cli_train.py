@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import (
+from support.cli import (
     ENV_KEYS,
     RECORD_KEYS,
     TIMING_KEYS,

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_support import DB_NAME, describe, ok_json, one_line_error, run_many
+from support.cli import DB_NAME, describe, ok_json, one_line_error, run_many
 
 NO_ACCELERATOR = "cannot be measured here: no accelerator"
 CATEGORIES = ["forward", "loss", "backward", "optimizer", "recording", "python"]

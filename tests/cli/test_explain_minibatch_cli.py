@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 
-from cli_support import describe, run_cli
+from support.cli import describe, run_cli
 
 LOADER = ["explain", "--batch", "32", "--data-path", "loader", "--epochs", "10", "--repeat", "1"]
 

@@ -4,7 +4,7 @@ the parser in one line (exit 2), never an OverflowError traceback from the store
 from __future__ import annotations
 
 import pytest
-from cli_support import describe, one_line_error, run_many
+from support.cli import describe, one_line_error, run_many
 
 TOO_BIG = str(2**63)
 HUGE = "9" * 30

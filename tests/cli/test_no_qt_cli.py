@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from cli_support import TIMEOUT_S, WORKERS, cli_env, describe, ok_json
+from support.cli import TIMEOUT_S, WORKERS, cli_env, describe, ok_json
 
 QT_PACKAGES = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6", "pytestqt")
 

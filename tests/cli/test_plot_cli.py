@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_support import DB_NAME, describe, one_line_error, run_many
 from PySide6.QtGui import QImage
+from support.cli import DB_NAME, describe, one_line_error, run_many
 
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.spec.config import RunConfig

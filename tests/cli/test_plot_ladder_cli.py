@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_support import DB_NAME, TIMEOUT_S, cli_env, describe, one_line_error, run_many
 from PySide6.QtGui import QColor, QImage
+from support.cli import DB_NAME, TIMEOUT_S, cli_env, describe, one_line_error, run_many
 
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig

@@ -6,7 +6,7 @@ Rows are not part of the compiled variant (the kernel walks them in tiles at run
 test_single_variant.py), so the padded features x hidden x classes are the whole space: 16, 32,
 64 x 16, 32, 64 x 16, 32. Iris (120 x 4 x 10 x 3) pads to 16 x 16 x 16, the smallest corner.
 
-Every variant the kernel tests launch on a device (tests/kernels/launched.py) is compiled here
+Every variant the kernel tests launch on a device (tests/support/kernel_runs.py) is compiled here
 too, with its own momentum and recording flags.
 
 Triton's compiler does not work under its interpreter, so ``make test-kernels`` runs this file
@@ -72,14 +72,14 @@ def test_the_largest_shape_fits_with_every_choice(aot, arch, use_momentum, keep_
 
 
 def _launched() -> list[tuple[int, int, int, bool, bool]]:
-    from launched import device_variants
+    from support.kernel_runs import device_variants
 
     return device_variants()
 
 
 @pytest.mark.parametrize("arch", ARCHS, ids=lambda arch: f"sm{arch}")
 def test_every_variant_the_kernel_tests_launch_on_a_device_fits(aot, arch):
-    # launched.py lists the runs of test_persistent_kernel.py; on a device they launch the
+    # support/kernel_runs.py lists the runs of test_persistent_kernel.py; on a device they launch the
     # rung's own tile (persistent_mlp.BLOCK_ROWS), which compile_for builds.
     variants = _launched()
     assert (16, 16, 16, False, False) in variants and (64, 64, 32, False, True) in variants

@@ -5,12 +5,12 @@ Under the interpreter an epoch costs about 20 ms per 32-row tile, so the epochs 
 shapes at most a few hundred rows; there the rows limit itself is trained in tiles of 4,096 (the
 tile's size is a compile-time constant, not the maths). On a device every case launches the
 rung's own tile: the compiled variants' resources are tests/kernels/test_kernel_fits.py's
-subject, and the cases are data in launched.py, which both read."""
+subject, and the cases are data in support/kernel_runs.py, which both read."""
 
 from __future__ import annotations
 
 import pytest
-from launched import CASES, INTERPRETER_BLOCK_ROWS, ROWS_LIMIT
+from support.kernel_runs import CASES, INTERPRETER_BLOCK_ROWS, ROWS_LIMIT
 
 from iris_gui.engine.records.ladder import curve_deviation
 from iris_gui.engine.records.result import RunStatus
@@ -41,7 +41,7 @@ def test_the_rows_limit_trains_the_same_model_as_eager(device, monkeypatch):
     from iris_gui.engine.kernels import persistent_mlp
     from iris_gui.engine.rungs.persistent import interpreted
 
-    if interpreted():  # larger tiles only where nothing is compiled (launched.py says why)
+    if interpreted():  # larger tiles only where nothing is compiled (support/kernel_runs.py says why)
         monkeypatch.setattr(persistent_mlp, "BLOCK_ROWS", INTERPRETER_BLOCK_ROWS)
     config = RunConfig(epochs=4, record="device", device=device, **ROWS_LIMIT)
     eager, kernel = train(config), train(config.replace(engine="persistent"))

@@ -3,7 +3,7 @@ store and FIFOs in one line with exit status 2 and the store stays whole; the ru
 neutralises formula cells; the window shows a refusal in a message box before drawing; a
 Markdown report whose image name is taken by a FIFO writes nothing.
 
-The CLI runs in subprocesses with IRIS_GUI_DATA_DIR in tmp_path (tests/cli/cli_support.py);
+The CLI runs in subprocesses with IRIS_GUI_DATA_DIR in tmp_path (tests/support/cli.py);
 the store is filled in-process with hand-built runs, so no test trains.
 """
 
@@ -13,14 +13,11 @@ import csv
 import json
 import os
 import stat
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
-from cli_support import describe, one_line_error, run_cli, run_many
+from support.cli import describe, one_line_error, run_cli, run_many
 
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
@@ -95,7 +92,7 @@ def test_the_cli_refuses_a_fifo_without_blocking(data_dir: Path, tmp_path: Path)
     ids = stored_ids(data_dir)
     jobs = [(["runs", "export", "--csv", str(fifo)], data_dir),
             (["plot", "--runs", str(ids[0]), "--out", str(fifo)], data_dir)]
-    for proc in run_many(jobs):  # cli_support's timeout fails a blocked open
+    for proc in run_many(jobs):  # support.cli's timeout fails a blocked open
         line = one_line_error(proc)
         assert line.endswith(f"cannot write {fifo}: it is a FIFO (named pipe); "
                              "choose a regular file"), line

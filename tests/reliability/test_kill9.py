@@ -10,7 +10,7 @@ file may be set aside (``runs.sqlite3.invalid-*``), and no recovery file may be 
 by a dead importer (``recovered/*.importing-*``: its run would never be added back).
 
 The moments are drawn from a seeded generator (KILL9_SEED) and aimed by events the process
-under test writes on stderr (tests/reliability/kill_support.py), never by fixed sleeps:
+under test writes on stderr (tests/support/kill.py), never by fixed sleeps:
 
 - ``timer``: a delay from the start of the process, start-up included;
 - ``training``: a short delay after the n-th run's first chunk (a 300-epoch run trains for
@@ -37,11 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "cli"))
-from cli_support import IRIS, cli_env
-from kill_support import Watched, alive, children_of, spawn
+from support.cli import IRIS, cli_env
+from support.kill import Watched, alive, children_of, spawn
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="SIGKILL and /proc")
 

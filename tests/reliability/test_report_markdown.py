@@ -125,8 +125,7 @@ def test_image_links_survive_spaces_and_parentheses() -> None:
 def test_report_cli_keeps_hostile_runs_inert(tmp_path: Path) -> None:
     """Through the store and ``iris-gui report`` into a name with a space: the page is inert
     and each image link names a file beside it."""
-    sys.path.insert(0, str(Path(__file__).parents[1] / "cli"))
-    from cli_support import DB_NAME, TIMEOUT_S, cli_env, describe
+    from support.cli import DB_NAME, TIMEOUT_S, cli_env, describe
 
     from iris_gui.store.runs import RunStore
 

@@ -21,9 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "cli"))
-from cli_support import IRIS, TIMEOUT_S, cli_env, describe, ok_json, run_cli
+from support.cli import IRIS, TIMEOUT_S, cli_env, describe, ok_json, run_cli
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

@@ -1,5 +1,5 @@
-"""Fixtures for the remote-device tests: a real sshd on 127.0.0.1 (tests/remote/sshd.py)."""
+"""Fixtures for the remote-device tests: a real sshd on 127.0.0.1 (tests/support/sshd.py)."""
 
-from sshd import SSH_CONFIG_ENV, ssh_config_env, sshd
+from support.sshd import SSH_CONFIG_ENV, ssh_config_env, sshd
 
 __all__ = ["SSH_CONFIG_ENV", "ssh_config_env", "sshd"]

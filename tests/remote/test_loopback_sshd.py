@@ -1,4 +1,4 @@
-"""The loopback sshd harness itself (tests/remote/sshd.py): that it is a real OpenSSH server,
+"""The loopback sshd harness itself (tests/support/sshd.py): that it is a real OpenSSH server,
 that host keys are checked and never auto-accepted, that an unauthorized key is refused, and
 how a remote process behaves when the ssh client dies."""
 
@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sshd import LoopbackSshd, alive, kill_pids, wait_for
+from support.sshd import LoopbackSshd, alive, kill_pids, wait_for
 
 TIMEOUT_S = 15
 

@@ -1,5 +1,5 @@
 """``iris-gui hosts ...`` and ``train --device HOST:cpu`` as a user types them, through a real
-sshd on 127.0.0.1 (tests/remote/sshd.py). Each test has its own hosts file and runs store."""
+sshd on 127.0.0.1 (tests/support/sshd.py). Each test has its own hosts file and runs store."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from sshd import LoopbackSshd
+from support.sshd import LoopbackSshd
 
 from iris_gui import __version__
 from iris_gui.engine.remote.hosts import Host, add_host

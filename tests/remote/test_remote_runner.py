@@ -1,4 +1,4 @@
-"""RemoteRunner and HostRunners through a real sshd on 127.0.0.1 (tests/remote/sshd.py).
+"""RemoteRunner and HostRunners through a real sshd on 127.0.0.1 (tests/support/sshd.py).
 
 The "remote" side is this machine, reached through ssh with the harness's keys and config; its
 PATH is sshd's default, so the hosts here name this venv's Python as their command. A worker
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sshd import LoopbackSshd, alive, wait_for
+from support.sshd import LoopbackSshd, alive, wait_for
 
 from iris_gui import __version__
 from iris_gui.engine.records.result import Chunk, RunStatus

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "remote"))
 # The loopback sshd's fixtures, for the Hosts dialog's and the remote window's tests.
-from sshd import ssh_config_env, sshd  # noqa: F401
+from support.sshd import ssh_config_env, sshd  # noqa: F401
 
 # Each window starts its own worker process (torch loads there): a busy machine takes a while.
 READY_MS = 90_000

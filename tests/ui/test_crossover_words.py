@@ -15,13 +15,13 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QWheelEvent
 from PySide6.QtWidgets import QApplication
+from support.figure_pixels import rgb
 
 from iris_gui.figures.crossover_file import render_crossover
 from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
 from iris_gui.figures.sample_mark import SAMPLE_LINES, SAMPLE_MARK
 from iris_gui.ui.panels.crossover.panel import CrossoverPanel
 from iris_gui.ui.panels.samples.sweep import SAMPLE_KEY, sample_sweep
-from tests.ui.figure_pixels import rgb
 
 SVG = "{http://www.w3.org/2000/svg}"
 DOCK_AT_1280 = (906, 264)  # the bottom dock's room in the first-launch window on 1280×800

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from figure_pixels import NO_RSVG, RSVG, column_centres, dark, dilated, ink, rasterise, rgb
+from support.figure_pixels import NO_RSVG, RSVG, column_centres, dark, dilated, ink, rasterise, rgb
 
 from iris_gui.figures.crossover_file import render_crossover
 from iris_gui.figures.ladder import PYTORCH_COLOUR

@@ -1,6 +1,6 @@
 """Run → Hosts…: adding, refusing, removing and testing hosts as a user does, in the dialog.
 
-"Test connection" goes through a real sshd on 127.0.0.1 (tests/remote/sshd.py); those tests
+"Test connection" goes through a real sshd on 127.0.0.1 (tests/support/sshd.py); those tests
 skip, saying why, where none can be started.
 """
 

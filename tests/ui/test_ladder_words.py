@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 from PySide6.QtGui import QColor
+from support.figure_pixels import rgb
 
 from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.figures.ladder_text import VS_NOTE
@@ -18,7 +19,6 @@ from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
 from iris_gui.figures.sample_mark import SAMPLE_LINES, SAMPLE_MARK
 from iris_gui.ui.panels.ladder.panel import LadderPanel
 from iris_gui.ui.panels.samples.ladder import sample_facts, sample_rows
-from tests.ui.figure_pixels import rgb
 
 SVG = "{http://www.w3.org/2000/svg}"
 CPU_EAGER, CPU_LEAN, CPU_COMPILED = 1, 2, 4  # slots of the sample ladder

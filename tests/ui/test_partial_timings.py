@@ -11,10 +11,10 @@ import sys
 
 import numpy as np
 import pytest
-from dialog_forms import form_rows
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QToolButton
+from support.dialog_forms import form_rows
 
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig

@@ -1,7 +1,7 @@
 """A host's devices in the window: listed beside this machine's, trained on through ssh, and a
 host that cannot be reached reported in one line while the window carries on.
 
-The host is a real sshd on 127.0.0.1 (tests/remote/sshd.py) whose sessions start this Python's
+The host is a real sshd on 127.0.0.1 (tests/support/sshd.py) whose sessions start this Python's
 iris-gui; these tests skip, saying why, where no sshd can be started.
 """
 

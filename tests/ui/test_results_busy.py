@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import Qt
+from support.details import open_dialog, section
 
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.results.cells import BUSY_MARK
 from iris_gui.ui.panels.results.model import COLUMNS
 from iris_gui.ui.panels.results.panel import ResultsPanel
 from iris_gui.ui.panels.samples.runs import sample_results
-from tests.ui.test_run_details import open_dialog, section
 
 STEADY = next(i for i, c in enumerate(COLUMNS) if c.title == "µs/epoch")
 

@@ -8,10 +8,10 @@ import subprocess
 import sys
 
 import pytest
-from dialog_forms import form_rows
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QMessageBox, QToolButton
+from support.dialog_forms import form_rows
 
 from iris_gui.store.runs import RunStore, StoreError
 from iris_gui.ui.panels.results.details import RunDetailsDialog

@@ -4,33 +4,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDialogButtonBox, QFormLayout, QGroupBox, QLabel, QTableWidget
+from PySide6.QtWidgets import QDialogButtonBox, QGroupBox, QLabel, QTableWidget
+from support.details import open_dialog, section
 
-from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.results.details import RunDetailsDialog
 from iris_gui.ui.panels.samples.runs import FAILED_MESSAGE
 
 CPU, STOPPED, FAILED = 1, 3, 4
-
-
-def open_dialog(qtbot, store: RunStore, run_id: int) -> RunDetailsDialog:
-    dialog = RunDetailsDialog(store.get(run_id))
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.waitExposed(dialog)
-    return dialog
-
-
-def section(dialog: RunDetailsDialog, title: str) -> dict[str, str]:
-    """A group's rows as ``{name: value}``, read from the labels shown."""
-    box = next(b for b in dialog.findChildren(QGroupBox) if b.title() == title)
-    form = box.layout()
-    assert isinstance(form, QFormLayout)
-    rows = {}
-    for row in range(form.rowCount()):
-        name = form.itemAt(row, QFormLayout.ItemRole.LabelRole).widget().text()
-        rows[name.rstrip(":")] = form.itemAt(row, QFormLayout.ItemRole.FieldRole).widget().text()
-    return rows
 
 
 def test_the_confusion_matrix_is_a_table_of_counts(qtbot, store):

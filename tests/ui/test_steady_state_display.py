@@ -4,9 +4,9 @@ marked with the reason, speedup from the steady state and the whole loop's in th
 from __future__ import annotations
 
 import pytest
-from dialog_forms import form_rows
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGroupBox
+from support.dialog_forms import form_rows
 
 from iris_gui.engine.timing.steady import steady_state
 from iris_gui.store.runs import RunStore

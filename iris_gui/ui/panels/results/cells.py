@@ -191,7 +191,7 @@ def batch_key(config: RunConfig) -> float:
     return float(config.batch) if config.batch else math.inf
 
 
-def batch_words(result: RunResult) -> str:
+def batch_description(result: RunResult) -> str:
     """"32 rows per step, 4 steps per epoch, the last partial batch dropped"; "the full
     batch: one step per epoch"."""
     config, steps = result.config, result.timings.steps_per_epoch

@@ -13,7 +13,7 @@ from iris_gui.engine.words.numbers import measured
 from iris_gui.figures.plot_theme import CAUTION
 from iris_gui.ui.panels.results.cells import (
     MISSING,
-    batch_words,
+    batch_description,
     data_path_words,
     data_wait_sentence,
     finite,
@@ -63,7 +63,7 @@ def batches_group(result: RunResult) -> QGroupBox:
     """Batch and steps, the data path with its loader's options, the wait, the precision."""
     config = result.config
     return form_group("Batches and data", [
-        ("Batch", batch_words(result).replace("; ", ";\n", 1)),
+        ("Batch", batch_description(result).replace("; ", ";\n", 1)),
         ("Per step", _per_step(result)),
         ("Data path", data_path_words(config)),
         ("Waiting for data", _data_wait(result)),

@@ -27,8 +27,8 @@ from iris_gui.ui.panels.results.cells import (
     STEADY_MEANING,
     baseline_refusal,
     batch_cell,
+    batch_description,
     batch_key,
-    batch_words,
     data_path_cell,
     data_path_words,
     data_wait_cell,
@@ -297,7 +297,7 @@ class RunsTableModel(QAbstractTableModel):
     @staticmethod
     def _batch_tip(result: RunResult, column: int) -> str | None:
         if column == BATCH_COLUMN:
-            return batch_words(result)
+            return batch_description(result)
         if column == DATA_PATH_COLUMN:
             return data_path_words(result.config)
         if column == PRECISION_COLUMN:

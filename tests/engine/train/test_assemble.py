@@ -15,7 +15,8 @@ from iris_gui.engine.sweep import sweep
 from iris_gui.engine.train import assemble, trainer
 from iris_gui.engine.train.loop import LoopState
 
-ENGINE = Path(__file__).resolve().parents[2] / "iris_gui" / "engine"
+ENGINE = Path(__file__).resolve().parents[3] / "iris_gui" / "engine"
+assert ENGINE.is_dir(), ENGINE  # a moved test must not search nothing
 
 
 def test_only_the_seam_makes_a_prepared_run_or_builds_a_rung():

@@ -4,8 +4,8 @@ Run as a script, this module is the process under test, with a few hooks that ch
 the product does but say (on stderr, one ``@@k9 ...`` line each, flushed) when things happen,
 so that the test can aim its SIGKILL without fixed sleeps:
 
-- ``python kill_support.py cli ARGS...``: ``iris-gui ARGS...`` (``python -m iris_gui``);
-- ``python kill_support.py window RUNS EPOCHS``: the main window (Qt offscreen) on the data
+- ``python tests/support/kill.py cli ARGS...``: ``iris-gui ARGS...`` (``python -m iris_gui``);
+- ``python tests/support/kill.py window RUNS EPOCHS``: the main window (Qt offscreen) on the data
   directory of IRIS_GUI_DATA_DIR, which trains RUNS short runs in its worker process, each
   saved by the window's own save path; it prints ``saved <id>`` on stdout each time the
   window's save returns an id (the window then shows that run as saved).

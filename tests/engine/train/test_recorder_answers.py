@@ -12,7 +12,8 @@ import torch
 from iris_gui.engine.spec.config import parse_recording
 from iris_gui.engine.train.recording import make_recorder
 
-ENGINE = Path(__file__).resolve().parents[2] / "iris_gui" / "engine"
+ENGINE = Path(__file__).resolve().parents[3] / "iris_gui" / "engine"
+assert ENGINE.is_dir(), ENGINE  # a moved test must not search nothing
 
 
 @pytest.mark.parametrize("text, every, on_host, on_device", [

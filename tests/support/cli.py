@@ -1,4 +1,4 @@
-"""Helpers for the CLI tests (imported as ``cli_support``): every test drives
+"""Helpers for the CLI tests (``from support.cli import ...``): every test drives
 ``python -m iris_gui`` in a subprocess.
 
 Each subprocess gets ``IRIS_GUI_DATA_DIR`` pointing into pytest's tmp_path, so no test can

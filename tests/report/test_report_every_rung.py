@@ -9,7 +9,7 @@ takes every rung's record shape (a rung that calls no module stores its call cos
 from __future__ import annotations
 
 import pytest
-from cli_support import DB_NAME, describe, ok_json, run_many
+from support.cli import DB_NAME, describe, ok_json, run_many
 
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.store.runs import RunStore

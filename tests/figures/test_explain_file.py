@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 from PySide6.QtGui import QImage
+from support.figure_pixels import RSVG, ink, rasterise, rgb
 
 from iris_gui.engine.records.breakdown import CATEGORIES
 from iris_gui.figures.explain import CATEGORY_COLOURS
@@ -20,7 +21,6 @@ from iris_gui.ui.panels.samples.breakdowns import (
     cpu_breakdown,
     gpu_breakdown,
 )
-from tests.ui.figure_pixels import RSVG, ink, rasterise, rgb
 
 SVG = "{http://www.w3.org/2000/svg}"
 

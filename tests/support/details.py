@@ -1,0 +1,28 @@
+"""A run's Details dialog as the tests open and read it."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QFormLayout, QGroupBox
+
+from iris_gui.store.runs import RunStore
+from iris_gui.ui.panels.results.details import RunDetailsDialog
+
+
+def open_dialog(qtbot, store: RunStore, run_id: int) -> RunDetailsDialog:
+    dialog = RunDetailsDialog(store.get(run_id))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
+def section(dialog: RunDetailsDialog, title: str) -> dict[str, str]:
+    """A group's rows as ``{name: value}``, read from the labels shown."""
+    box = next(b for b in dialog.findChildren(QGroupBox) if b.title() == title)
+    form = box.layout()
+    assert isinstance(form, QFormLayout)
+    rows = {}
+    for row in range(form.rowCount()):
+        name = form.itemAt(row, QFormLayout.ItemRole.LabelRole).widget().text()
+        rows[name.rstrip(":")] = form.itemAt(row, QFormLayout.ItemRole.FieldRole).widget().text()
+    return rows
