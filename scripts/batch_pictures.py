@@ -21,9 +21,9 @@ from pathlib import Path
 from readme_pictures import SCREEN, cpu_name, iris
 
 WAIT_MS = 300_000
-SHOWN = ("Batch", "Data path", "Step µs", "Data wait")
-HIDDEN = ("Saved", "Data set", "Device name", "Threads", "Execution", "Call", "Precision",
-          "× vs baseline")
+SHOWN = ("batch", "data_path", "step_us", "data_wait")  # the results columns' keys
+HIDDEN = ("saved", "dataset", "device_name", "threads", "execution", "call", "precision",
+          "speedup")
 
 
 def measure(epochs: int) -> list[int]:
@@ -62,7 +62,7 @@ def main() -> int:
     args.out_dir.mkdir(parents=True, exist_ok=True)
 
     def shoot() -> None:
-        window.results.set_hidden_columns(list(HIDDEN), window.results.column_titles())
+        window.results.set_hidden_columns(list(HIDDEN), window.results.column_keys())
         window.results.select_ids(runs)
         window.results_dock.raise_()
         window.plot.set_log_y(True)
