@@ -135,24 +135,17 @@ class ProcessRunner:
         listener = RunListener(config, self._device_name(config.device), observer)
         partial = listener.partial
         self._conn.send(("run", config.to_dict()))
-        stop_seen: float | None = None
+        stop_seen = [0.0]
         while True:
-            message = self._receive()
-            if message is None:
-                if not self.alive:
-                    code = self._process.exitcode if self._process is not None else None
-                    self._kill()
-                    return partial.result(RunStatus.FAILED,
-                                          f"the worker process exited unexpectedly (exit code {code})")
-                if self._stop.is_set():
-                    stop_seen = stop_seen or time.monotonic()
-                    if time.monotonic() - stop_seen > self._grace:
-                        self._kill()
-                        return partial.result(RunStatus.STOPPED, (
-                            f"stopped after {partial.epochs_done} of {config.epochs} epochs; the "
-                            f"worker did not answer within {self._grace:g} s and was restarted"))
-                continue
-            result = listener.hear(*message)
+            kind, payload = self._next_message(stop_seen)
+            if kind == "died":
+                return partial.result(RunStatus.FAILED, "the worker process exited "
+                                      f"unexpectedly (exit code {payload})")
+            if kind == "timeout":
+                return partial.result(RunStatus.STOPPED, (
+                    f"stopped after {partial.epochs_done} of {config.epochs} epochs; the "
+                    f"worker did not answer within {self._grace:g} s and was restarted"))
+            result = listener.hear(kind, payload)
             if result is not None:
                 if result.status is RunStatus.FAILED and config.device != "cpu":
                     # A CUDA error can poison the process: the next job gets a fresh one.
@@ -194,23 +187,15 @@ class ProcessRunner:
             assert self._conn is not None
             self._conn.send(("sweep", spec.to_dict()))
             listener = SweepListener(spec, observer)
-            stop_seen: float | None = None
+            stop_seen = [0.0]
             while True:
-                message = self._receive()
-                if message is None:
-                    if not self.alive:
-                        code = self._process.exitcode if self._process is not None else None
-                        self._kill()
-                        return listener.ended("failed", "the worker process exited during "
-                                              f"the sweep (exit code {code})")
-                    if self._stop.is_set():
-                        stop_seen = stop_seen or time.monotonic()
-                        if time.monotonic() - stop_seen > self._grace:
-                            self._kill()
-                            return listener.ended("stopped", "stopped; the worker did not "
-                                                  "answer and was restarted")
-                    continue
-                kind, payload = message
+                kind, payload = self._next_message(stop_seen)
+                if kind == "died":
+                    return listener.ended("failed", "the worker process exited during the "
+                                          f"sweep (exit code {payload})")
+                if kind == "timeout":
+                    return listener.ended("stopped", "stopped; the worker did not answer and "
+                                          "was restarted")
                 if kind == "failed":
                     if spec.devices != ("cpu",):
                         self.close()
@@ -232,6 +217,24 @@ class ProcessRunner:
                 self.close()
             raise JobFailed(f"explain failed: {payload}")
         return payload
+
+    def _next_message(self, stop_seen: list[float]) -> tuple[str, Any]:
+        """The worker's next message; ("died", its exit code) once the process is gone, or
+        ("timeout", None) once a stop has waited past its grace: the process is killed in
+        both, and restarted by the next job."""
+        while True:
+            message = self._receive()
+            if message is not None:
+                return message
+            if not self.alive:
+                code = self._process.exitcode if self._process is not None else None
+                self._kill()
+                return ("died", code)
+            if self._stop.is_set():
+                stop_seen[0] = stop_seen[0] or time.monotonic()
+                if time.monotonic() - stop_seen[0] > self._grace:
+                    self._kill()
+                    return ("timeout", None)
 
     def _receive(self) -> tuple[str, Any] | None:
         assert self._conn is not None
