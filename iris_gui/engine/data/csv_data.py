@@ -6,6 +6,10 @@ line that says where (the file's line number, the header being line 1, and the c
 what is allowed. The record a read returns (path, size, SHA-256, shape, target, mtime) goes
 with the run, so a stored result says exactly which bytes it trained on and the store can
 notice when a file at the same path has changed since an earlier run.
+
+The target is the last column unless named, and a last column of measurements (a price, a
+length) reads as one class per distinct value: a target with very many classes for its rows
+gets a note (``many_classes_note``) wherever the file or its run is shown.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.words.counted import counted
 
 DELIMITERS = (",", ";", "\t")
 # Bytes of memory a run may need per byte of file: a value written as "1," is 2 bytes in the
@@ -33,6 +38,10 @@ DELIMITERS = (",", ";", "\t")
 # four times over. Generous on purpose: refusing up front beats being killed mid-run.
 MEMORY_PER_FILE_BYTE = 16
 SHOWN_CHARS = 40  # a value quoted in a message is cut here, so the message stays one line
+# A target with more classes than this, distinct in more than this share of the rows, looks
+# like a measurement rather than a class: Iris has 3 classes in 150 rows, digits 10 in 1,797.
+MANY_CLASSES = 20
+DISTINCT_SHARE = 0.10
 
 
 @dataclass(frozen=True)
@@ -80,13 +89,27 @@ def read_csv_data(path: str, target: str = "", available_bytes: int | None = Non
     record = {
         "path": str(Path(path).resolve()), "size": digest.size,
         "sha256": digest.sha256.hexdigest(), "rows": len(codes), "columns": len(features),
-        "target": names[column],
+        "target": names[column], "classes": len(class_names),
         "modified": datetime.fromtimestamp(digest.stat.st_mtime).astimezone().isoformat(
             timespec="seconds"),
     }
     x = np.frombuffer(values, dtype=np.float64).reshape(len(codes), len(features))
     y = remap[np.frombuffer(codes, dtype=np.int64)]
     return CsvData(x=x, y=y, class_names=class_names, record=record)
+
+
+def many_classes_note(record: dict[str, Any],
+                      choose: str = "choose another with --target") -> str:
+    """"target 'price' has 121 distinct values in 150 rows: is it a measurement rather than a
+    class? choose another with --target" (``choose``: how, in the caller's words), or "" for
+    a target of few classes (and for records of runs that did not count them)."""
+    classes, rows = record.get("classes"), record.get("rows")
+    if not isinstance(classes, int) or not isinstance(rows, int):
+        return ""
+    if classes <= MANY_CLASSES or classes <= DISTINCT_SHARE * rows:
+        return ""
+    return (f"target {str(record.get('target', ''))!r} has {classes:,} distinct values in "
+            f"{rows:,} rows: is it a measurement rather than a class? {choose}")
 
 
 def available_memory() -> int | None:
@@ -196,8 +219,9 @@ def _rows(reader: Any, width: int) -> Iterator[tuple[int, list[str]]]:
         if not fields or fields == [""]:
             continue  # blank lines, such as the one a trailing newline leaves
         if len(fields) != width:
-            raise ConfigError(f"row {reader.line_num} has {len(fields)} field(s); the header "
-                              f"has {width} columns and every row needs one value for each")
+            raise ConfigError(f"row {reader.line_num} has {counted(len(fields), 'field')}; "
+                              f"the header has {counted(width, 'column')} and every row needs "
+                              "one value for each")
         yield reader.line_num, fields
 
 

@@ -74,13 +74,13 @@ def load_dataset(config: RunConfig) -> Dataset:
         # Only a tiny data set gets here (one part would be empty): say so in its numbers
         # rather than in scikit-learn's words.
         raise ConfigError(
-            f"{len(x)} rows are too few to split with test size {config.test_size:g}: the "
+            f"{len(x):,} rows are too few to split with test size {config.test_size:g}: the "
             "training or the test part would be empty; add rows or change the test size"
         ) from None
     if config.batch > len(x_train):
         raise ConfigError(
-            f"batch {config.batch} is larger than the {len(x_train)} training rows (of {len(x)} "
-            f"rows, test size {config.test_size:g}); choose a batch of at most {len(x_train)} "
+            f"batch {config.batch:,} is larger than the {len(x_train):,} training rows (of {len(x):,} "
+            f"rows, test size {config.test_size:g}); choose a batch of at most {len(x_train):,} "
             "or full"
         )
     if config.scaler != "none":

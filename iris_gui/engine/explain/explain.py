@@ -9,6 +9,12 @@ A run of mini-batches (or the loader) is explained as it trains: its figures sta
 an epoch being ``steps_per_epoch`` steps, and fetching each batch is a phase of its own
 (``data``); with every-epoch recording the loss is read once per step, so the paired sync
 cost is that of every step's ``loss.item()``.
+
+The wall-clock figures (the unprofiled epoch, the paired costs, the profiler's overhead) are
+read while the contention meter (contention.py) counts how long this process waited for a core:
+a busy CPU's share goes into the Breakdown, whose words then say the figures were not measured.
+On the CPU the profile also gives an estimate of what a GPU would launch and wait for
+(launch_estimate.py), kept apart from every measured figure.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import math
 import torch
 from torch.profiler import ProfilerActivity, profile, schedule
 
+from iris_gui.engine.explain.launch_estimate import gpu_estimate
 from iris_gui.engine.explain.profile_reduce import WindowFigures, reduce_window
 from iris_gui.engine.explain.sessions import (
     Sessions,
@@ -28,16 +35,20 @@ from iris_gui.engine.explain.sessions import (
     plain,
 )
 from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.breakdown_text import busy_words
+from iris_gui.engine.records.gpu_estimate import GpuEstimate
 from iris_gui.engine.rungs import require_available
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.timing.contention import WaitMeter, is_busy
 from iris_gui.engine.timing.stats import summarize
 from iris_gui.engine.train.current_device import on_device
 from iris_gui.engine.train.devices import resolve_device
 from iris_gui.engine.train.loop import StopCheck
 from iris_gui.engine.train.precision import matmul_precision, precision_of
 from iris_gui.engine.train.warmup import warm_up
+from iris_gui.engine.words import numbers
 
 MIN_WINDOW, MAX_WINDOW = 10, 100_000
 MAX_WARMUP = 100_000
@@ -58,8 +69,10 @@ def _activities(device: torch.device) -> list[ProfilerActivity]:
     return activities
 
 
-def _profile_window(sessions: Sessions, epochs: int, warmup: int) -> tuple[WindowFigures, float]:
-    """The figures of ``epochs`` profiled epochs and their wall time per epoch (µs)."""
+def _profile_window(sessions: Sessions, epochs: int, warmup: int
+                    ) -> tuple[WindowFigures, float, GpuEstimate | None]:
+    """The figures of ``epochs`` profiled epochs, their wall time per epoch (µs) and, on the
+    CPU, the estimate for a GPU (its CPU epoch filled in once measured)."""
     config = sessions.config
     session = sessions.make(config.record, config.call, warmup + PROFILER_WARMUP + epochs,
                             annotate=True)
@@ -71,8 +84,13 @@ def _profile_window(sessions: Sessions, epochs: int, warmup: int) -> tuple[Windo
         seconds = annotated(session, warmup + PROFILER_WARMUP, epochs)
         prof.step()
     loss_bytes = torch.empty(0, dtype=torch.float32).element_size()
-    figures = reduce_window(prof.events(), epochs, session.device.type, loss_bytes)
-    return figures, seconds / epochs * 1e6
+    events = prof.events()
+    figures = reduce_window(events, epochs, session.device.type, loss_bytes)
+    estimate = None
+    if session.device.type == "cpu":
+        estimate = gpu_estimate(events, epochs, config, figures.syncs_per_epoch,
+                                sessions.steps_per_epoch, math.nan)
+    return figures, seconds / epochs * 1e6, estimate
 
 
 def paired_keys(config: RunConfig) -> list[tuple[str, str]]:
@@ -88,7 +106,8 @@ def paired_keys(config: RunConfig) -> list[tuple[str, str]]:
 
 
 def _paired(sessions: Sessions, epochs: int, warmup: int, replicates: int,
-            stop: StopCheck | None = None) -> dict[tuple[str, str], list[float]]:
+            stop: StopCheck | None = None, meter: WaitMeter | None = None
+            ) -> dict[tuple[str, str], list[float]]:
     """Unprofiled µs per epoch of the config and its paired variants, in short blocks that take
     turns (the order reversed every other round), so a burst of load on a shared machine
     spoils a block or two of each variant rather than one variant's whole replicate."""
@@ -103,6 +122,8 @@ def _paired(sessions: Sessions, epochs: int, warmup: int, replicates: int,
         first = warmup + index * block
         for key in (keys if index % 2 == 0 else keys[::-1]):
             times[key].append(plain(runs[key], first, block) / block * 1e6)
+        if meter is not None:
+            meter.close()
     return times
 
 
@@ -161,24 +182,29 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: 
             warm_up(config, device, sessions.rows, *sessions.shape)
             check_stop(stop)
             with matmul_precision(config, device):
-                figures, profiled_us = _profile_window(sessions, epochs, warmup)
-                times = _paired(sessions, epochs, warmup, replicates, stop)
+                # From the profiled window to the last paired block: every wall-clock figure.
+                meter = WaitMeter(fallback=device.type == "cpu")
+                meter.mark()
+                figures, profiled_us, estimate = _profile_window(sessions, epochs, warmup)
+                meter.close()
+                times = _paired(sessions, epochs, warmup, replicates, stop, meter)
+                meter.close(last=True)
                 figures.data_wait_pct = _loader_wait_pct(sessions, epochs, warmup)
     finally:
         if sessions is not None:
             sessions.close()
         torch.set_num_threads(previous_threads)
     return _assemble(config, info.name, (epochs, warmup, replicates), figures, profiled_us,
-                     times, sessions.steps_per_epoch)
+                     times, sessions.steps_per_epoch, meter.share, estimate)
 
 
 def _batch_notes(config: RunConfig, steps: int, figures: WindowFigures) -> list[str]:
     """What a run of batches, the loader or a precision changes in how to read its figures."""
     notes = []
     if steps > 1 and config.recording.reads_on_host:
-        notes.append(f"an epoch is {steps} steps of {config.batch} rows, and a recorded epoch "
+        notes.append(f"an epoch is {steps:,} steps of {config.batch:,} rows, and a recorded epoch "
                      "reads each step's loss on the host (loss.item() per step): the syncs and "
-                     f"the paired sync cost are per epoch, {steps} steps' worth")
+                     f"the paired sync cost are per epoch, {steps:,} steps' worth")
     if fetches_batches(config) and not phased(config.engine):
         notes.append("fetching the batches is inside the 'step' range of this engine, not a "
                      "category of its own")
@@ -196,7 +222,8 @@ def _batch_notes(config: RunConfig, steps: int, figures: WindowFigures) -> list[
 
 def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
               figures: WindowFigures, profiled_us: float, times: dict,
-              steps: int = 1) -> Breakdown:
+              steps: int = 1, wait_share: float = math.nan,
+              estimate: GpuEstimate | None = None) -> Breakdown:
     epochs, warmup, replicates = sizes
     unprofiled_us = summarize(times[(config.record, config.call)]).median
     sync_cost = _cost(times, ("every-epoch", config.call), ("none", config.call))
@@ -204,20 +231,30 @@ def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
     overhead = (profiled_us - unprofiled_us) / unprofiled_us * 100
     accounted = sum(figures.categories.values()) / profiled_us * 100
     busy = figures.device_busy_us_per_epoch
-    slowed = f"slows the epoch by {overhead:.0f}%" if overhead > 0 else "did not slow the epoch"
-    notes = [(f"the profiler {slowed} ({profiled_us:.0f} µs profiled, {unprofiled_us:.0f} µs "
-              "unprofiled): the category times are of the profiled run")]
+    clocks = (f"({numbers.plain(profiled_us, 0)} µs profiled, "
+              f"{numbers.plain(unprofiled_us, 0)} µs unprofiled)")
+    if is_busy(wait_share):
+        slowed = f"'s overhead {clocks} is {busy_words(wait_share)}"
+    elif overhead > 0:
+        slowed = f" slows the epoch by {overhead:.0f}% {clocks}"
+    else:
+        slowed = f" did not slow the epoch measurably {clocks}: within the noise (≤ 0%)"
+    notes = [f"the profiler{slowed}; the category times are of the profiled run"]
+    if estimate is not None:
+        estimate.cpu_epoch_us = unprofiled_us
     notes += _batch_notes(config, steps, figures)
     if abs(accounted - 100) > 10:
         notes.append(f"the categories account for {accounted:.0f}% of the profiled epoch")
     recording = config.recording
     if epochs % recording.interval:  # every:N with a window that is not a multiple of N
-        notes.append(f"the window of {epochs} epochs is not a multiple of {recording.interval}: "
-                     f"its syncs per epoch differ from the run's 1/{recording.interval}")
+        notes.append(f"the window of {epochs:,} epochs is not a multiple of "
+                     f"{recording.interval:,}: its syncs per epoch differ from the run's "
+                     f"1/{recording.interval}")
     if config.device == "cpu":
         notes.append("no accelerator here: kernel launches, device idleness, copies and sync "
                      "waits cannot be measured; the time of each phase on the CPU is, and on "
-                     "the CPU that is the whole epoch")
+                     "the CPU that is the whole epoch (the GPU estimate counts what a GPU would "
+                     "launch and wait for)")
     if not phased(config.engine):
         calls = "per epoch" if fetches_batches(config) else "per call of several epochs"
         notes.append(f"the {config.engine} engine has no forward, loss, backward and optimizer "
@@ -239,5 +276,5 @@ def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
         sync_cost_us=sync_cost[0], sync_cost_pct=sync_cost[1],
         call_cost_us=call_cost[0], call_cost_pct=call_cost[1], steps_per_epoch=steps,
         data_wait_pct=figures.data_wait_pct,
-        notes=notes + figures.notes,
+        notes=notes + figures.notes, cpu_wait_share=wait_share, gpu_estimate=estimate,
     )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import overload
 
 from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.standing import RESULT, Standing, measurable, standing
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.timing.stats import Summary, summarize
 from iris_gui.engine.words.labels import table_label
@@ -76,6 +77,8 @@ class ComparisonRow:
     left_out: tuple[RunResult, ...] = ()  # replicates that failed part-way, not in the figures
     ids: tuple[int | None, ...] = ()  # the saved ids of ``runs``, in their order, when given
     is_baseline: bool = False  # the row the speedups are against
+    # Whether ``speedup`` is a result (standing.py): a busy, noisy or other-data row's is not.
+    standing: Standing = RESULT
 
     @property
     def partial(self) -> bool:
@@ -150,6 +153,7 @@ def compare_groups(groups: list[list[RunResult]], baseline: int = 0,
         left_out.append(tuple(run for i, run in enumerate(runs) if i not in whole))
         kept_ids.append(tuple(ids[index][i] for i in whole) if ids is not None else ())
     chosen = baseline_index([runs[0] for runs in kept], asked) if kept else None
+    base = _weakest(kept[chosen]) if chosen is not None else None
     steady = [summarize([r.timings.epoch_us for r in runs]) for runs in kept]
     per_epoch = [summarize([seconds_per_epoch(r) for r in runs]).median for runs in kept]
     rows = []
@@ -163,5 +167,14 @@ def compare_groups(groups: list[list[RunResult]], baseline: int = 0,
             speedup=speedup(steady[chosen].median, epoch_us.median) if compared else math.nan,
             total_speedup=speedup(per_epoch[chosen], total) if compared else math.nan,
             left_out=left_out[index], ids=kept_ids[index], is_baseline=index == chosen,
+            standing=(measurable(_weakest(runs), "the baseline") if index == chosen or base is None
+                      else standing(base, _weakest(runs), "this row", "the baseline")),
         ))
     return Comparison(rows=tuple(rows), baseline=chosen, asked=asked)
+
+
+def _weakest(runs: list[RunResult]) -> RunResult:
+    """The replicate that decides a row's standing: one measured on a busy CPU, else a noisy
+    one, else the first (a row is only as sound as its least sound replicate)."""
+    return next((r for r in runs if r.timings.cpu_busy),
+                next((r for r in runs if r.timings.noisy), runs[0]))

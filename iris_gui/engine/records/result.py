@@ -229,6 +229,7 @@ class RunResult:
             "started_at": self.started_at,
             "timings": asdict(self.timings),
             "cpu_busy": self.timings.cpu_busy,
+            "noisy": self.timings.noisy,
             "contention": self.contention,
             "config": self.config.to_dict(),
             "env": asdict(self.env),

@@ -49,7 +49,19 @@ DEFAULT_THREADS = ("1", "all")
 FIT_TOLERANCE = 0.15
 
 
-NO_ACCELERATOR_NOTE = "no accelerator was present: the sweep compares CPU series"
+# A sweep with no accelerator: what it compares (the plot's title), then where a GPU series
+# would come from (the whole note, wherever a sweep's notes are shown).
+NO_ACCELERATOR_SERIES = "no accelerator here: the sweep compares CPU series (threads, engines)"
+NO_ACCELERATOR_NOTE = (f"{NO_ACCELERATOR_SERIES}. A GPU series appears when a GPU is present "
+                       "or a GPU host is added (Run → Hosts…, or iris-gui hosts add); run "
+                       "scripts/gpu_check.sh on a GPU server for its figures.")
+# The words sweeps stored before said it with, and older hosts still send: the same note.
+FORMER_NO_ACCELERATOR_NOTES = ("no accelerator was present: the sweep compares CPU series",)
+
+
+def is_no_accelerator_note(note: str) -> bool:
+    return note == NO_ACCELERATOR_NOTE or note in FORMER_NO_ACCELERATOR_NOTES
+
 
 @dataclass(frozen=True)
 class SweepSpec:

@@ -79,8 +79,8 @@ def _from_wire(obj: dict[str, Any]) -> Any:
 def encode(kind: str, payload: Any = None) -> bytes:
     body = json.dumps([kind, to_wire(payload)], separators=(",", ":")).encode()
     if len(body) > MAX_FRAME:
-        raise FramingError(f"a {kind!r} message of {len(body)} bytes is over the "
-                           f"{MAX_FRAME} byte limit")
+        raise FramingError(f"a {kind!r} message of {len(body):,} bytes is over the "
+                           f"{MAX_FRAME:,} byte limit")
     return _LENGTH.pack(len(body)) + body
 
 
@@ -114,7 +114,7 @@ def read_exactly(stream: BinaryIO, size: int) -> bytes:
 def read_frame(stream: BinaryIO) -> tuple[str, Any]:
     (size,) = _LENGTH.unpack(read_exactly(stream, _LENGTH.size))
     if size > MAX_FRAME:
-        raise FramingError(f"a message of {size} bytes was announced (over the {MAX_FRAME} "
+        raise FramingError(f"a message of {size:,} bytes was announced (over the {MAX_FRAME:,} "
                            "byte limit): the stream is corrupt")
     return decode(read_exactly(stream, size))
 

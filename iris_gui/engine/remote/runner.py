@@ -240,19 +240,19 @@ class RemoteRunner:
             if kind == "timeout":
                 self._kill()
                 result = partial.result(RunStatus.STOPPED, (
-                    f"stopped after {partial.epochs_done} of {config.epochs} epochs; "
+                    f"stopped after {partial.epochs_done:,} of {config.epochs:,} epochs; "
                     f"{self.host.name} did not answer within {self._grace:g} s and the "
                     "connection was closed"))
                 return remote_result(result, config, self.host)
             elif (kind, payload) == CLOSED and self._closing:
                 result = partial.result(RunStatus.STOPPED, (
-                    f"stopped after {partial.epochs_done} of {config.epochs} epochs: the "
+                    f"stopped after {partial.epochs_done:,} of {config.epochs:,} epochs: the "
                     f"connection to {self.host.name} was closed"))
                 return remote_result(result, config, self.host)
             elif (kind, payload) == CLOSED:
                 reason = self._failure()
                 result = partial.result(RunStatus.FAILED, (
-                    f"connection to {self.host.name} lost at epoch {partial.epochs_done} "
+                    f"connection to {self.host.name} lost at epoch {partial.epochs_done:,} "
                     f"({reason})"))
                 return remote_result(result, config, self.host)
 

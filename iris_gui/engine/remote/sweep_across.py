@@ -13,10 +13,10 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from iris_gui.engine.records.sweep_model import (
-    NO_ACCELERATOR_NOTE,
     SweepPoint,
     SweepResult,
     SweepSpec,
+    is_no_accelerator_note,
 )
 from iris_gui.engine.remote.names import split_device
 
@@ -71,7 +71,7 @@ def sweep_across(spec: SweepSpec, local_sweep: LocalSweep, hosts: HostsSource,
                     *(a for env in merged.env.get("hosts", {}).values()
                       for a in env.get("accelerators", []))]
     merged.notes = [n for n in dict.fromkeys(merged.notes)
-                    if not (accelerators and n == NO_ACCELERATOR_NOTE)]
+                    if not (accelerators and is_no_accelerator_note(n))]
     return merged.analyse()
 
 

@@ -94,7 +94,7 @@ class CompiledRung(Rung):
                     mark_step()  # a new replay may overwrite the previous call's losses
                     losses, compiled = calls[size](x, onehot, *args)
                     if compiled is not True:
-                        raise CompileFailed(f"torch.compile ran the {size}-epoch step eagerly")
+                        raise CompileFailed(f"torch.compile ran the {size:,}-epoch step eagerly")
                     if keep:
                         recorder.write(epoch, losses)  # a copy, made before the next replay
                     epoch += size
@@ -129,7 +129,7 @@ class CompiledRung(Rung):
             mark_step()
             loss, compiled = calls[xb.shape[0]](xb, yb, *args)
             if compiled is not True:
-                raise CompileFailed(f"torch.compile ran the step on {xb.shape[0]} rows eagerly")
+                raise CompileFailed(f"torch.compile ran the step on {xb.shape[0]:,} rows eagerly")
             return loss
 
         stepper = batch_stepper(step, batches, p, finish=_finisher(entry, owner, originals))

@@ -186,7 +186,7 @@ class CompiledStep:
 
     def what(self, size: int) -> str:
         """The call of ``size``, in words, for a message."""
-        return f"step on {size} rows" if self.per_batch else f"{size}-epoch step"
+        return f"step on {size:,} rows" if self.per_batch else f"{size:,}-epoch step"
 
     def tensors(self) -> list[torch.Tensor]:
         return [*self.weights, *self.biases, *self.state, self.lr, self.momentum]

@@ -7,7 +7,8 @@ axis and a full batch gives the note's curve. How it comes back follows the reco
 ``every-epoch`` every step's loss is read on the host, the tutorial's ``loss.item()``, so the
 note's sync happens once per step; ``every:N`` does so only in its recorded epochs; ``device``
 sums the steps on the device and writes the epoch's mean into the device buffer, no sync;
-``none`` keeps nothing.
+``none`` keeps nothing. A stop asked for mid-epoch comes out of the batches between two steps
+as StopRequested (train/stopping.py), which the loop ends the run on.
 """
 
 from __future__ import annotations

@@ -5,13 +5,18 @@ A loader's settings (workers, pinned memory, non-blocking copies, persistent wor
 prefetch factor) mean nothing to resident data, and a workers-only setting means nothing with
 no workers: a run that names one where it cannot apply is refused, saying why, rather than
 stored with a setting that did not happen.
+
+A loader's workers persist unless the run says otherwise: without ``persistent_workers`` torch
+starts and stops every worker each epoch, which costs more than a small data set's whole epoch.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 from typing import Any
 
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.words.counted import counted
 
 DATA_PATHS = ("resident", "loader")
 PRECISIONS = ("float32", "float64", "bfloat16", "float16")
@@ -19,6 +24,32 @@ MAX_BATCH = 10_000_000
 MAX_WORKERS = 64
 MAX_PREFETCH = 64
 DEFAULT_PREFETCH = 2  # torch's own default for DataLoader(num_workers > 0)
+# About what starting and stopping one loader worker adds to an epoch, in milliseconds, by the
+# way it is started: measured on a busy 2-core x86 machine with torch 2.13 (a fork copies the
+# process; spawn and forkserver start an interpreter that imports torch).
+WORKER_RESTART_MS = {"fork": 30, "forkserver": 1_500, "spawn": 1_700}
+
+
+def default_persistent(workers: Any) -> bool:
+    """Whether a loader's workers persist when a run does not say: whenever it has workers."""
+    return isinstance(workers, int) and not isinstance(workers, bool) and workers > 0
+
+
+def loader_start_method() -> str:
+    """How the loader starts its workers: the platform's default, as a user's own script
+    would, wherever the run trains (the window's worker process is itself spawned, and torch
+    would otherwise start its workers that way too, each importing torch again)."""
+    return multiprocessing.get_all_start_methods()[0]
+
+
+def restart_warning(config: Any, keep: str = "--persistent-workers keeps them") -> str:
+    """One line on what non-persistent workers cost an epoch, ending with ``keep`` (how to
+    keep them, in the caller's words); "" where they persist or none run."""
+    if config.data_path != "loader" or not config.workers or config.persistent_workers:
+        return ""
+    each = WORKER_RESTART_MS.get(loader_start_method(), WORKER_RESTART_MS["spawn"])
+    return (f"each epoch starts and stops {counted(config.workers, 'loader worker')}: expect "
+            f"about {config.workers * each:,} ms an epoch more; {keep}")
 
 
 def parse_batch(text: str) -> int:

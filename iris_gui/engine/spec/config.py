@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
-from iris_gui.engine.spec.batch_settings import check_batch_settings
+from iris_gui.engine.spec.batch_settings import check_batch_settings, default_persistent
 from iris_gui.engine.spec.engines import (
     ENGINES,
     calls_module,
@@ -133,7 +133,9 @@ class RunConfig:
     workers: int = 0
     pin_memory: bool = False
     non_blocking: bool = False
-    persistent_workers: bool = False
+    # None (not said): persistent whenever there are workers (batch_settings.default_persistent);
+    # a constructed config always holds True or False.
+    persistent_workers: bool | None = None
     prefetch_factor: int = 2
     # float32 (the note's), float64, or bfloat16/float16 autocast (precision.py).
     precision: str = "float32"
@@ -145,6 +147,8 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hidden", tuple(self.hidden))
+        if self.persistent_workers is None:
+            object.__setattr__(self, "persistent_workers", default_persistent(self.workers))
         _check_choice("dataset", self.dataset, DATASETS)
         _check_choice("scaler", self.scaler, SCALERS)
         _check_choice("optimizer", self.optimizer, OPTIMIZERS)
@@ -198,7 +202,7 @@ class RunConfig:
         if self.synthetic_classes > 2**self.synthetic_features:
             raise ConfigError(
                 f"synthetic classes {self.synthetic_classes} need more than "
-                f"{self.synthetic_features} features; at most 2**features classes are allowed"
+                f"{self.synthetic_features:,} features; at most 2**features classes are allowed"
             )
 
     @property
@@ -206,6 +210,11 @@ class RunConfig:
         return parse_recording(self.record)
 
     def replace(self, **changes: Any) -> RunConfig:
+        """A copy with ``changes``. Persistent workers that were the default follow the new
+        number of workers (0 -> 2 persists, 2 -> 0 does not); a choice against it is kept."""
+        if ("workers" in changes and "persistent_workers" not in changes
+                and self.persistent_workers == default_persistent(self.workers)):
+            changes["persistent_workers"] = None
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:

@@ -286,7 +286,7 @@ def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
         for device, engine, threads in series:
             if stop is not None and stop():
                 result.status = "stopped"
-                result.message = f"stopped after {done} of {total} points"
+                result.message = f"stopped after {done:,} of {total:,} points"
                 return result.analyse()
             if device in broken:
                 point = new_point(spec, device, engine, threads, rows, hidden, batch,
@@ -301,7 +301,7 @@ def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
                                       f"earlier point failed ({fault})")
             if point.status == "stopped":
                 result.status = "stopped"
-                result.message = f"stopped after {done} of {total} points"
+                result.message = f"stopped after {done:,} of {total:,} points"
                 return result.analyse()
             result.points.append(point)
             done += 1

@@ -13,6 +13,10 @@ apart from compute: before asking for a batch the device is synchronised (so the
 is done and counts as compute), and after the copy again (so the copy counts as waiting). On
 the CPU those syncs cost nothing; on an accelerator they give up the overlap of the copy with
 the step before, which is the price of saying how much of a step was the input pipeline.
+
+Batches that ``watch`` a stop ask it between batches (stopping.py) and raise StopRequested;
+the loader's workers are then ended at once (loader_workers.py). The loader starts its workers
+the platform's way wherever the run trains (batch_settings.loader_start_method).
 """
 
 from __future__ import annotations
@@ -25,8 +29,12 @@ from dataclasses import dataclass
 import torch
 from torch.utils.data import DataLoader, Sampler, TensorDataset
 
+from iris_gui.engine.spec.batch_settings import loader_start_method
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.clock import synchronize
+from iris_gui.engine.train.faults import slowed
+from iris_gui.engine.train.loader_workers import end_workers, next_batch, slice_waits
+from iris_gui.engine.train.stopping import StopCheck, StopRequested, poller
 
 # Mixed into the random seed so the order's stream is not the weights' stream (model.py seeds those
 # with the same number): the batches do not change the initial weights, nor the reverse.
@@ -99,9 +107,15 @@ class Batches:
     """An epoch's batches on the device: ``epoch()`` yields ``(x, y)`` once per step."""
 
     plan: BatchPlan
-    # Seconds the loop waited for data (loader only): all epochs, and the first epoch's.
+    # Seconds the loop waited for data (loader only): the epochs it finished, and the first's.
     wait_seconds: float = math.nan
     first_wait_seconds: float = math.nan
+    _stopping: StopCheck | None = None
+
+    def watch(self, stop: StopCheck | None) -> None:
+        """Ask ``stop`` between batches from now on, at most once per stopping.POLL_SECONDS
+        across epochs; a requested stop raises StopRequested."""
+        self._stopping = poller(stop)
 
     def epoch(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         raise NotImplementedError
@@ -123,7 +137,10 @@ class ResidentBatches(Batches):
         if self._pinned:
             order = order.pin_memory()
         order = order.to(x.device, non_blocking=self._pinned)
+        stopping = self._stopping
         for start, stop in self._bounds:
+            if stopping is not None and stopping():
+                raise StopRequested
             index = order[start:stop]
             yield x.index_select(0, index), y.index_select(0, index)
 
@@ -135,8 +152,9 @@ class LoaderBatches(Batches):
         order = EpochOrder(plan.rows, config.seed, shuffle=bool(plan.batch))
         workers = config.workers
         extra = {"persistent_workers": config.persistent_workers,
-                 "prefetch_factor": config.prefetch_factor} if workers else {}
-        self.loader = DataLoader(TensorDataset(x_host, y_host),
+                 "prefetch_factor": config.prefetch_factor,
+                 "multiprocessing_context": loader_start_method()} if workers else {}
+        self.loader = DataLoader(slowed(TensorDataset(x_host, y_host)),
                                  batch_sampler=PlanSampler(order, plan), num_workers=workers,
                                  pin_memory=config.pin_memory and device.type != "cpu", **extra)
         self._non_blocking = config.non_blocking
@@ -146,39 +164,44 @@ class LoaderBatches(Batches):
     def epoch(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         device, non_blocking = self.device, self._non_blocking
         clock = time.perf_counter
+        stopping = self._stopping
         # Making the iterator starts the workers (every epoch unless they persist): that is
         # the input pipeline's time too.
         synchronize(device)
         t0 = clock()
         batches = iter(self.loader)
         waited = clock() - t0
+        sliced = stopping is not None and slice_waits(batches, True)
+        finished = False
         try:
             while True:
                 synchronize(device)
                 t0 = clock()
-                try:
-                    x, y = next(batches)
-                except StopIteration:
-                    # The last call ends the epoch: without persistent workers it also stops
-                    # them, which is the pipeline's time as well.
+                # The last call ends the epoch: without persistent workers it also stops
+                # them, which is the pipeline's time as well.
+                batch = next_batch(batches, stopping, sliced)
+                if batch is None:
                     waited += clock() - t0
+                    finished = True
                     break
-                x = x.to(device, non_blocking=non_blocking)
-                y = y.to(device, non_blocking=non_blocking)
+                x = batch[0].to(device, non_blocking=non_blocking)
+                y = batch[1].to(device, non_blocking=non_blocking)
                 synchronize(device)
                 waited += clock() - t0
                 yield x, y
         finally:
-            self.wait_seconds += waited
-            if self._epochs == 0:
-                self.first_wait_seconds = waited
-            self._epochs += 1
+            if sliced:
+                slice_waits(batches, False)
+            # An epoch left unfinished (a stop) is in no clock the loop keeps, nor its wait.
+            if finished:
+                self.wait_seconds += waited
+                if self._epochs == 0:
+                    self.first_wait_seconds = waited
+                self._epochs += 1
 
     def close(self) -> None:
         """Ends the workers now rather than at garbage collection (persistent workers)."""
-        iterator = getattr(self.loader, "_iterator", None)
-        if iterator is not None and hasattr(iterator, "_shutdown_workers"):
-            iterator._shutdown_workers()
+        end_workers(getattr(self.loader, "_iterator", None))
 
 
 def make_batches(config: RunConfig, x: torch.Tensor, y: torch.Tensor,

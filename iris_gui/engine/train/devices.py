@@ -1,4 +1,5 @@
-"""Which devices this machine has, and resolving a device string against them."""
+"""Which devices this machine has, why it has no accelerator where it has none, and resolving
+a device string against them."""
 
 from __future__ import annotations
 
@@ -7,16 +8,21 @@ from functools import lru_cache
 
 import torch
 
+from iris_gui.engine.records.accelerator import AcceleratorRecord, classify
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.spec.errors import DeviceUnavailable
+from iris_gui.engine.train.accelerator_probe import built_backends, cuda_start, nvidia_driver_loaded
 from iris_gui.engine.train.environment import cpu_model
+
+# The device kinds whose absence the accelerator record explains.
+ACCELERATOR_KINDS = ("cuda", "mps", "xpu")
 
 
 @lru_cache(maxsize=1)
 def discover_devices() -> tuple[DeviceInfo, ...]:
     """Every device torch can train on here; the CPU is always first."""
     found = [DeviceInfo("cpu", "cpu", cpu_model())]
-    if torch.cuda.is_available():
+    if cuda_start()[0]:
         for index in range(torch.cuda.device_count()):
             props = torch.cuda.get_device_properties(index)
             found.append(DeviceInfo(
@@ -44,6 +50,14 @@ def describe_devices() -> list[DeviceInfo]:
     return [replace(d, engines=engines_on(torch.device(d.id))) for d in discover_devices()]
 
 
+def accelerator_record() -> AcceleratorRecord:
+    """Why this machine has no accelerator, or that it has one: read where torch is loaded."""
+    cuda = torch.version.cuda
+    accelerators = sum(1 for d in discover_devices() if d.kind != "cpu")
+    return classify(str(torch.__version__), cuda, bool(cuda) and nvidia_driver_loaded(),
+                    accelerators, cuda_start()[1], built_backends())
+
+
 def resolve_device(spec: str) -> DeviceInfo:
     """Map ``cpu``, ``cuda``, ``cuda:1``, ``mps``, ``xpu`` to a present device or raise."""
     wanted = spec.strip().lower()
@@ -54,4 +68,6 @@ def resolve_device(spec: str) -> DeviceInfo:
         if device.id == wanted:
             return device
     available = ", ".join(d.id for d in devices)
-    raise DeviceUnavailable(f"device {spec!r} is not available here; available: {available}")
+    why = accelerator_record().refusal() if wanted.split(":")[0] in ACCELERATOR_KINDS else ""
+    raise DeviceUnavailable(f"device {spec!r} is not available here"
+                            f"{f' ({why})' if why else ''}; available: {available}")

@@ -1,14 +1,18 @@
 """IRIS_GUI_FAULT: a documented testing aid that makes the failure paths reachable from outside.
 
 ``raise-at-epoch:N`` raises inside the run when epoch N starts; ``exit-at-epoch:N`` ends the
-process running the epochs at epoch N with no goodbye (``os._exit``), as a crash would. The
-fault wraps the step's forward only when the variable is set, so a normal run pays nothing.
+process running the epochs at epoch N with no goodbye (``os._exit``), as a crash would;
+``slow-items:MS`` makes every row the loader data path reads take MS milliseconds more (a
+sleep: a slow ``__getitem__``), for epochs far longer than a chunk and a stop inside one. The
+fault wraps the step's forward (or the loader's data set) only when the variable is set, so a
+normal run pays nothing.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +22,7 @@ from iris_gui.engine.spec.errors import ConfigError
 FAULT_ENV = "IRIS_GUI_FAULT"
 # Distinct from Python's own exit codes, so a test can tell the injected death apart.
 FAULT_EXIT_CODE = 86
-KINDS = ("raise-at-epoch", "exit-at-epoch")
+KINDS = ("raise-at-epoch", "exit-at-epoch", "slow-items")
 
 
 class InjectedFault(RuntimeError):
@@ -31,7 +35,7 @@ class InjectedFault(RuntimeError):
 @dataclass(frozen=True)
 class Fault:
     kind: str
-    epoch: int
+    epoch: int  # the epoch it strikes at; for slow-items, the milliseconds an item takes
 
     def wrap(self, forward: Callable[..., Any]) -> Callable[..., Any]:
         """``forward`` that fails when it is called for epoch ``self.epoch`` (the first call is
@@ -50,6 +54,8 @@ class Fault:
     def wrap_run(self, run: Callable[[int, int], None]) -> Callable[[int, int], None]:
         """A rung's ``run(first, count)`` that fails when it reaches epoch ``self.epoch``,
         after training the epochs before it."""
+        if self.kind == "slow-items":
+            return run
 
         def faulty(first: int, count: int) -> None:
             if first <= self.epoch < first + count:
@@ -66,13 +72,35 @@ class Fault:
 
     def trigger(self) -> None:
         if self.kind == "exit-at-epoch":
-            sys.stderr.write(f"iris-gui: {FAULT_ENV}: exiting at epoch {self.epoch}\n")
+            sys.stderr.write(f"iris-gui: {FAULT_ENV}: exiting at epoch {self.epoch:,}\n")
             os._exit(FAULT_EXIT_CODE)
-        raise InjectedFault(f"injected fault at epoch {self.epoch} ({FAULT_ENV}={self.text})")
+        raise InjectedFault(f"injected fault at epoch {self.epoch:,} ({FAULT_ENV}={self.text})")
 
     @property
     def text(self) -> str:
         return f"{self.kind}:{self.epoch}"
+
+
+class SlowItems:
+    """A data set whose every item takes ``seconds`` more (slow-items)."""
+
+    def __init__(self, dataset: Any, seconds: float) -> None:
+        self.dataset, self.seconds = dataset, seconds
+
+    def __len__(self) -> int:
+        return len(self.dataset)
+
+    def __getitem__(self, index: int) -> Any:
+        time.sleep(self.seconds)
+        return self.dataset[index]
+
+
+def slowed(dataset: Any) -> Any:
+    """``dataset``, slowed where IRIS_GUI_FAULT asks for slow-items."""
+    fault = fault_from_env()
+    if fault is None or fault.kind != "slow-items":
+        return dataset
+    return SlowItems(dataset, fault.epoch / 1000)
 
 
 def fault_from_env() -> Fault | None:
@@ -82,6 +110,7 @@ def fault_from_env() -> Fault | None:
         return None
     kind, _, count = value.partition(":")
     if kind not in KINDS or not count.isdigit():
-        raise ConfigError(f"{FAULT_ENV}={value!r} is not allowed; use raise-at-epoch:N or "
-                          "exit-at-epoch:N with N a whole number, or unset it")
+        raise ConfigError(f"{FAULT_ENV}={value!r} is not allowed; use raise-at-epoch:N, "
+                          "exit-at-epoch:N or slow-items:MS with N or MS a whole number, or "
+                          "unset it")
     return Fault(kind, int(count))

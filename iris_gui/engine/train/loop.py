@@ -15,6 +15,11 @@ about a chunk of work.
 
 Each boundary also reads how long the run's threads waited for a core (contention.py), after
 the chunk's clock stopped, so the read is in no chunk's time.
+
+A stop is checked at every boundary, and inside an epoch by batches that watch it
+(stopping.py): such a stop ends the run at its last boundary, so its epochs, curve, chunks and
+loop seconds all end there; the epochs trained since, the unfinished one among them, are in
+none of them (the model keeps their updates: its evaluation is of the weights as they are).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from iris_gui.engine.timing.contention import WaitMeter
 from iris_gui.engine.timing.steady import SteadyState, steady_state
 from iris_gui.engine.train.clock import synced_clock, synchronize
 from iris_gui.engine.train.recording import LossRecorder
+from iris_gui.engine.train.stopping import StopRequested
 
 log = logging.getLogger(__name__)
 
@@ -110,9 +116,10 @@ def run_loop(
     t_start = clock()
     meter.mark()
     epoch = 0
+    t_boundary = math.nan  # when the last boundary ended (the first epoch's end is the first)
     try:
         run(0, 1)
-        t_first = clock()
+        t_first = t_boundary = clock()
         state.first_epoch_seconds = t_first - t_start
         state.epochs_done = state.epochs_run = epoch = 1
         if stepper.adaptive:
@@ -133,7 +140,8 @@ def run_loop(
             if boundary_sync:
                 sync()
             if epoch > chunk_start:
-                seconds = perf_counter() - chunk_t0
+                t_boundary = perf_counter()
+                seconds = t_boundary - chunk_t0
                 state.chunk_epochs.append(epoch - chunk_start)
                 state.chunk_seconds.append(seconds)
                 if paced:
@@ -152,6 +160,13 @@ def run_loop(
             # The observer's time is between chunks: it counts in train_seconds, not in a chunk.
             chunk_start, chunk_t0 = epoch, perf_counter()
             deadline = chunk_t0 + CHUNK_SECONDS
+    except StopRequested:
+        # Inside an epoch: the run ends at its last boundary (the module's docstring).
+        state.stopped = True
+        state.train_seconds = t_boundary - t_start
+        meter.close(last=True)
+        state.cpu_wait_share = meter.share
+        return
     except Exception as error:
         # Keep what the failing chunk did: its epochs (from the error when it knows better than
         # the start of the failing call), and its losses if the device answers.

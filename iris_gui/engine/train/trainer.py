@@ -3,9 +3,10 @@
 Phases: setup (data, model, optimizer), host-to-device transfer, the epoch loop (first epoch
 and steady state kept apart, see loop.py and steady.py), evaluation. The warm-up (warmup.py)
 sits between setup and transfer, outside every clock. Observers hear chunks; ``stop`` is
-checked at chunk boundaries. Bad input raises ConfigError before anything runs; anything that
-goes wrong once the run has started becomes a ``failed`` result that keeps what was done, and
-its traceback goes to the log.
+checked at chunk boundaries and, by the batches of a mini-batch or loader run, inside an epoch
+(stopping.py); a stopped run keeps the timings of the chunks it finished. Bad input raises
+ConfigError before anything runs; anything that goes wrong once the run has started becomes a
+``failed`` result that keeps what was done, and its traceback goes to the log.
 """
 
 from __future__ import annotations
@@ -125,6 +126,8 @@ def _run_phases(
     result.loss_stride = stepper.recorder.stride
     batches = prepared.batches
     timings.steps_per_epoch = batches.plan.steps if batches is not None else 1
+    if batches is not None:
+        batches.watch(stop)
     try:
         run_loop(stepper, config.epochs, device, state, observer, stop, boundary_sync)
     finally:
@@ -168,10 +171,21 @@ def _finish(result: RunResult, state: LoopState) -> None:
     if state.diverged_epoch is not None:
         result.status = RunStatus.DIVERGED
         result.diverged_epoch = state.diverged_epoch
-        result.message = f"the loss became NaN or infinite at epoch {state.diverged_epoch}"
+        result.message = f"the loss became NaN or infinite at epoch {state.diverged_epoch:,}"
     elif not math.isfinite(result.final_loss):
         result.status = RunStatus.DIVERGED
         result.message = "the loss became NaN or infinite (epoch unknown: the loss was not recorded)"
     elif state.stopped:
         result.status = RunStatus.STOPPED
-        result.message = f"stopped after {state.epochs_done} of {result.config.epochs} epochs"
+        result.message = stopped_message(state.epochs_done, result.config.epochs,
+                                         len(state.chunk_epochs))
+
+
+def stopped_message(epochs_done: int, epochs: int, chunks: int) -> str:
+    """"stopped after 2,409 of 20,000 epochs", saying so where no chunk was timed."""
+    if epochs_done <= 0:
+        return f"stopped before its first epoch of {epochs:,} ended: nothing was timed"
+    said = f"stopped after {epochs_done:,} of {epochs:,} epochs"
+    if not chunks:
+        return f"{said}, before its first chunk ended: no steady state was timed"
+    return said

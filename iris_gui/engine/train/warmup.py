@@ -56,7 +56,7 @@ def warm_step(config: RunConfig, device: torch.device, rows: int, n_features: in
         loss.item()
     synced_clock(device)
     shape = "-".join(map(str, (n_features, *config.hidden, n_classes)))
-    return f"scratch {shape} step on {rows} rows ({config.optimizer}) + eval ops on {device}"
+    return f"scratch {shape} step on {rows:,} rows ({config.optimizer}) + eval ops on {device}"
 
 
 def warm_up(config: RunConfig, device: torch.device, rows: int, n_features: int,

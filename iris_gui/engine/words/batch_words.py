@@ -54,8 +54,12 @@ def data_file_summary(result: Any) -> str:
     data = result.data_file
     if not data:
         return ""
-    size = data.get("size")
-    return (f"{data.get('path', '')} ({data.get('rows', '?')} rows x {data.get('columns', '?')} "
-            f"features, target {data.get('target', '?')}, "
-            f"{f'{size:,}' if isinstance(size, int) else '?'} bytes, sha256 "
+    rows, columns, size = (_whole(data.get(key)) for key in ("rows", "columns", "size"))
+    return (f"{data.get('path', '')} ({rows} rows x {columns} features, target "
+            f"{data.get('target', '?')}, {size} bytes, sha256 "
             f"{str(data.get('sha256', ''))[:12]}...)")
+
+
+def _whole(value: Any) -> str:
+    """A count from a stored record, grouped as every count is; "?" where it is missing."""
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else "?"

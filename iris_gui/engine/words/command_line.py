@@ -1,6 +1,7 @@
 """The ``iris-gui train ...`` line that repeats a run headless.
 
-It names every setting that differs from ``RunConfig()``'s defaults, in the option names of
+It names every setting that differs from ``RunConfig()``'s defaults (persistent workers: from
+the default for the run's number of workers), in the option names of
 ``iris-gui train`` (iris_gui/cli/parser.py, which reads it back to the same RunConfig; a test
 holds the two together). It lives beside RunConfig rather than in cli/ because the window
 copies it, and the window imports nothing from cli/.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import shlex
 
+from iris_gui.engine.spec.batch_settings import default_persistent
 from iris_gui.engine.spec.config import RunConfig
 
 # RunConfig field -> the train option that sets it, in the order a reader expects them.
@@ -41,6 +43,10 @@ def command_for(config: RunConfig, program: str = "iris-gui") -> str:
         value = getattr(config, name)
         if name == "dataset" and value == "csv":
             continue  # --data says it
+        if name == "persistent_workers":
+            if value != default_persistent(config.workers):
+                words.append(option if value else "--no-" + option[2:])
+            continue
         if value != getattr(defaults, name):
             # A switch (--pin-memory) is its own word; --batch full is the default.
             words += [option] if isinstance(value, bool) else [option, _text(value)]

@@ -10,6 +10,7 @@ import logging
 import threading
 from typing import Any
 
+from iris_gui.engine.records.accelerator import AcceleratorRecord
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfinished_result
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
@@ -28,14 +29,16 @@ class InProcessRunner:
         self._stop = threading.Event()
         self.devices: list[DeviceInfo] = []
         self.torch_version = ""
+        self.accelerator: AcceleratorRecord | None = None
 
     def start(self) -> list[DeviceInfo]:
         import torch
 
-        from iris_gui.engine.train.devices import describe_devices
+        from iris_gui.engine.train.devices import accelerator_record, describe_devices
 
         self.devices = describe_devices()
-        self.torch_version = torch.__version__
+        self.accelerator = accelerator_record()
+        self.torch_version = str(torch.__version__)
         return self.devices
 
     def request_stop(self, grace: float = STOP_GRACE_SECONDS) -> None:

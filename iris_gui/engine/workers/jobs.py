@@ -21,6 +21,8 @@ from iris_gui.engine.records.result import Chunk, EnvRecord, RunResult, RunStatu
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.timing.steady import steady_state
+from iris_gui.engine.words.counted import counted
 
 Observer = Callable[[Chunk], None]
 PointObserver = Callable[[SweepPoint, int, int], None]  # a point, the points done, their total
@@ -49,24 +51,50 @@ class Runner(Protocol):
 
 
 class Partial:
-    """What a runner has heard of a run, for when its worker cannot hand back a result."""
+    """What a runner has heard of a run, for when its worker cannot hand back a result.
+
+    A stopped run keeps the steady state its chunks show: between two chunks heard lie a whole
+    chunk's epochs and the worker's seconds for them (each chunk's stamp is the worker's clock
+    at its end, the boundary's sync and emission included). Its loop's seconds are not known:
+    its start was never heard."""
 
     def __init__(self, config: RunConfig, device_name: str) -> None:
         self.config, self.device_name = config, device_name
         self.losses: list[np.ndarray] = []
         self.stride = 1
         self.epochs_done = 0
+        self._ends: list[tuple[int, float]] = []  # each chunk's epochs done and stamp
 
     def add(self, chunk: Chunk) -> None:
         self.losses.append(chunk.losses)
         self.stride, self.epochs_done = chunk.stride, chunk.epochs_done
+        self._ends.append((chunk.epochs_done, chunk.stamp))
 
     def result(self, status: RunStatus, message: str) -> RunResult:
         losses = np.concatenate(self.losses) if self.losses else None
         env = EnvRecord(device=self.config.device, device_name=self.device_name,
                         threads=self.config.threads, execution="process")
-        return unfinished_result(self.config, status, message, env, losses, self.stride,
-                                 self.epochs_done)
+        result = unfinished_result(self.config, status, message, env, losses, self.stride,
+                                   self.epochs_done)
+        if status is RunStatus.STOPPED:
+            self._keep_timings(result)
+        return result
+
+    def _keep_timings(self, result: RunResult) -> None:
+        pairs = zip(self._ends, self._ends[1:])
+        chunks = [(b[0] - a[0], b[1] - a[1]) for a, b in pairs if b[0] > a[0] and b[1] > a[1]]
+        result.chunk_epochs = np.asarray([e for e, _ in chunks], dtype=np.int64)
+        result.chunk_seconds = np.asarray([s for _, s in chunks], dtype=np.float64)
+        if not chunks:
+            result.message += "; no two chunks were heard, so nothing was timed"
+            return
+        # Every interval comes after the loop's first chunk, which the estimator leaves out:
+        # a stand-in first entry takes its place. None was cut short by the run's end.
+        steady = steady_state([0, *result.chunk_epochs], [0.0, *result.chunk_seconds], 0.0)
+        timings = result.timings
+        timings.epoch_us, timings.epoch_us_iqr = steady.epoch_us, steady.iqr_us
+        timings.epoch_us_method, timings.epoch_us_chunks = steady.method, steady.chunks_used
+        result.message += f"; its steady state is from the {counted(len(chunks), 'chunk')} heard"
 
 
 class RunListener:

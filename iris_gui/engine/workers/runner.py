@@ -20,6 +20,7 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
+from iris_gui.engine.records.accelerator import AcceleratorRecord
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
@@ -29,8 +30,9 @@ from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, S
 from iris_gui.engine.workers.worker_process import worker_main
 
 # How long a stopped run may take to hand back its result before its process is killed. A
-# chunk lasts ~30 ms, so a healthy worker answers well within this; one stuck in a single long
-# epoch does not.
+# chunk lasts ~30 ms and a mini-batch or loader epoch hears the stop between its batches
+# (engine/train/stopping.py), so a healthy worker answers well within this; one stuck in a
+# single long step does not.
 STOP_GRACE_SECONDS = 2.0
 START_TIMEOUT_SECONDS = 120.0
 POLL_SECONDS = 0.02
@@ -64,6 +66,7 @@ class ProcessRunner:
         self._grace = STOP_GRACE_SECONDS
         self.devices: list[DeviceInfo] = []
         self.torch_version = ""
+        self.accelerator: AcceleratorRecord | None = None  # this machine's, once started
 
     @property
     def alive(self) -> bool:
@@ -100,9 +103,13 @@ class ProcessRunner:
             code = self._process.exitcode
             self._kill()
             raise WorkerError(f"the worker process exited while starting (exit code {code})") from None
-        self.devices = [DeviceInfo.from_dict(d) for d in payload["devices"]]
+        self._take_devices(payload)
         self.torch_version = payload["torch_version"]
         return self.devices
+
+    def _take_devices(self, payload: dict[str, Any]) -> None:
+        self.devices = [DeviceInfo.from_dict(d) for d in payload["devices"]]
+        self.accelerator = AcceleratorRecord.from_dict(payload["accelerator"])
 
     def request_stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
         self._grace = grace
@@ -114,7 +121,7 @@ class ProcessRunner:
         assert self._conn is not None
         self._conn.send(("devices", None))
         _, payload = self._conn.recv()
-        self.devices = [DeviceInfo.from_dict(d) for d in payload]
+        self._take_devices(payload)
         return self.devices
 
     def run(self, config: RunConfig, observer: Observer | None = None) -> RunResult:
@@ -143,7 +150,7 @@ class ProcessRunner:
                                       f"unexpectedly (exit code {payload})")
             if kind == "timeout":
                 return partial.result(RunStatus.STOPPED, (
-                    f"stopped after {partial.epochs_done} of {config.epochs} epochs; the "
+                    f"stopped after {partial.epochs_done:,} of {config.epochs:,} epochs; the "
                     f"worker did not answer within {self._grace:g} s and was restarted"))
             result = listener.hear(kind, payload)
             if result is not None:

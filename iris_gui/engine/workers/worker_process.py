@@ -2,7 +2,8 @@
 whatever the parent sends, answering every job, whatever goes wrong inside it.
 
 Messages in: ("run", config dict), ("explain", (config dict, window)), ("sweep", spec dict),
-("devices", None), ("quit", None). Out: ("ready", ...), ("chunk", Chunk), ("result", (record,
+("devices", None), ("quit", None). Out: ("ready", devices, accelerator and torch version),
+("devices", devices and accelerator), ("chunk", Chunk), ("result", (record,
 losses, chunks)), ("breakdown", dict), ("sweep-point", (point dict, done, total)),
 ("sweep-result", dict), ("error", one line: the input was refused), ("failed", one line: the
 job raised; the traceback is in the log).
@@ -39,14 +40,13 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None) -> Non
     configure_file_log(log_path)
     import torch
 
-    from iris_gui.engine.train.devices import describe_devices, discover_devices
+    from iris_gui.engine.train.devices import discover_devices
     from iris_gui.engine.train.warmup import warm_process
 
     warm_process(torch.device("cpu"))
-    conn.send(("ready", {"devices": [d.to_dict() for d in describe_devices()],
-                         # str(): torch's version object unpickles by importing torch, and the
-                         # window's process must not import torch.
-                         "torch_version": str(torch.__version__)}))
+    # str(): torch's version object unpickles by importing torch, and the window's process
+    # must not import torch.
+    conn.send(("ready", {**devices_payload(), "torch_version": str(torch.__version__)}))
     while True:
         try:
             kind, payload = conn.recv()
@@ -61,7 +61,7 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None) -> Non
             os._exit(0)
         if kind == "devices":
             discover_devices.cache_clear()
-            conn.send(("devices", [d.to_dict() for d in describe_devices()]))
+            conn.send(("devices", devices_payload()))
             continue
         if kind == "explain":
             conn.send(explain_job(*payload))
@@ -70,6 +70,14 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None) -> Non
             conn.send(sweep_job(payload, conn, stop))
             continue
         conn.send(train_job(payload, conn, stop))
+
+
+def devices_payload() -> dict[str, Any]:
+    """This machine's devices and its accelerator record, as plain data for the parent."""
+    from iris_gui.engine.train.devices import accelerator_record, describe_devices
+
+    return {"devices": [d.to_dict() for d in describe_devices()],
+            "accelerator": accelerator_record().to_dict()}
 
 
 def train_job(payload: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:

@@ -91,7 +91,7 @@ def test_a_breakdown_from_before_minibatches_still_loads_as_one_step() -> None:
     old = Breakdown.from_dict(data)
     assert old.steps_per_epoch == 1 and not old.batched and old.data_pct is None
     assert math.isnan(old.data_wait_pct)
-    assert len(old.sentences()) == 4 and old.sentences()[0].startswith(
+    assert len(old.sentences()) == 2 and old.sentences()[0].startswith(
         "Syncing the loss every epoch")
     for bad in (None, 0, -3, "4", float("nan")):
         assert Breakdown.from_dict({**data, "steps_per_epoch": bad}).steps_per_epoch == 1

@@ -18,7 +18,7 @@ def test_a_rung_without_phases_is_profiled_whole_and_says_so():
     assert b.categories["step"] > 0
     assert sum(b.categories.values()) == pytest.approx(b.epoch_us_profiled, rel=0.10)
     assert any("profiled whole" in note for note in b.notes)
-    sync, _, _, call = b.sentences()
+    sync, call = b.sentences()  # on the CPU: no launch or idleness claims to measure
     # manual records every epoch or never as well: the note's sync is measured on it...
     assert math.isfinite(b.sync_cost_us) and sync.startswith("Syncing the loss every epoch c")
     # ...but it calls no module.

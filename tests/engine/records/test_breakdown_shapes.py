@@ -1,5 +1,6 @@
 """Every stored breakdown shape loads and speaks: each rung's (NaN costs stored as null), the
-CPU's (accelerator figures None), and records older than today's keys."""
+CPU's (accelerator figures None), and records older than today's keys (no wait share, no
+estimate for a GPU)."""
 
 from __future__ import annotations
 
@@ -36,9 +37,16 @@ def stored(b: Breakdown) -> dict:
     return json.loads(json.dumps(b.to_dict(), allow_nan=False))
 
 
-def assert_plain(sentences: list[str]) -> None:
-    assert len(sentences) == 4
-    for sentence in sentences:
+def assert_plain(b: Breakdown) -> None:
+    """Its sentences read as words: four measured claims on an accelerator; on the CPU two,
+    the launch and idleness claims beside the estimate, which says what is missing."""
+    sentences, estimate = b.sentences(), b.estimate_sentences()
+    assert len(sentences) == (4 if b.on_accelerator else 2)
+    assert bool(estimate) == (not b.on_accelerator)
+    if estimate:
+        assert "cannot be measured here: no accelerator" in estimate[0]
+        assert estimate[-1].startswith("Measure it: add a GPU host (Hosts…)")
+    for sentence in sentences + estimate:
         assert sentence.endswith(".")
         for word in ("nan", "None", "inf"):
             assert word not in sentence.split(), sentence
@@ -49,9 +57,9 @@ def assert_plain(sentences: list[str]) -> None:
 def test_each_rungs_stored_breakdown_loads_and_makes_sentences(engine, device) -> None:
     loaded = Breakdown.from_dict(stored(rung_breakdown(engine, device)))
     sentences = loaded.sentences()
-    assert_plain(sentences)
+    assert_plain(loaded)
     if not ENGINE_INFO[engine].module_call:
-        assert sentences[3] == (f"Calling model(x) through nn.Module.__call__ does not apply to "
+        assert sentences[-1] == (f"Calling model(x) through nn.Module.__call__ does not apply to "
                                 f"the {engine} engine: it does not call the module.")
     if engine in ("compiled", "graph", "persistent", "native"):
         assert sentences[0].startswith(f"Syncing the loss every epoch does not apply to the "
@@ -62,7 +70,7 @@ def test_the_stored_manual_breakdown_of_the_issue_no_longer_raises() -> None:
     # A stored breakdown with call_cost_us null made sentences() raise TypeError.
     data = stored(rung_breakdown("manual"))
     assert data["call_cost_us"] is None
-    assert "does not apply to the manual engine" in Breakdown.from_dict(data).sentences()[3]
+    assert "does not apply to the manual engine" in Breakdown.from_dict(data).sentences()[-1]
 
 
 def test_a_record_older_than_todays_keys_still_speaks() -> None:
@@ -73,22 +81,22 @@ def test_a_record_older_than_todays_keys_still_speaks() -> None:
     data["config"].pop("engine", None)
     loaded = Breakdown.from_dict(data)
     assert loaded.engine == "eager" and loaded.notes == [] and loaded.device_name == "cpu"
-    assert_plain(loaded.sentences())
-    assert "no measured cost in this record" in loaded.sentences()[3]
+    assert_plain(loaded)
+    assert "no measured cost in this record" in loaded.sentences()[-1]
 
 
 def test_every_figure_null_or_missing_still_speaks() -> None:
     data = {key: None for key in stored(cpu_breakdown())}
     for shape in (data, {}, {"config": {"engine": "native"}, "categories": {"step": None}}):
         loaded = Breakdown.from_dict(shape)
-        assert_plain(loaded.sentences())
+        assert_plain(loaded)
         assert all(math.isfinite(v) for v in loaded.categories.values())
 
 
 def test_unknown_keys_and_engines_are_ignored() -> None:
     data = {**stored(cpu_breakdown()), "from_the_future": 1}
     data["config"]["engine"] = "quantum"
-    assert_plain(Breakdown.from_dict(data).sentences())
+    assert_plain(Breakdown.from_dict(data))
 
 
 def test_a_round_trip_keeps_every_measured_figure() -> None:

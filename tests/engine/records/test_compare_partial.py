@@ -19,7 +19,7 @@ from iris_gui.engine.records.compare import (
 from iris_gui.engine.records.ladder import ladder_rows
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.report.table import results_table
+from iris_gui.report.table import HEADERS, results_table
 from iris_gui.store.runs import StoredRun
 
 EPOCHS = 1000
@@ -165,6 +165,10 @@ def test_train_repeat_summary_reads_only_the_whole_replicates():
 
 # The report's table and the ladder read the same rules.
 
+# The report table's columns, by their headings.
+SPEED, STEADY, TOTAL = (HEADERS.index(h) for h in ("× vs baseline", "µs/epoch ± IQR", "Loop s"))
+
+
 def _stored(results: list[RunResult]) -> list[StoredRun]:
     return [StoredRun(id=i, created_at="2026-12-02T10:00:00+01:00", result=r)
             for i, r in enumerate(results, 1)]
@@ -172,7 +176,7 @@ def _stored(results: list[RunResult]) -> list[StoredRun]:
 
 def test_the_reports_table_gives_no_speedup_for_a_partial_run():
     rows = results_table(_stored([whole(100.0), failed(20.0), whole(50.0)]))
-    speed, steady, total = 9, 8, 7
+    speed, steady, total = SPEED, STEADY, TOTAL
     assert [row[speed] for row in rows] == ["baseline", "-", "2.00x"]
     assert rows[1][steady] == "20.0 ± 1.0 (partial)" and rows[1][total] == "-"
     assert rows[0][steady] == "100.0 ± 1.0"
@@ -180,17 +184,18 @@ def test_the_reports_table_gives_no_speedup_for_a_partial_run():
 
 def test_the_reports_baseline_moves_past_a_partial_first_run():
     rows = results_table(_stored([failed(100.0), whole(80.0), whole(40.0)]))
-    assert [row[9] for row in rows] == ["-", "baseline", "2.00x"]
+    assert [row[SPEED] for row in rows] == ["-", "baseline", "2.00x"]
     rows = results_table(_stored([failed(100.0), failed(80.0, done=0)]))
-    assert [row[9] for row in rows] == ["-", "-"]
-    assert rows[1][7:9] == ["-", "-"]  # failed before its first epoch: nothing was timed
+    assert [row[SPEED] for row in rows] == ["-", "-"]
+    # Failed before its first epoch: nothing was timed.
+    assert [rows[1][TOTAL], rows[1][STEADY]] == ["-", "-"]
 
 
 def test_the_reports_table_shows_no_spread_for_one_chunk():
     one = whole(150.2)
     one.timings.epoch_us_chunks, one.timings.epoch_us_iqr = 1, 0.0
     (row,) = results_table(_stored([one]))
-    assert row[8] == "150.2"
+    assert row[STEADY] == "150.2"
 
 
 def test_the_ladder_gives_no_speedup_for_a_partial_rung():

@@ -9,7 +9,7 @@ import threading
 import pytest
 import torch
 
-from iris_gui.engine.records.sweep_model import SweepSpec
+from iris_gui.engine.records.sweep_model import NO_ACCELERATOR_NOTE, SweepSpec
 from iris_gui.engine.spec.config import ConfigError
 from iris_gui.engine.sweep import sweep
 from iris_gui.engine.sweep.sweep import run_sweep, series_of
@@ -45,7 +45,7 @@ def test_a_small_real_sweep_measures_every_point_fits_and_compares(small):
     (pair,) = result.crossovers  # one pair of series: a crossing or "faster throughout"
     assert {pair.a, pair.b} == {"cpu/eager/1 thread", "cpu/manual/1 thread"}
     if not result.env["accelerators"]:
-        assert result.notes == ["no accelerator was present: the sweep compares CPU series"]
+        assert result.notes == [NO_ACCELERATOR_NOTE]
 
 
 def test_cpu_threads_make_series_and_accelerators_have_none():

@@ -138,3 +138,19 @@ def test_in_process_explain_answers_a_stop(monkeypatch):
     threading.Timer(0.5, runner.request_stop).start()
     with pytest.raises(WorkerCancelled):
         runner.explain(RunConfig(), 100_000)
+
+
+def test_slow_items_slow_the_loaders_rows_and_nothing_else(monkeypatch):
+    from iris_gui.engine.train.faults import SlowItems, slowed
+
+    monkeypatch.setenv(FAULT_ENV, "slow-items:50")
+    fault = fault_from_env()
+    assert fault == Fault("slow-items", 50)
+    run = lambda first, count: None
+    assert fault.wrap_run(run) is run
+    rows = slowed([10, 20, 30])
+    assert isinstance(rows, SlowItems) and rows.seconds == 0.05
+    assert len(rows) == 3 and rows[1] == 20
+    monkeypatch.delenv(FAULT_ENV)
+    data = [1]
+    assert slowed(data) is data

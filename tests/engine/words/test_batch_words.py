@@ -59,7 +59,7 @@ def test_the_report_section_carries_the_settings_and_the_command_repeats_them():
         config, data_file=FILE, data_changed="the data file changed since run 3 read it"))
     section = build_report([run], command_for).sections[0]
     assert section.heading == ("Run 7: csv on cpu, eager, record every-epoch, forward, "
-                               "batch 16, loader with 2 workers, float16")
+                               "batch 16, loader with 2 workers (persistent), float16")
     rows = dict(section.environment)
     assert rows["batches"].startswith("batch 16; 4 steps per epoch")
     assert rows["data file"].startswith("/data/flowers.csv (150 rows")

@@ -33,6 +33,17 @@ def test_a_run_in_the_worker_streams_chunks_and_returns_the_result(runner):
     assert runner._process.pid == pid, "the worker stays warm between runs"
 
 
+def test_the_devices_come_with_this_machines_accelerator_record(runner):
+    from iris_gui.engine.train.devices import accelerator_record
+
+    assert runner.accelerator == accelerator_record()
+    runner.refresh_devices()
+    assert runner.accelerator == accelerator_record() and runner.devices[0].id == "cpu"
+    local = InProcessRunner()
+    local.start()
+    assert local.accelerator == accelerator_record()
+
+
 def test_stop_is_cooperative_and_fast(runner):
     timer = threading.Timer(0.3, runner.request_stop)
     timer.start()

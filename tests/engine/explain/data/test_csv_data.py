@@ -118,7 +118,7 @@ REFUSALS = [
     (HEADER + "1,2,-inf,4,a\n5,6,7,8,b\n", "",
      "row 2, column 'petal_length' has '-inf', not a finite number; features must be finite"),
     (HEADER + "1,2,3,4,a\n5,6,7,b\n", "",
-     "row 3 has 4 field(s); the header has 5 columns and every row needs one value for each"),
+     "row 3 has 4 fields; the header has 5 columns and every row needs one value for each"),
     (HEADER + "1,2,3,4,a\n", "kind",
      ("the target 'kind' is not a column of {path}; its columns are: 'sepal_length', "
      "'sepal_width', 'petal_length', 'petal_width', 'species'")),

@@ -1,0 +1,134 @@
+"""Whether a speedup between two runs is a result, and if not, why: the one rule that the
+results table, Details, the Ladder, ``compare``, ``runs list``, the report and the CSV read.
+
+A ratio of two steady states answers "which is faster" only when both were measured on a
+quiet machine, on the same data, and they differ by more than their own spread. Otherwise the
+figure is the machine's load, another workload or the noise, and every view says so instead of
+printing it as a finding. The order of the checks is the order of the reasons' weight: a run
+that failed part-way has no whole figure at all; other data is another question; a busy CPU
+(``Timings.cpu_busy``) or a noisy steady state (``Timings.noisy``) makes the figure unreliable;
+overlapping spreads make the difference too small to call.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+from iris_gui.engine.records.result import RunResult, Timings
+from iris_gui.engine.spec.config import RunConfig
+
+
+class Kind(Enum):
+    RESULT = "result"
+    WITHIN_NOISE = "within-noise"
+    PARTIAL = "partial"
+    OTHER_DATA = "other-data"
+    BUSY = "busy"
+    NOISY = "noisy"
+
+
+# The table cell's word where a kind is not a result.
+SHORT = {Kind.PARTIAL: "partial", Kind.OTHER_DATA: "other data", Kind.BUSY: "CPU busy",
+         Kind.NOISY: "noisy"}
+RERUN_HINT = "re-run it when the machine is quieter"
+
+
+@dataclass(frozen=True)
+class Standing:
+    kind: Kind
+    reason: str = ""  # one sentence, without its full stop; "" for a plain result
+
+    @property
+    def is_result(self) -> bool:
+        """The figure may be shown as a finding (a within-noise one with its mark)."""
+        return self.kind in (Kind.RESULT, Kind.WITHIN_NOISE)
+
+    @property
+    def short(self) -> str:
+        """The word a table shows instead of the figure; "" where the figure stands."""
+        return SHORT.get(self.kind, "")
+
+    @property
+    def rerun_helps(self) -> bool:
+        """Measuring again on a quieter machine could turn it into a result."""
+        return self.kind in (Kind.BUSY, Kind.NOISY)
+
+
+RESULT = Standing(Kind.RESULT)
+
+
+def data_identity(result: RunResult) -> tuple[object, ...]:
+    """What makes two runs train the same data: the data set (its shape when synthetic, its
+    file's content and target when a CSV) and the split."""
+    c = result.config
+    shape: tuple[object, ...] = ()
+    if c.dataset == "synthetic":
+        shape = (c.synthetic_rows, c.synthetic_features, c.synthetic_classes)
+    elif c.dataset == "csv":
+        shape = (result.data_file.get("sha256") or c.data_file, c.target)
+    return (c.dataset, *shape, c.test_size, c.split_seed)
+
+
+def data_words(config: RunConfig) -> str:
+    """"iris", "synthetic 1,000 × 20", "wine.csv": the data set as a standing names it."""
+    if config.dataset == "synthetic":
+        return f"synthetic {config.synthetic_rows:,} × {config.synthetic_features:,}"
+    if config.dataset == "csv":
+        return config.data_file.replace("\\", "/").rsplit("/", 1)[-1] or "a CSV file"
+    return config.dataset
+
+
+def overlaps(a: Timings, b: Timings) -> bool:
+    """The two steady states' interquartile ranges (median ± IQR/2) overlap. A steady state
+    without a spread (a mean, one chunk) cannot be judged and does not overlap."""
+    if not (a.has_spread and b.has_spread):
+        return False
+    return abs(a.epoch_us - b.epoch_us) <= (a.epoch_us_iqr + b.epoch_us_iqr) / 2
+
+
+def standing(baseline: RunResult, result: RunResult, name: str = "this run",
+             baseline_name: str = "the baseline") -> Standing:
+    """The standing of ``result``'s speedup over ``baseline`` (``name`` and ``baseline_name``
+    say which run is which in the reason)."""
+    for run, who in ((result, name), (baseline, baseline_name)):
+        if run.timing_is_partial:
+            return Standing(Kind.PARTIAL, f"{who} failed part-way: its timings cover only the "
+                                          "epochs before the failure")
+    if data_identity(result) != data_identity(baseline):
+        return Standing(Kind.OTHER_DATA, f"{name} trains {data_words(result.config)}, "
+                                         f"{baseline_name} {data_words(baseline.config)}: "
+                                         "a speedup across data sets is not a result")
+    for run, who in ((result, name), (baseline, baseline_name)):
+        if run.timings.cpu_busy:
+            share = run.timings.cpu_wait_share
+            return Standing(Kind.BUSY, f"the CPU was busy with other work during {who} "
+                                       f"({share:.0%} of its loop waited for a core): the ratio "
+                                       f"is the machine's load as much as the work; {RERUN_HINT}")
+    for run, who in ((result, name), (baseline, baseline_name)):
+        if run.timings.noisy:
+            return Standing(Kind.NOISY, f"{who}'s steady state is noisy (IQR over 10% of its "
+                                        f"median): the ratio is not a result; {RERUN_HINT}")
+    if overlaps(result.timings, baseline.timings):
+        return Standing(Kind.WITHIN_NOISE, "the two steady states' ranges (median ± IQR/2) "
+                                           "overlap: neither is faster beyond the noise")
+    return RESULT
+
+
+def measurable(result: RunResult, name: str = "this run") -> Standing:
+    """A run's own standing, with no baseline: whether its timing can stand in a comparison
+    at all (not partial, busy or noisy), for lists of runs and for a baseline row."""
+    stand = standing(result, result, name, name)
+    return RESULT if stand.kind is Kind.WITHIN_NOISE else stand
+
+
+def verdict(ratio: float, stand: Standing) -> str:
+    """"faster", "slower", "as fast", "within the noise" or "not comparable: CPU busy"."""
+    if not stand.is_result:
+        return f"not comparable: {stand.short}"
+    if stand.kind is Kind.WITHIN_NOISE:
+        return "within the noise"
+    if not math.isfinite(ratio):
+        return "not measured"
+    return "faster" if ratio > 1 else "slower" if ratio < 1 else "as fast"
