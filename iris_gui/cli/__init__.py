@@ -62,7 +62,7 @@ def _main(argv: list[str] | None) -> int:
     configure_file_log(log_dir() / "cli.log")
     try:
         if args.command == "devices":
-            from iris_gui.cli.train_cmd import devices_command
+            from iris_gui.cli.devices_cmd import devices_command
             return devices_command(args)
         if args.command == "train":
             from iris_gui.cli.train_cmd import train_command

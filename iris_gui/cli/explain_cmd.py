@@ -10,6 +10,8 @@ import os
 from iris_gui.cli.output import number, table
 from iris_gui.cli.run_options import checked_config
 from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.breakdown_text import overhead_words, paired_words
+from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK, range_us
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.counted import counted
 
@@ -30,7 +32,9 @@ def explain_command(args: argparse.Namespace) -> int:
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
     breakdown = explain(config, epochs=args.epochs, replicates=args.repeat)
     if args.json:
-        record = {**breakdown.to_dict(), "sentences": breakdown.sentences()}
+        # The estimate's sentences apart from the measured ones, as everywhere.
+        record = {**breakdown.to_dict(), "sentences": breakdown.sentences(),
+                  "estimate_sentences": breakdown.estimate_sentences()}
         print(json.dumps(record, indent=2, allow_nan=False, ensure_ascii=False))
     else:
         print("\n".join(_report(breakdown)))
@@ -54,15 +58,40 @@ def _report(b: Breakdown) -> list[str]:
         *_step_line(b),
         _device_line(b),
         (f"epoch time      profiled {number(b.epoch_us_profiled)} us, unprofiled "
-         f"{number(b.epoch_us_unprofiled)} us: the profiler adds {_share(b.profiler_overhead_pct)}"),
+         f"{number(b.epoch_us_unprofiled)} us{_busy_mark(b)}; profiler overhead: "
+         f"{overhead_words(b)}"),
         (f"paired, unprofiled ({b.replicates} x {b.epochs_profiled:,} epochs each, medians)  "
-         f"every-epoch minus none "
-         f"{number(b.sync_cost_us)} us{_per_step(b, b.sync_cost_us)} ({_share(b.sync_cost_pct)}), "
-         f"call minus forward "
-         f"{number(b.call_cost_us)} us ({_share(b.call_cost_pct)})"),
+         f"every-epoch minus none {_paired(b, b.sync_cost_us, b.sync_cost_pct)}, "
+         f"call minus forward {_paired(b, b.call_cost_us, b.call_cost_pct)}"),
     ]
     lines += [f"note: {note}" for note in b.notes]
-    return lines + [""] + b.sentences()
+    return lines + [""] + b.sentences() + _estimate_lines(b)
+
+
+def _busy_mark(b: Breakdown) -> str:
+    return f" (CPU busy {b.cpu_wait_share:.0%})" if b.cpu_busy else ""
+
+
+def _paired(b: Breakdown, us: float, pct: float) -> str:
+    """A paired cost in the CLI's units, per step too where an epoch is several steps."""
+    words = paired_words(b, us, pct, unit="us")
+    measured = math.isfinite(us) and us > 0 and not b.cpu_busy
+    return words + _per_step(b, us) if measured else words
+
+
+def _estimate_lines(b: Breakdown) -> list[str]:
+    """The estimate for a GPU under its own heading, after every measured line."""
+    sentences = b.estimate_sentences()
+    if not sentences:
+        return []
+    lines = ["", f"On a GPU ({ESTIMATE_MARK}):", *sentences]
+    estimate = b.gpu_estimate
+    if estimate is not None and estimate.estimated:
+        for name, latency in (("launch", estimate.launch), ("sync", estimate.sync)):
+            lines.append(f"  per {name}: {range_us(latency.low_us, latency.high_us)} us "
+                         f"({latency.source})")
+        lines += [f"  note: {note}" for note in estimate.notes]
+    return lines
 
 
 def _batches(b: Breakdown) -> str:
@@ -101,7 +130,7 @@ def _per_step(b: Breakdown, us: float) -> str:
 
 def _device_line(b: Breakdown) -> str:
     if not b.on_accelerator:
-        return "device          none here: no accelerator"
+        return "device          none here: no accelerator (a GPU's launches and syncs: estimated below)"
     return (f"device          launching {number(b.launch_us_per_epoch)} us, busy "
             f"{number(b.device_busy_us_per_epoch)} us ({_share(b.device_busy_pct)}), waited for in "
             f"syncs {number(b.sync_wait_us_per_epoch)} us")

@@ -98,7 +98,11 @@ def ladder_command(args: argparse.Namespace) -> int:
         records = []
         for line, (result, run_id) in zip(ladder, _in_ladder_order(chosen, ladder, by_id)):
             record = run_record(result, run_id)
-            record["speedup"] = _clean(line.speedup)
+            # A ratio that is no result (busy, noisy, other data) is null; measured_speedup
+            # keeps it, beside the standing that says why.
+            record["speedup"] = _clean(line.speedup) if line.speedup_is_result else None
+            record["measured_speedup"] = _clean(line.speedup)
+            record["standing"] = {"kind": line.standing, "reason": line.standing_reason or None}
             record["curve_deviation"] = _clean(line.curve_deviation)
             records.append(record)
         print(json.dumps(records + unavailable, indent=2, allow_nan=False))
@@ -129,10 +133,16 @@ def _ladder_table(ladder: list, unavailable: list[dict[str, Any]], chosen: list)
                "compile s", "curve dev", "final loss"]
     body = []
     for line in ladder:
-        note = line.engine == "eager" and line.record == "every-epoch"
-        speed = "note's loop" if note else (f"{line.speedup:.2f}x"
-                                            if math.isfinite(line.speedup) else "-")
-        body.append([line.device, line.engine + ("" if line.framework else " (reference)"),
+        unfit = line.unfit
+        if line.note_loop:
+            speed = "note's loop" + (f" ({unfit})" if unfit else "")
+        elif unfit:
+            speed = unfit
+        else:
+            near = " ~" if line.standing == "within-noise" else ""
+            speed = f"{line.speedup:.2f}x{near}" if math.isfinite(line.speedup) else "-"
+        engine = line.engine + (f" ({line.settings.replace('×', 'x')})" if line.settings else "")
+        body.append([line.device, engine + ("" if line.framework else " (reference)"),
                      line.record, line.status, number(line.epoch_us),
                      number(line.epoch_us_iqr, 2) + (" noisy" if line.noisy else ""), speed,
                      seconds(line.compile_seconds) if line.compile_seconds else "-",
@@ -144,7 +154,10 @@ def _ladder_table(ladder: list, unavailable: list[dict[str, Any]], chosen: list)
     first = chosen[0][0].config if chosen else None
     title = f"{first.dataset}, {first.epochs:,} epochs: the engine ladder" if first else ""
     notes = [f"  {row['device']}/{row['engine']}: {row['message']}" for row in unavailable]
-    legend = ("speedup = the note's loop us/epoch / the row's, on the same device (steady state); "
+    legend = ("speedup = the note's loop us/epoch / the row's, on the same device (steady state; "
+              "~: within the noise; CPU busy, noisy, other data: not a result); "
               "curve dev = largest relative difference from eager's loss curve")
+    unfit_notes = [f"  {line.device}/{line.engine}: not a result: {line.standing_reason}"
+                   for line in ladder if line.unfit]
     return "\n".join([title, table(headers, body, right={4, 5, 6, 7, 8, 9}), legend,
-                      *(["unavailable:", *notes] if notes else [])])
+                      *unfit_notes, *(["unavailable:", *notes] if notes else [])])

@@ -147,8 +147,11 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--pin-memory", action="store_true", help="the loader pins its batches")
     group.add_argument("--non-blocking", action="store_true",
                        help="copy the loader's batches with non_blocking=True")
-    group.add_argument("--persistent-workers", action="store_true",
-                       help="keep the loader's workers between epochs")
+    # Not given (None): persistent whenever there are workers (RunConfig decides).
+    group.add_argument("--persistent-workers", action=argparse.BooleanOptionalAction,
+                       default=None, help="keep the loader's workers between epochs (the "
+                       "default with --workers 1 or more); --no-persistent-workers starts "
+                       "and stops them every epoch")
     group.add_argument("--prefetch-factor", type=int, default=DEFAULTS.prefetch_factor,
                        help="batches each loader worker prepares ahead")
     group.add_argument("--precision", choices=PRECISIONS, default=DEFAULTS.precision,
@@ -187,7 +190,7 @@ def build_parser() -> OneLineParser:
     _add_run_options(train, single=True)
     train.set_defaults(command_parser=train)
 
-    compare = commands.add_parser("compare", help="every device x recording x call style, in one table")
+    compare = commands.add_parser("compare", help="every device x recording (and each --calls style), in one table")
     _add_run_options(compare, single=False)
     compare.set_defaults(command_parser=compare)
     compare.add_argument("--devices", type=_csv, default=["all"], metavar="all|cpu,cuda:0")

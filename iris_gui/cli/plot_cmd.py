@@ -114,5 +114,5 @@ def _sweep(sweep_id: int, out: Path, width: int, suffix: str) -> int:
         use_offscreen()
         _app = QApplication.instance() or QApplication([])  # held until the file is written
         render_crossover(stored.result, out, width)
-    print(f"wrote sweep {sweep_id} ({len(stored.result.points)} points) to {out}")
+    print(f"wrote sweep {sweep_id} ({counted(len(stored.result.points), 'point')}) to {out}")
     return 0

@@ -14,6 +14,7 @@ from iris_gui.cli.output import ProgressBar
 from iris_gui.cli.parser import config_from_args
 from iris_gui.cli.session import open_store
 from iris_gui.cli.signals import GUARD
+from iris_gui.engine.spec.batch_settings import restart_warning
 from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.spec.engines import ENGINES, default_recording, recording_note
 from iris_gui.engine.words.labels import table_label
@@ -31,6 +32,11 @@ def checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
         args.command_parser.error(str(error))
     if engine_default:
         (sys.stderr if args.json else sys.stdout).write(recording_note(config.engine) + "\n")
+    # Once per command, however many configs it checks (compare, the ladder).
+    warned = vars(args).setdefault("warned", set())
+    if (warning := restart_warning(config)) and warning not in warned:
+        warned.add(warning)
+        (sys.stderr if args.json else sys.stdout).write(f"note: {warning}\n")
     return config
 
 

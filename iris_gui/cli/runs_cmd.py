@@ -7,6 +7,7 @@ import json
 
 from iris_gui.cli.output import PARTIAL_LEGEND, number, partial, seconds, table
 from iris_gui.cli.session import open_store
+from iris_gui.engine.records.standing import Kind, measurable
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.timing_names import EPOCH_US, LOOP_SECONDS, ascii_units
 
@@ -36,12 +37,26 @@ def _list(args: argparse.Namespace, store) -> int:
                      c.engine, c.record, c.call if c.calls_module else "-", str(c.threads),
                      f"{r.epochs_completed:,}", r.status.value,
                      partial(r, seconds(r.timings.train_seconds)),
-                     partial(r, number(r.timings.epoch_us)),
+                     partial(r, number(r.timings.epoch_us)) + timing_mark(r),
                      number(r.final_loss), number(r.test_accuracy, 3)])
     print(table(headers, rows, right={0, 7, 8, 10, 11, 12, 13}))
     if any(run.result.timing_is_partial for run in runs):
         print(PARTIAL_LEGEND)
+    if any(timing_mark(run.result) for run in runs):
+        print(MARK_LEGEND)
     return 0
+
+
+# After a steady state that is no result on its own (records/standing.py ``measurable``).
+MARK_LEGEND = ("busy: the CPU was busy with other work for 10% of the run's loop or more; noisy: "
+               "its steady state's IQR is over 10% of the median. Neither is a result to compare: "
+               "re-run it when the machine is quieter")
+
+
+def timing_mark(result) -> str:
+    """" busy", " noisy" or "" after a run's µs/epoch."""
+    stand = measurable(result)
+    return {Kind.BUSY: " busy", Kind.NOISY: " noisy"}.get(stand.kind, "")
 
 
 def _show(args: argparse.Namespace, store) -> int:

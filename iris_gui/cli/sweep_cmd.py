@@ -73,17 +73,19 @@ def describe(result: SweepResult, sweep_id: int | None) -> str:
     lines = [f"{saved}: {result.status}{f' - {result.message}' if result.message else ''}"]
     batched = is_batched(result)
     rows = []
+    # A point's message is a footnote: inline it made rows of over 200 characters.
+    footnotes: dict[str, int] = {}
     for point, fit_error in zip(result.points, point_fit_errors(result)):
         error = "-" if math.isnan(fit_error) else f"{fit_error:+.0%}"
         batch = [batch_text(point.batch), f"{point.steps_per_epoch:,}"] if batched else []
         rows.append([point.series, f"{point.rows:,}", f"{point.hidden:,}", *batch,
                      number(point.epoch_us), number(point.epoch_us_iqr, 2),
                      number(point.flops_per_epoch, 3), number(point.gflops, 3), error,
-                     _wait(point),
-                     point.status if not point.message else f"{point.status}: {point.message}"])
+                     _wait(point), point.status + _footnote(point.message, footnotes)])
     headers = ["series", "rows", "hidden", *(["batch", "steps"] if batched else []),
                "us/epoch", "IQR", "FLOPs", "GFLOP/s", "fit err", "CPU wait", "status"]
     lines.append(table(headers, rows, right=set(range(1, len(headers) - 1))))
+    lines += [f"  [{number}] {message}" for message, number in footnotes.items()]
     if any(p.cpu_busy for p in result.points):
         lines.append(f"CPU wait: the share of a point's time spent waiting for a core; at "
                      f"{BUSY_SHARE:.0%} or more (busy) its timing is not comparable, fits leave "
@@ -105,6 +107,14 @@ def describe(result: SweepResult, sweep_id: int | None) -> str:
                                                                   "series or sizes measured)")]
     lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)
+
+
+def _footnote(message: str, footnotes: dict[str, int]) -> str:
+    """" [2]", the number of ``message`` among the table's footnotes (one per text); "" for
+    none."""
+    if not message:
+        return ""
+    return f" [{footnotes.setdefault(message, len(footnotes) + 1)}]"
 
 
 def is_batched(result: SweepResult) -> bool:

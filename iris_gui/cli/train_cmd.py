@@ -1,4 +1,4 @@
-"""``iris-gui devices``, ``train`` and ``compare``."""
+"""``iris-gui train`` and ``compare``."""
 
 from __future__ import annotations
 
@@ -7,45 +7,25 @@ import json
 import math
 from typing import Any
 
+from iris_gui.cli.compare_table import comparison_table, row_record
 from iris_gui.cli.output import (
-    PARTIAL_LEGEND,
     contention_line,
     number,
-    partial,
     seconds,
-    table,
 )
 from iris_gui.cli.parser import config_from_args
 from iris_gui.cli.run_options import checked_config, exit_status, run_configs, run_record
+from iris_gui.engine.data.csv_data import many_classes_note
 from iris_gui.engine.spec.config import ConfigError
 from iris_gui.engine.words.batch_words import batch_summary, data_file_summary
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.labels import table_label
 
 
-def devices_command(args: argparse.Namespace) -> int:
-    from iris_gui.engine.train.devices import describe_devices
-
-    found = describe_devices()
-    engines = {d.id: d.engines for d in found}
-    if args.json:
-        # Each device with its engines: null where the engine runs, else the reason it cannot.
-        print(json.dumps([d.to_dict() for d in found], indent=2))
-        return 0
-    rows = [[d.id, d.kind, d.name,
-             f"{d.total_memory_bytes / 2**30:.1f} GiB" if d.total_memory_bytes else "-",
-             d.capability or "-", ",".join(e for e, why in engines[d.id].items() if why is None)]
-            for d in found]
-    print(table(["device", "kind", "name", "memory", "capability", "engines"], rows))
-    reasons = [f"  {d}/{e}: {why}" for d, by in engines.items() for e, why in by.items() if why]
-    if reasons:
-        print("unavailable engines:\n" + "\n".join(reasons))
-    return 0
-
-
 def summary_lines(result: Any, run_id: int | None) -> list[str]:
     t, c, env = result.timings, result.config, result.env
     saved = f"run {run_id}" if run_id is not None else "run (not saved)"
+    of_chunks = f" of {counted(t.epoch_us_chunks, 'chunk')}" if t.epoch_us_chunks else ""
     lines = [
         f"{saved}: {result.status.value}{f' - {result.message}' if result.message else ''}",
         (f"  {c.dataset} on {c.device} ({env.device_name}), engine {c.engine}, "
@@ -59,7 +39,7 @@ def summary_lines(result: Any, run_id: int | None) -> list[str]:
          f"  eval {seconds(t.eval_seconds)}"
          f"{f'  compile {seconds(t.compile_seconds)}' if t.compile_seconds else ''}"),
         (f"  steady state  {number(t.epoch_us)} us/epoch (IQR {number(t.epoch_us_iqr if t.has_spread else math.nan)}, "
-         f"{t.epoch_us_method}{f' of {t.epoch_us_chunks} chunks' if t.epoch_us_chunks else ''})"
+         f"{t.epoch_us_method}{of_chunks})"
          f"{'  noisy: IQR > 10% of the median' if t.noisy else ''}"),
     ]
     lines += batch_lines(result)
@@ -80,6 +60,8 @@ def batch_lines(result: Any) -> list[str]:
         lines.append(f"  data file     {data_file}")
     if result.data_changed:
         lines.append(f"  note          {result.data_changed}")
+    if many := many_classes_note(result.data_file):
+        lines.append(f"  note          {many}")
     return lines
 
 
@@ -105,7 +87,7 @@ def train_command(args: argparse.Namespace) -> int:
         if len(results) > 1:
             s, e = row.train_seconds, row.epoch_us
             noisy = "  (noisy: IQR > 10% of the median)" if s.noisy or e.noisy else ""
-            print(f"  over {s.n} runs  loop median {seconds(s.median)} s (IQR {seconds(s.iqr)}), "
+            print(f"  over {counted(s.n, 'run')}  loop median {seconds(s.median)} s (IQR {seconds(s.iqr)}), "
                   f"{number(e.median)} us/epoch (IQR {number(e.iqr)}){noisy}")
             if row.left_out:
                 print(f"  {counted(len(row.left_out), 'replicate')} failed part-way, left out of these "
@@ -145,53 +127,7 @@ def compare_command(args: argparse.Namespace) -> int:
     ran = [(g, i) for g, i in zip(groups, id_groups) if g]
     compared = compare_groups([g for g, _ in ran], baseline, ids=[i for _, i in ran])
     if args.json:
-        print(json.dumps([_rowrun_record(row) for row in compared], indent=2, allow_nan=False))
+        print(json.dumps([row_record(row) for row in compared], indent=2, allow_nan=False))
     else:
         print(comparison_table(compared, args.repeat > 1))
     return exit_status(results)
-
-
-def _rowrun_record(row: Any) -> dict[str, Any]:
-    chosen = row.representative
-    record = run_record(chosen, row.id_of(chosen))
-    record["speedup"] = row.speedup if math.isfinite(row.speedup) else None
-    record["total_speedup"] = row.total_speedup if math.isfinite(row.total_speedup) else None
-    if len(row.runs) > 1:
-        record["repeat"] = {"ids": [i for i in row.ids if i is not None],
-                            "train_seconds": row.train_seconds.to_dict(), "epoch_us": row.epoch_us.to_dict()}
-    return record
-
-
-def comparison_table(compared: Any, replicated: bool) -> str:
-    """``compare``'s table of an ``engine.compare.Comparison``, with notes on its partial rows."""
-    headers = ["#", "device", "record", "call", "status", "total s"]
-    headers += ["IQR s"] if replicated else []
-    headers += ["us/epoch", "speedup", "final loss", "test acc"]
-    body = []
-    for index, row in enumerate(compared, 1):
-        r, c = row.representative, row.representative.config
-        cells = [str(index), c.device, c.record, c.call, r.status.value,
-                 partial(r, seconds(row.train_seconds.median))]
-        cells += [seconds(row.train_seconds.iqr)] if replicated else []
-        speed = "baseline" if row.is_baseline else (
-            f"{row.speedup:.2f}x" if math.isfinite(row.speedup) else "-")
-        cells += [partial(r, number(row.epoch_us.median)), speed, number(r.final_loss),
-                  number(r.test_accuracy, 3)]
-        body.append(cells)
-    right = set(range(5, len(headers))) | {0}
-    rows = compared.rows
-    title = f"{rows[0].runs[0].config.dataset}, {rows[0].runs[0].config.epochs:,} epochs" if rows else ""
-    notes = [("speedup = baseline us/epoch / row us/epoch (steady state: median of synchronised "
-              "chunks after the first)")]
-    if rows and compared.baseline is None:
-        notes.append("no speedups: every row failed part-way")
-    elif compared.baseline_moved:
-        notes.append(f"baseline: row {compared.baseline + 1}, as row {compared.asked + 1} failed "
-                     "part-way and cannot be one")
-    for index, row in enumerate(rows, 1):
-        if row.left_out:
-            notes.append(f"row {index}: {counted(len(row.left_out), 'replicate')} failed part-way, left "
-                         "out of its figures")
-    if any(row.partial for row in rows):
-        notes.append(f"{PARTIAL_LEGEND}; no speedup is computed for it or against it")
-    return "\n".join([title, table(headers, body, right), *notes])

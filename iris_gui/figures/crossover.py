@@ -296,7 +296,7 @@ class CrossoverFigure:
             return ""
         # On two lines: on one, the title's width widened the layout past a docked view's, and
         # pushed the legend beside the plot out of sight.
-        note = words.NO_ACCELERATOR.replace(": ", ":<br>", 1)
+        note = words.NO_ACCELERATOR_TITLE.replace(": ", ":<br>", 1)
         return f'<span style="color:{CAUTION_TEXT}">{note}</span>'
 
     # -- the view --------------------------------------------------------------------------

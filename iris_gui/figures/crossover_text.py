@@ -14,11 +14,14 @@ from html import escape
 
 from iris_gui.engine.records.sweep_model import (
     FIT_TOLERANCE,
+    NO_ACCELERATOR_NOTE,
+    NO_ACCELERATOR_SERIES,
     NOT_A_FINDING,
     Crossover,
     SeriesFit,
     SweepPoint,
     SweepResult,
+    is_no_accelerator_note,
 )
 from iris_gui.engine.words.numbers import measured
 from iris_gui.figures.plot_theme import CAUTION_TEXT, NOTE
@@ -35,7 +38,9 @@ Y_TITLE = "time per epoch (log scale)"
 # Set true in the made-up sweep's env (ui/panels/samples/sweep.py), where it travels through the
 # store with the sweep: the figure then marks the plot as sample data.
 SAMPLE_KEY = "sample"
-NO_ACCELERATOR = "no accelerator was present: the sweep compares CPU series"
+# The engine's words for a sweep without an accelerator (the note; the plot's title).
+NO_ACCELERATOR = NO_ACCELERATOR_NOTE
+NO_ACCELERATOR_TITLE = NO_ACCELERATOR_SERIES
 MISFIT = "the model does not fit here"
 _PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
@@ -159,7 +164,8 @@ def status_notes(result: SweepResult) -> list[str]:
                      "busy with other work (even when measured again): their timings are not "
                      "comparable, the fits leave them out (or say they include them) and their "
                      "crossings are not findings")
-    notes.extend(result.notes)
+    # A stored sweep's note in its former words is the same note.
+    notes.extend(NO_ACCELERATOR if is_no_accelerator_note(n) else n for n in result.notes)
     return list(dict.fromkeys(notes))
 
 

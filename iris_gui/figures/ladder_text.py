@@ -13,13 +13,16 @@ from html import escape
 
 from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.standing import Kind
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.figures.plot_theme import CAUTION
 
 # What the view compares, said once at its top for a learner who opens it first.
 ABOUT = ("Each rung's steady-state µs per epoch (shorter is faster) and its “× vs the note's "
-         "loop”: how many times faster it is than eager recording the loss every epoch on the "
-         "same device. Hover a bar or a rung's name for its figures.")
+         "loop”: how many times faster it is than one run of eager recording the loss every "
+         "epoch on the same device, the bar marked “the note's loop”. A ratio measured on a "
+         "busy CPU, a noisy one or on other data says “not a result”. Hover a bar or a rung's "
+         "name for its figures.")
 VS_NOTE = "× vs the note's loop"
 # Said where the two speedups could be confused (a bar's tooltip): the results table's is
 # against the run chosen there as baseline, the ladder's always against the note's loop.
@@ -74,12 +77,24 @@ def device_heading(row: LadderRow) -> str:
 
 
 def rung_names(rows: list[LadderRow]) -> list[str]:
-    """The rung's title per row; a rung shown twice on one device says which recording."""
-    seen: dict[tuple[str, str], int] = {}
+    """The rung's title per row, with the batch, data path and precision where they are not
+    the note's; a rung shown twice on one device says which recording, and two runs of the
+    same rung and recording say which run."""
+    records: dict[tuple[str, str, str], set[str]] = {}
+    runs: dict[tuple[str, str, str, str], int] = {}
     for row in rows:
-        seen[(row.device, row.engine)] = seen.get((row.device, row.engine), 0) + 1
-    return [row.label + (f" · {row.record}" if seen[(row.device, row.engine)] > 1 else "")
-            for row in rows]
+        records.setdefault((row.device, row.engine, row.settings), set()).add(row.record)
+        key = (row.device, row.engine, row.settings, row.record)
+        runs[key] = runs.get(key, 0) + 1
+    names = []
+    for row in rows:
+        name = row.label + (f" · {row.settings}" if row.settings else "")
+        if len(records[(row.device, row.engine, row.settings)]) > 1:
+            name += f" · {row.record}"
+        if runs[(row.device, row.engine, row.settings, row.record)] > 1 and row.run_id is not None:
+            name += f" · run {row.run_id}"
+        names.append(name)
+    return names
 
 
 def microseconds(value: float) -> str:
@@ -91,9 +106,15 @@ def bar_label(row: LadderRow, compact: bool = False) -> str:
     ``compact`` (a narrow plot) drops "vs the note's loop", which the sentence on top says."""
     parts = [microseconds(row.epoch_us)]
     if is_note_loop(row):
-        parts.insert(0, "the note's loop")
+        parts.insert(0, "the note's loop" + (f" ({row.unfit})" if row.unfit else ""))
+    elif row.unfit:
+        # A busy or noisy bar carries its own mark (bar_html): the head names only the rest.
+        marked = row.unfit in (NOISY_MARK.removeprefix("⚠ "), BUSY_MARK.removeprefix("⚠ "))
+        head = "no result" if compact else "not a result"
+        parts.insert(0, head if marked else f"{head}: {row.unfit}")
     elif math.isfinite(row.speedup):
-        parts.insert(0, f"{row.speedup:.1f}{'×' if compact else VS_NOTE}")
+        near = "≈" if row.standing == Kind.WITHIN_NOISE.value else ""
+        parts.insert(0, f"{near}{row.speedup:.1f}{'×' if compact else VS_NOTE}")
     if not row.framework:
         parts.append(REFERENCE_MARK)
     if row.status != "completed":
@@ -122,6 +143,8 @@ def hover_text(row: LadderRow, facts: RunFacts | None = None) -> str:
     """Everything the ladder knows about one row, a line per fact."""
     run = f", run {row.run_id}" if row.run_id is not None else ""
     lines = [f"{row.label} on {row.device}{run}", f"recording: {row.record}; status: {row.status}"]
+    if row.settings:
+        lines.append(f"not the note's settings: {row.settings}")
     if facts is not None:
         threads = f"; {facts.threads} CPU thread{'s' * (facts.threads != 1)}" \
             if facts.threads is not None else ""
@@ -143,11 +166,19 @@ def hover_text(row: LadderRow, facts: RunFacts | None = None) -> str:
                      "the failure; no speedup for it or against it")
     elif is_note_loop(row):
         lines.append(f"the note's loop: every other rung's {VS_NOTE} on {row.device} is "
-                     f"against this")
+                     f"against this run")
+        if row.unfit:
+            lines.append(f"so no ratio on {row.device} is a result: {row.standing_reason}")
+    elif row.unfit:
+        lines.append(f"{VS_NOTE}: not a result: {row.standing_reason}")
     elif math.isfinite(row.speedup):
         pace = (f"{row.speedup:.2f} times faster" if row.speedup >= 1
                 else f"{1 / row.speedup:.2f} times slower")
-        lines.append(f"{row.speedup:.2f}{VS_NOTE}: {pace} than the note's loop on {row.device}")
+        against = f" (run {row.reference_id})" if row.reference_id is not None else ""
+        lines.append(f"{row.speedup:.2f}{VS_NOTE}: {pace} than the note's loop on "
+                     f"{row.device}{against}")
+        if row.standing == Kind.WITHIN_NOISE.value:
+            lines.append(f"within the noise: {row.standing_reason}")
         lines.append(WHICH_SPEEDUP)
     else:
         lines.append(f"no run of the note's loop on {row.device} to compare with")
@@ -192,7 +223,7 @@ def whisker_end(row: LadderRow) -> float:
 
 def bar_html(row: LadderRow, compact: bool = False) -> str:
     text = escape(bar_label(row, compact))
-    if is_note_loop(row) or math.isfinite(row.speedup):
+    if is_note_loop(row) or (math.isfinite(row.speedup) and not row.unfit):
         head, sep, tail = text.partition(" · ")
         text = f"<b>{head}</b>{sep}{tail}"
     if row.noisy:

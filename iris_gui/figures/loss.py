@@ -14,6 +14,7 @@ import pyqtgraph as pg
 
 import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
 from iris_gui.figures.curves import LIVE_KEY, PlotCurve, pick_colour
+from iris_gui.figures.log_axis import SparseLogAxis
 from iris_gui.figures.loss_range import EMPTY_Y, curves_bounds, fitted
 from iris_gui.figures.plot_figure import PlotFigure
 from iris_gui.figures.plot_theme import LIGHT, PlotTheme, same_hue
@@ -26,6 +27,10 @@ __all__ = ["LossFigure"]
 PEAK_BINS_PER_PIXEL = 1.0
 
 
+# The most curves the legend lists in one column.
+LEGEND_ROWS = 4
+
+
 class LossFigure(PlotFigure):
     """The loss plot in a plot widget of its own: ``draw`` the curves, ``fit`` the view."""
 
@@ -35,7 +40,8 @@ class LossFigure(PlotFigure):
         self.curves: list[PlotCurve] = []  # what ``draw`` drew, in legend order
         self._drawn: list[pg.PlotDataItem] = []
         self._keyed: list[tuple[str, pg.PlotDataItem]] = []  # every curve's line, by key
-        super().__init__(theme, background=theme.background)
+        super().__init__(theme, background=theme.background,
+                         axisItems={"left": SparseLogAxis("left")})
         self._build()
 
     def _build(self) -> None:
@@ -85,6 +91,8 @@ class LossFigure(PlotFigure):
             line = self.add_line(curve.key, curve.label, z=0)
             line.setData(curve.epochs.astype(np.float64), curve.losses)
             self._drawn.append(line)
+        # Many curves: the legend in two columns, half as tall, so that it does not cover them.
+        self.plot_item.legend.setColumnCount(2 if len(self.curves) > LEGEND_ROWS else 1)
 
     def add_line(self, key: str, label: str, z: int) -> pg.PlotDataItem:
         """An empty line for curve ``key`` in its colour, named ``label`` in the legend."""

@@ -15,16 +15,22 @@ import numpy as np
 
 from iris_gui import __version__
 from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.compare import compare_groups
+from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK
 from iris_gui.engine.records.ladder import LadderRow, ladder_rows
+from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.batch_words import batch_summary, data_file_summary, loader_words
 from iris_gui.engine.words.labels import table_label
+from iris_gui.engine.words.verdict import verdict
 from iris_gui.report.table import HEADERS, results_table
 from iris_gui.store.runs import StoredRun
 
 CommandFor = Callable[[RunConfig], str]
+# Over a CPU run's estimate for a GPU, which never joins its measured sentences.
+ESTIMATE_HEADING = f"On a GPU ({ESTIMATE_MARK}):"
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,8 @@ class RunSection:
     sentences: list[str]  # the explain breakdown's, when the run was explained
     environment: list[tuple[str, str]]
     command: str
+    # On the CPU, the breakdown's estimate for a GPU, apart from the measured sentences.
+    estimate: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,8 @@ class Report:
     # The explained runs' breakdowns (label, Breakdown), for the explain chart; a stored
     # breakdown that cannot be read has its sentence in its section and no bar.
     breakdowns: list[tuple[str, Breakdown]] = field(default_factory=list)
+    # One sentence under the table: which differences exceed the noise, which are no result.
+    verdict: str = ""
 
 
 def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepResult | None = None,
@@ -85,7 +95,20 @@ def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepRes
         sweep=sweep if sweep is not None and sweep.points else None, sweep_label=sweep_label,
         breakdowns=[(f"run {run.id}", breakdown) for run in runs
                     if (breakdown := _breakdown(run)) is not None],
+        verdict=(verdict(compare_groups([[run.result] for run in runs]))
+                 if len(runs) > 1 else ""),
     )
+
+
+def timing_standing(result: RunResult) -> str:
+    """A run's own timing caveat for its section: the busy CPU's sentence, a noisy steady
+    state's, or "" when its figures stand."""
+    if result.contention:
+        return f"{result.contention}; re-run it when the machine is quieter"
+    if result.timings.noisy:
+        return ("noisy: the steady state's IQR is over 10% of its median, so small "
+                "differences are not results; re-run it on a quieter machine")
+    return ""
 
 
 def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
@@ -99,6 +122,7 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
                f"record {config.record}{call}{batch}{loader}{precision}")
     sentences = _sentences(run) if run.breakdown else []
     environment = [
+        ("timing", timing_standing(result)),
         ("device", env.device_name or env.device or config.device),
         ("host", f"{env.host} ({env.host_destination}), over ssh" if env.host else ""),
         ("torch", env.torch_version), ("CPU", env.cpu_model), ("OS", env.os),
@@ -109,7 +133,7 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
     ]
     return RunSection(run.id, heading, result.message, sentences,
                       [(name, value) for name, value in environment if value],
-                      command_for(config))
+                      command_for(config), _estimate_sentences(run))
 
 
 def _breakdown(run: StoredRun) -> Breakdown | None:
@@ -119,6 +143,11 @@ def _breakdown(run: StoredRun) -> Breakdown | None:
         return Breakdown.from_dict(run.breakdown)
     except (TypeError, ValueError, KeyError, AttributeError):
         return None  # said in the run's own section (_sentences)
+
+
+def _estimate_sentences(run: StoredRun) -> list[str]:
+    breakdown = _breakdown(run)  # an unreadable one has said so in its sentences
+    return breakdown.estimate_sentences() if breakdown is not None else []
 
 
 def _sentences(run: StoredRun) -> list[str]:

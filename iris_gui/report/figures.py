@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.figures.crossover_file import render_crossover
 from iris_gui.figures.curves import PlotCurve
@@ -45,9 +46,12 @@ def render_figures(report: Report, folder: Path, stem: str, width: int = WIDTH,
     if report.breakdowns:
         path = folder / f"{stem}-explain.png"
         render_explain(report.breakdowns, path, width)
+        estimated = any(b.gpu_estimate is not None and b.gpu_estimate.estimated
+                        for _, b in report.breakdowns)
         figures.append(Figure("explain", "Where an epoch's time goes in each explained run "
-                                         "(µs per epoch by category, from its profiled window)",
-                              path))
+                                         "(µs per epoch by category, from its profiled window"
+                              + (f"; hatched: a GPU's launches and syncs, {ESTIMATE_MARK})"
+                                 if estimated else ")"), path))
     if report.sweep is not None:
         path = folder / f"{stem}-crossover.png"
         render_crossover(report.sweep, path, width)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 from html import escape
 
-from iris_gui.report.content import Report, RunSection
+from iris_gui.report.content import ESTIMATE_HEADING, Report, RunSection
 from iris_gui.report.table import LEGEND, NUMERIC
 
 STYLE = """
@@ -29,6 +29,7 @@ dt { color: #606060; }
 dd { margin: 0; }
 pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
 .message { color: #b03020; }
+.estimate { border: 1px dashed #909090; padding: 0 0.8em; margin: 0.3em 0; }
 """
 
 
@@ -41,6 +42,8 @@ def html_page(report: Report, images: list[tuple[str, bytes]]) -> str:
         f"<h1>{escape(report.title)}</h1>",
         f'<p class="meta">Made by iris-gui {escape(report.version)} on {escape(report.generated_at)}.</p>',
         "<h2>Results</h2>", _table(report),
+        *([f'<p class="verdict"><strong>{escape(report.verdict)}</strong></p>']
+          if report.verdict else []),
         f"<p>{escape(LEGEND)}</p>",
     ]
     if images:
@@ -76,6 +79,10 @@ def _section(section: RunSection) -> str:
         parts.append("<p>Where an epoch's time goes (explain):</p><ul>")
         parts += [f"<li>{escape(sentence)}</li>" for sentence in section.sentences]
         parts.append("</ul>")
+    if section.estimate:
+        parts.append(f'<div class="estimate"><p>{escape(ESTIMATE_HEADING)}</p><ul>')
+        parts += [f"<li>{escape(sentence)}</li>" for sentence in section.estimate]
+        parts.append("</ul></div>")
     parts.append("<dl>" + "".join(f"<dt>{escape(name)}</dt><dd>{escape(value)}</dd>"
                                   for name, value in section.environment) + "</dl>")
     parts.append(f"<p>Repeat it:</p><pre><code>{escape(section.command)}</code></pre>")

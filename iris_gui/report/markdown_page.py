@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from iris_gui.report.content import Report, RunSection
+from iris_gui.report.content import ESTIMATE_HEADING, Report, RunSection
 from iris_gui.report.table import LEGEND, NUMERIC
 
 
@@ -23,6 +23,7 @@ def markdown_page(report: Report, images: list[tuple[str, str]]) -> str:
         f"# {_inline(report.title)}", "",
         f"Made by iris-gui {_inline(report.version)} on {_inline(report.generated_at)}.", "",
         "## Results", "", *_table(report), "",
+        *([f"**{_inline(report.verdict)}**", ""] if report.verdict else []),
         _inline(LEGEND), "",
     ]
     if images:
@@ -49,6 +50,10 @@ def _section(section: RunSection) -> list[str]:
     if section.sentences:
         lines += ["Where an epoch's time goes (explain):", ""]
         lines += [f"- {_block(sentence)}" for sentence in section.sentences]
+        lines.append("")
+    if section.estimate:
+        lines += [f"*{_inline(ESTIMATE_HEADING)}*", ""]
+        lines += [f"- {_block(sentence)}" for sentence in section.estimate]
         lines.append("")
     lines += [f"- **{name}**: {_inline(value)}" for name, value in section.environment]
     fence = code_fence(section.command)

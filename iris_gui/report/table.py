@@ -3,7 +3,9 @@
 The figures are the runs' own records; the speedup is ``engine.compare.steady_speedup`` of the
 steady state against the first run given (``engine.compare.baseline_index``: the first whole
 one when it failed part-way), as the results table shows it against a baseline. A run that
-failed part-way (``RunResult.timing_is_partial``) gets no speedup and its figures are marked.
+failed part-way (``RunResult.timing_is_partial``) gets no speedup and its figures are marked;
+a ratio that is no result (``records/standing.py``: a busy CPU, a noisy steady state, other
+data) shows the reason instead, as the window does.
 """
 
 from __future__ import annotations
@@ -12,24 +14,32 @@ import math
 
 from iris_gui.engine.records.compare import baseline_index, steady_speedup
 from iris_gui.engine.records.result import RunResult, Timings
+from iris_gui.engine.records.standing import Kind, Standing, data_words, measurable, standing
+from iris_gui.engine.words.labels import SEPARATOR, setting_parts
 from iris_gui.engine.words.numbers import measured
 from iris_gui.engine.words.timing_names import LOOP_SECONDS, heading
 from iris_gui.store.runs import StoredRun
 
 # The results table's word for it: the report's baseline is its first run.
 SPEEDUP = "× vs baseline"
-HEADERS = ("ID", "Device", "Engine", "Recording", "Call", "Status", "Epochs", heading(LOOP_SECONDS),
-           "µs/epoch ± IQR", SPEEDUP, "Final loss", "Test acc.")
+HEADERS = ("ID", "Data set", "Device", "Engine", "Recording", "Call", "Settings", "Status",
+           "Epochs", heading(LOOP_SECONDS), "µs/epoch ± IQR", SPEEDUP, "Final loss", "Test acc.")
+NOTE_SETTINGS = "the note's"  # full batch, resident data, float32
 NUMERIC = frozenset({"ID", "Epochs", heading(LOOP_SECONDS), "µs/epoch ± IQR", SPEEDUP, "Final loss",
                      "Test acc."})
 MISSING = "-"
 BASELINE = "baseline"
 NOISY_MARK = " ⚠"  # as the results table marks a steady state whose IQR is over 10%
+BUSY_MARK = " ⚠ CPU busy"  # as the results table marks a run that waited for a core
 PARTIAL_MARK = " (partial)"  # as the results table marks a run that failed part-way
 LEGEND = ("× vs baseline: the first run's steady-state µs per epoch over each run's (the first run "
-          "that did not fail part-way, when the first did). ⚠: a noisy steady state (IQR over "
-          "10% of the median). (partial): the run failed part-way; its timings cover only the "
-          "epochs before the failure, with no speedup for it or against it.")
+          "that did not fail part-way, when the first did); ≈: within the noise (the two "
+          "ranges, median ± IQR/2, overlap). ⚠: a noisy steady state (IQR over 10% of the "
+          "median). ⚠ CPU busy: the run waited for a core 10% of its loop or more (other work "
+          "on the machine). A ratio measured on a busy CPU, a noisy one or on other data is not "
+          "a result: the cell says why instead. (partial): the run failed part-way; its "
+          "timings cover only the epochs before the failure, with no speedup for it or against "
+          "it. Settings: the batch, data path and precision where they are not the note's.")
 
 
 def results_table(runs: list[StoredRun]) -> list[list[str]]:
@@ -43,19 +53,34 @@ def results_table(runs: list[StoredRun]) -> list[list[str]]:
 def _row(run: StoredRun, baseline: RunResult | None, is_baseline: bool) -> list[str]:
     result, config = run.result, run.result.config
     if is_baseline:
-        faster = BASELINE
+        own = measurable(result)
+        faster = BASELINE if own.is_result else f"{BASELINE} — {own.short}"
     elif baseline is None:
         faster = MISSING
     else:
-        faster = _formatted(steady_speedup(baseline, result), ".2f", "x")
+        faster = speedup_cell(steady_speedup(baseline, result), standing(baseline, result))
+    steady = steady_text(result.timings)
+    if result.timings.cpu_busy and steady != MISSING:
+        steady = steady.removesuffix(NOISY_MARK) + BUSY_MARK  # one mark, not "⚠ ⚠ CPU busy"
     return [
-        str(run.id), config.device, config.engine, config.record,
+        str(run.id), data_words(config), config.device, config.engine, config.record,
         config.call if config.calls_module else MISSING,
+        SEPARATOR.join(setting_parts(config)) or NOTE_SETTINGS,
         result.status.value, f"{result.epochs_completed:,} / {config.epochs:,}",
         _partial(result, _formatted(result.timings.train_seconds, ".3f")),
-        _partial(result, steady_text(result.timings)), faster,
+        _partial(result, steady), faster,
         _formatted(result.final_loss, ".4g"), _formatted(result.test_accuracy, ".1%"),
     ]
+
+
+def speedup_cell(value: float, stand: Standing) -> str:
+    """"2.00x", "≈ 1.02x", "— CPU busy", "-"."""
+    if stand.kind is Kind.PARTIAL:
+        return MISSING
+    if not stand.is_result:
+        return f"— {stand.short}"
+    text = _formatted(value, ".2f", "x")
+    return f"≈ {text}" if stand.kind is Kind.WITHIN_NOISE and text != MISSING else text
 
 
 def steady_text(timings: Timings) -> str:

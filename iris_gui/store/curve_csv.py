@@ -3,7 +3,8 @@
 Curves recorded at different strides share one table: a row for every epoch that any curve
 recorded, and an empty cell where a curve has no value at that epoch. A recorded NaN (a diverged
 run) stays ``nan``, so a missing value and a failed one are told apart. The values are numbers;
-a label that a spreadsheet would run as a formula gets a leading ``'`` (store/files.py).
+a label that a spreadsheet would run as a formula gets a leading ``'`` (store/files.py). The
+file is UTF-8 with a mark, as every CSV export's (store/csv_cells.py).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from iris_gui.store.files import spreadsheet_safe, write_atomically
+from iris_gui.store.csv_cells import write_csv
+from iris_gui.store.files import spreadsheet_safe
 
 
 def export_curves_csv(curves: list[tuple[str, np.ndarray, int]], path: Path) -> None:
@@ -31,7 +33,7 @@ def export_curves_csv(curves: list[tuple[str, np.ndarray, int]], path: Path) -> 
     writer.writerow(["epoch", *(spreadsheet_safe(label) for label, _, _ in curves)])
     for epoch, row in zip(epochs.tolist(), cells.tolist()):
         writer.writerow([epoch, *row])
-    write_atomically(Path(path), text.getvalue().encode("utf-8"))
+    write_csv(Path(path), text.getvalue())
 
 
 def _all_epochs(curves: list[tuple[str, np.ndarray, int]]) -> np.ndarray:

@@ -2,7 +2,8 @@
 
 Every value comes from ``StoredRun.to_dict()``, the record the CLI and the GUI also show, so the
 CSV never disagrees with them. A missing value (NaN, no diverged epoch) is an empty cell; text
-that a spreadsheet would run as a formula gets a leading ``'`` (store/files.py).
+that a spreadsheet would run as a formula gets a leading ``'`` (store/files.py); the file and
+its numbers are written as every CSV export's are (store/csv_cells.py).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import csv
 import io
 from pathlib import Path
 
-from iris_gui.store.files import safe_row, write_atomically
+from iris_gui.engine.timing.contention import is_busy
+from iris_gui.store.csv_cells import csv_row, write_csv
 from iris_gui.store.runs import StoredRun
 
 # (column, where it sits in the record: a top-level key or a key of a nested section)
@@ -25,7 +27,8 @@ _SOURCES: tuple[tuple[str, str | None], ...] = (
     ("first_epoch_seconds", "timings"), ("train_seconds", "timings"), ("epoch_us", "timings"),
     ("epoch_us_iqr", "timings"), ("epoch_us_method", "timings"), ("epoch_us_chunks", "timings"),
     ("compile_seconds", "timings"), ("eval_seconds", "timings"),
-    ("cpu_wait_share", "timings"), ("cpu_busy", None), ("cpu_cores_free", "timings"),
+    ("cpu_wait_share", "timings"), ("cpu_busy", None), ("noisy", None),
+    ("cpu_cores_free", "timings"),
     ("optimizer", "config"), ("lr", "config"), ("momentum", "config"), ("hidden", "config"),
     ("seed", "config"), ("scaler", "config"),
     ("execution", "env"), ("torch_version", "env"), ("cpu_model", "env"), ("os", "env"),
@@ -46,12 +49,23 @@ _BREAKDOWN_FIELDS = (
     "epoch_us_profiled", "epoch_us_unprofiled", "profiler_overhead_pct", "syncs_per_epoch",
     "kernels_per_epoch", "launch_us_per_epoch", "device_busy_pct", "copies_per_epoch",
     "sync_cost_us", "sync_cost_pct", "call_cost_us", "call_cost_pct",
+    "cpu_wait_share",
 )
+# A CPU breakdown's estimate for a GPU: columns of their own, "estimate" in every name, never
+# mixed into the measured ones (engine/records/gpu_estimate.py).
+_ESTIMATE_FIELDS = ("kernels_per_epoch", "syncs_per_epoch", "overhead_low_us",
+                    "overhead_high_us")
+_ESTIMATE_LATENCIES = ("launch", "sync")
 CSV_COLUMNS: tuple[str, ...] = (
     *(name for name, _ in _SOURCES),
     *(f"data_file_{key}" for key in _DATA_FILE_KEYS),
     *(f"explain_{name}_us" for name in _BREAKDOWN_CATEGORIES),
     *(f"explain_{name}" for name in _BREAKDOWN_FIELDS),
+    "explain_cpu_busy",
+    *(f"explain_gpu_estimate_{name}" for name in _ESTIMATE_FIELDS),
+    *(f"explain_gpu_estimate_{name}_{end}_us" for name in _ESTIMATE_LATENCIES
+      for end in ("low", "high")),
+    "explain_gpu_estimate_sources",
 )
 
 
@@ -75,6 +89,27 @@ def flat_record(run: StoredRun) -> dict[str, object]:
         row[f"explain_{name}_us"] = categories.get(name)
     for name in _BREAKDOWN_FIELDS:
         row[f"explain_{name}"] = breakdown.get(name)
+    row.update(_explain_standing(breakdown))
+    return row
+
+
+def _explain_standing(breakdown: dict) -> dict[str, object]:
+    """Whether the breakdown's wall-clock figures were read on a busy CPU, and its estimate
+    for a GPU; empty cells where it has none (an accelerator's, an older record's)."""
+    share = breakdown.get("cpu_wait_share")
+    row: dict[str, object] = {"explain_cpu_busy": is_busy(share) if share is not None else None}
+    estimate = breakdown.get("gpu_estimate") if isinstance(breakdown.get("gpu_estimate"),
+                                                           dict) else {}
+    for name in _ESTIMATE_FIELDS:
+        row[f"explain_gpu_estimate_{name}"] = estimate.get(name)
+    sources = []
+    for name in _ESTIMATE_LATENCIES:
+        latency = estimate.get(name) if isinstance(estimate.get(name), dict) else {}
+        for end in ("low", "high"):
+            row[f"explain_gpu_estimate_{name}_{end}_us"] = latency.get(f"{end}_us")
+        if latency.get("source"):
+            sources.append(f"{name}: {latency['source']}")
+    row["explain_gpu_estimate_sources"] = "; ".join(sources) or None
     return row
 
 
@@ -84,5 +119,5 @@ def export_runs_csv(runs: list[StoredRun], path: Path) -> None:
     text = io.StringIO(newline="")
     writer = csv.DictWriter(text, fieldnames=CSV_COLUMNS)
     writer.writeheader()
-    writer.writerows(safe_row(flat_record(run)) for run in runs)
-    write_atomically(Path(path), text.getvalue().encode("utf-8"))
+    writer.writerows(csv_row(flat_record(run)) for run in runs)
+    write_csv(Path(path), text.getvalue())

@@ -198,8 +198,3 @@ def spreadsheet_safe(value: object) -> object:
     if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
         return "'" + text
     return value
-
-
-def safe_row(row: dict[str, object]) -> dict[str, object]:
-    """``row`` with every cell passed through ``spreadsheet_safe``."""
-    return {key: spreadsheet_safe(value) for key, value in row.items()}

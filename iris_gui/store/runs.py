@@ -210,6 +210,19 @@ class RunStore:
                 if conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount == 0:
                     raise StoreError(_absent(run_id))
 
+    def change_counter(self) -> int | None:
+        """What a window polls to notice the runs and sweeps other processes save (the CLI): a
+        number that moves when another connection commits to the store and stays for this
+        store's own saves and deletes, so the caller refreshes for others' work alone. None
+        when there is no file to watch or it cannot be read now (the next poll asks again)."""
+        conn = self._conn
+        if conn is None or self._problem is not None:
+            return None
+        try:
+            return schema.data_version(conn)
+        except sqlite3.Error:  # closed (the window is closing) or unreadable for a moment
+            return None
+
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()

@@ -201,6 +201,13 @@ def user_version(conn: sqlite3.Connection) -> int:
     return conn.execute("PRAGMA user_version").fetchone()[0]
 
 
+def data_version(conn: sqlite3.Connection) -> int:
+    """SQLite's count of commits made to the file by other connections, as ``conn`` sees it:
+    it moves when another process (or another connection) commits, never for ``conn``'s own
+    writes, in WAL and rollback mode alike. A read of the file's header: no table is read."""
+    return conn.execute("PRAGMA data_version").fetchone()[0]
+
+
 def header_reason(path: Path) -> str | None:
     """Why the file's first bytes rule it out, read before SQLite opens it: closing SQLite's
     connection to a file that is not a database deletes the -wal and -shm beside it."""

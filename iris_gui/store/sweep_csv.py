@@ -5,7 +5,8 @@ relative error the fit reported there, whether that is within ``FIT_TOLERANCE``)
 Crossover view's table and plot read these rows too, so the screen and the file agree. The
 columns are the point's own field names plus ``fit_*`` (``batch`` 0 is the full batch, and
 ``fit_us`` is the model at the point's work and steps per epoch); a missing value is an empty
-cell, and formula-like text gets a leading ``'`` (store/files.py). No Qt, no torch.
+cell, and formula-like text gets a leading ``'`` (store/files.py); numbers and the file as
+every CSV export writes them (store/csv_cells.py). No Qt, no torch.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from iris_gui.engine.records.sweep_model import (
     SweepResult,
     fitted_points,
 )
-from iris_gui.store.files import safe_row, write_atomically
+from iris_gui.store.csv_cells import csv_row, write_csv
 
 SWEEP_COLUMNS: tuple[str, ...] = (
     "series", "device", "engine", "threads", "rows", "hidden", "batch", "steps_per_epoch",
@@ -72,8 +73,8 @@ def export_sweep_csv(result: SweepResult, path: Path) -> None:
     text = io.StringIO(newline="")
     writer = csv.DictWriter(text, fieldnames=SWEEP_COLUMNS)
     writer.writeheader()
-    writer.writerows(safe_row(row) for row in sweep_rows(result))
-    write_atomically(Path(path), text.getvalue().encode("utf-8"))
+    writer.writerows(csv_row(row) for row in sweep_rows(result))
+    write_csv(Path(path), text.getvalue())
 
 
 def _point_values(point: SweepPoint) -> dict[str, Any]:

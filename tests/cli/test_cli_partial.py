@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support.cli import IRIS, TIMEOUT_S, cli_env, describe, run_cli
 
-from iris_gui.cli.train_cmd import comparison_table
+from iris_gui.cli.compare_table import comparison_table
 from iris_gui.engine.records.compare import compare_groups
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
@@ -149,6 +149,6 @@ def test_a_one_chunk_steady_state_prints_no_iqr_of_zero() -> None:
     one = _run("every-epoch", 150.2, chunks=1)
     one.timings.epoch_us_iqr = 0.0
     (steady,) = [line for line in summary_lines(one, 7) if "steady state" in line]
-    assert "(IQR -, chunk-median of 1 chunks)" in steady
+    assert "(IQR -, chunk-median of 1 chunk)" in steady
     (many,) = [line for line in summary_lines(_run("none", 150.2), 8) if "steady state" in line]
     assert "(IQR 1, chunk-median of 20 chunks)" in many

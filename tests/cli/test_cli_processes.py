@@ -137,7 +137,7 @@ def test_ctrl_c_stops_and_keeps_the_run(long_runs: dict) -> None:
     assert record["status"] == "stopped"
     done = record["epochs_completed"]
     assert 0 < done < INTERRUPTED_EPOCHS
-    assert record["message"] == f"stopped after {done} of {INTERRUPTED_EPOCHS} epochs"
+    assert record["message"] == f"stopped after {done:,} of {INTERRUPTED_EPOCHS:,} epochs"
     assert record["curve_points"] == done  # every epoch's loss up to the stop is kept
     # A stopped run is still evaluated, on the whole test set, with the model it stopped with.
     matrix = record["confusion_matrix"]

@@ -50,7 +50,7 @@ def test_the_text_names_the_batch_and_the_csv_has_it(batch_sweep, tmp_path):
     crossings = text.stdout.split("crossovers:\n", 1)[1]
     assert "batch sizes 16-400 (400 rows, hidden 10)" in crossings or (
         "above batch size ~" in crossings), crossings
-    with out.open(newline="", encoding="utf-8") as handle:
+    with out.open(newline="", encoding="utf-8-sig") as handle:
         rows = list(csv.DictReader(handle))
     assert [(r["batch"], r["steps_per_epoch"]) for r in rows[::2]] == [("16", "25"),
                                                                        ("64", "7"), ("0", "1")]

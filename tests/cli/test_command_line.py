@@ -55,3 +55,24 @@ def test_synthetic_sizes_are_named_only_for_synthetic_data():
 def test_floats_read_back_exactly():
     config = RunConfig(lr=0.1 + 0.2, momentum=1 / 3, test_size=0.15)
     assert parsed(command_for(config)) == config
+
+
+LOADERS = {
+    "persistent by default": RunConfig(batch=32, data_path="loader", workers=2),
+    "not persistent": RunConfig(batch=32, data_path="loader", workers=2,
+                                persistent_workers=False),
+    "no workers": RunConfig(batch=32, data_path="loader"),
+}
+
+
+@pytest.mark.parametrize("config", LOADERS.values(), ids=LOADERS.keys())
+def test_a_loader_line_reads_back_as_the_same_config(config):
+    assert parsed(command_for(config)) == config
+
+
+def test_persistent_workers_are_named_only_against_the_default():
+    persistent = command_for(RunConfig(batch=32, data_path="loader", workers=2))
+    assert "persistent" not in persistent
+    assert command_for(RunConfig(batch=32, data_path="loader", workers=2,
+                                 persistent_workers=False)).endswith(
+        "--workers 2 --no-persistent-workers")

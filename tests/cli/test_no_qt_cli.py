@@ -80,7 +80,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.Compl
 
 
 def test_devices_lists_the_cpu(runs):
-    devices = ok_json(runs["devices"])
+    devices = ok_json(runs["devices"])["devices"]
     assert any(device["kind"] == "cpu" for device in devices), devices
 
 
@@ -97,7 +97,7 @@ def test_the_saved_run_is_listed_shown_exported_and_plotted(runs):
     assert [row["id"] for row in ok_json(runs["list"])] == [saved["id"]]
     shown = ok_json(runs["show"])
     assert shown["id"] == saved["id"] and shown["epochs_completed"] == 50
-    with open(runs["scratch"] / "runs.csv", newline="") as handle:
+    with open(runs["scratch"] / "runs.csv", newline="", encoding="utf-8-sig") as handle:
         assert [row["id"] for row in csv.DictReader(handle)] == [str(saved["id"])]
     assert (runs["scratch"] / "curves.csv").stat().st_size > 0
 

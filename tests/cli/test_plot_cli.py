@@ -57,7 +57,7 @@ def test_svg_holds_both_curves(plots: dict) -> None:
 
 def test_csv_has_a_column_per_run_in_the_order_asked(plots: dict) -> None:
     assert plots["csv"].returncode == 0, describe(plots["csv"])
-    with open(plots["out"] / "x.csv", newline="") as handle:
+    with open(plots["out"] / "x.csv", newline="", encoding="utf-8-sig") as handle:
         rows = list(csv.reader(handle))
     assert rows[0] == ["epoch", "run 2", "run 1"]
     assert len(rows) == 1 + 300  # run 1 records every epoch; run 2 every third

@@ -107,14 +107,15 @@ def test_svg_has_a_rect_per_timed_run_and_the_speedups(plots: dict) -> None:
     assert fills.count(PYTORCH_COLOUR) == 2  # eager and compiled; graph failed: no bar
     assert fills.count(REFERENCE_FILL) == 1  # native
     words = " ".join(text.text or "" for text in root.iter(f"{SVG}text"))
-    for fragment in ("the note's loop", "4.0×", "20.0×", "no framework", "cpu — Test CPU",
+    # The noisy compiled rung's ratio is no result, and its bar says so.
+    for fragment in ("the note's loop", "not a result", "20.0×", "no framework", "cpu — Test CPU",
                      "failed: the graph engine needs a CUDA device"):
         assert fragment in words
 
 
 def test_csv_is_one_row_per_run_in_ladder_order(plots: dict) -> None:
     assert plots["csv"].returncode == 0, describe(plots["csv"])
-    with open(plots["out"] / "ladder.csv", newline="", encoding="utf-8") as handle:
+    with open(plots["out"] / "ladder.csv", newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         rows = list(reader)
     assert tuple(reader.fieldnames) == LADDER_COLUMNS
@@ -122,6 +123,8 @@ def test_csv_is_one_row_per_run_in_ladder_order(plots: dict) -> None:
         ("eager", "2"), ("compiled", "3"), ("graph", "4"), ("native", "1")]
     assert [row["speedup"] for row in rows] == ["1.0", "4.0", "", "20.0"]
     assert rows[1]["noisy"] == "True" and rows[1]["compile_seconds"] == "3.5"
+    # The CSV keeps the measured ratio beside its standing, which says it is no result.
+    assert [row["standing"] for row in rows] == ["result", "noisy", "partial", "result"]
     assert rows[2]["status"] == "failed" and rows[2]["epoch_us"] == ""
     assert rows[3]["framework"] == "False" and float(rows[3]["curve_deviation"]) == 0.0
 
@@ -129,7 +132,7 @@ def test_csv_is_one_row_per_run_in_ladder_order(plots: dict) -> None:
 def test_csv_needs_no_qt(plots: dict) -> None:
     proc = plots["no-qt"]
     assert proc.returncode == 0 and proc.stderr == "", describe(proc)
-    with open(plots["out"] / "no-qt.csv", newline="", encoding="utf-8") as handle:
+    with open(plots["out"] / "no-qt.csv", newline="", encoding="utf-8-sig") as handle:
         assert [row["engine"] for row in csv.DictReader(handle)] == ["eager", "native"]
 
 

@@ -96,3 +96,29 @@ def test_the_svg_draws_the_bars_where_the_png_does(qapp, tmp_path, items) -> Non
 def test_only_png_and_svg_are_written(qapp, tmp_path, items) -> None:
     with pytest.raises(StoreError, match=r"\.png or \.svg"):
         render_explain(items, tmp_path / "explain.gif")
+
+
+def test_a_cpu_runs_estimate_is_exported_hatched_in_a_row_of_its_own(qapp, tmp_path) -> None:
+    from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK, GpuEstimate
+    from iris_gui.figures.explain_marks import ESTIMATE_ROW
+
+    cpu = cpu_breakdown()
+    cpu.gpu_estimate = GpuEstimate(15.0, 1.0, cpu_epoch_us=cpu.epoch_us_unprofiled)
+    items = [(CPU_LABEL, cpu), (GPU_LABEL, gpu_breakdown())]
+    render_explain(items, tmp_path / "explain.svg")
+    root = ET.parse(tmp_path / "explain.svg").getroot()
+    words = {" ".join("".join(t.itertext()).split()) for t in root.iter(f"{SVG}text")}
+    assert ESTIMATE_ROW in words
+    assert any(ESTIMATE_MARK in w for w in words), words
+    render_explain(items, tmp_path / "explain.png", 1200)
+    pixels = rgb(tmp_path / "explain.png")
+    forward = ink(pixels, CATEGORY_COLOURS["forward"], least=0.9)
+    _, (top, top_end), (low, _) = bands(forward, 1)  # the legend swatch, the two runs' bars
+    # Between the two runs' bars, the estimate's row: hatched in the foreground's colour, with
+    # no category's colour in it, so that it never reads as a measured phase.
+    left = int(np.flatnonzero(forward[(top + top_end) // 2])[0])  # where the bars start
+    between = pixels[top_end + 1:low, left:]  # right of the run labels
+    dark = ink(between, LIGHT.foreground, least=0.6)
+    assert dark.sum() > 200
+    for category in CATEGORIES:
+        assert not ink(between, CATEGORY_COLOURS[category], least=0.9).any(), category

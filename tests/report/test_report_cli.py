@@ -145,9 +145,11 @@ def test_html_is_one_file_with_the_table_and_embedded_images(reports: dict) -> N
     for src in images:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1]).startswith(PNG_MAGIC)
-    assert [row[:3] for row in page.rows] == [["1", "cpu", "eager"], ["2", "cpu", "manual"]]
-    assert page.rows[0][9] == "baseline" and page.rows[1][9] == "4.00x"
-    assert page.rows[0][8] == "100.0 ± 2.0" and page.rows[1][10] == "0.2511"
+    assert [row[:4] for row in page.rows] == [["1", "iris", "cpu", "eager"],
+                                              ["2", "iris", "cpu", "manual"]]
+    assert page.rows[0][6] == page.rows[1][6] == "the note's"  # the settings
+    assert page.rows[0][11] == "baseline" and page.rows[1][11] == "4.00x"
+    assert page.rows[0][10] == "100.0 ± 2.0" and page.rows[1][12] == "0.2511"
     words = " ".join(page.text)
     assert "iris-gui train --epochs 2000 --lr 0.05" in words  # the command that repeats run 1
     assert "--engine manual --epochs 2000" in words
@@ -169,7 +171,7 @@ def test_markdown_writes_its_images_beside_it_and_refers_to_them_relatively(repo
     for name in names:
         assert (folder / name).read_bytes().startswith(PNG_MAGIC)
     table = [line for line in text.splitlines() if line.startswith("| ")]
-    assert table[0].startswith("| ID | Device | Engine |")
+    assert table[0].startswith("| ID | Data set | Device | Engine |")
     assert [line.split(" | ")[0] for line in table[2:]] == ["| 2", "| 1"]
     assert "baseline" in table[2] and "0.25x" in table[3]
     assert "```sh\niris-gui train --engine manual" in text

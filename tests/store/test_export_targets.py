@@ -36,7 +36,7 @@ CHOOSE = "choose a regular file"
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         return list(csv.DictReader(handle))
 
 
@@ -114,7 +114,7 @@ def test_a_symlink_is_written_through(tmp_path) -> None:
     link.symlink_to(real)
     export_runs_csv([], link)
     assert link.is_symlink() and os.readlink(link) == str(real)
-    assert real.read_text().startswith("id,created_at,")
+    assert real.read_text(encoding="utf-8-sig").startswith("id,created_at,")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "real.csv"]
 
 
@@ -123,7 +123,7 @@ def test_a_dangling_symlink_creates_its_target(tmp_path) -> None:
     real, link = tmp_path / "out" / "new.csv", tmp_path / "link.csv"
     link.symlink_to(real)
     export_runs_csv([], link)
-    assert link.is_symlink() and real.read_text().startswith("id,")
+    assert link.is_symlink() and real.read_text(encoding="utf-8-sig").startswith("id,")
 
 
 @pytest.mark.parametrize("mode", [0o600, 0o640, 0o604])
@@ -133,7 +133,7 @@ def test_an_existing_file_keeps_its_mode(tmp_path, mode) -> None:
     target.chmod(mode)
     export_runs_csv([], target)
     assert stat.S_IMODE(target.stat().st_mode) == mode
-    assert target.read_text().startswith("id,")
+    assert target.read_text(encoding="utf-8-sig").startswith("id,")
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
@@ -163,7 +163,8 @@ def test_a_hard_linked_file_keeps_its_links(tmp_path) -> None:
     inode = first.stat().st_ino
     export_runs_csv([], second)
     assert first.read_bytes() == second.read_bytes()
-    assert first.read_text().startswith("id,") and first.read_text().count("\n") == 1
+    text = first.read_text(encoding="utf-8-sig")
+    assert text.startswith("id,") and text.count("\n") == 1
     assert first.stat().st_ino == second.stat().st_ino == inode
     assert first.stat().st_nlink == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "b.csv"]
@@ -305,7 +306,7 @@ def test_the_curves_csv_neutralises_a_label_and_keeps_the_values(tmp_path) -> No
     target = tmp_path / "curves.csv"
     export_curves_csv([("=run", np.array([-0.5, 1e-7], np.float32), 1), ("run 2",
                        np.array([0.25], np.float32), 1)], target)
-    with open(target, newline="", encoding="utf-8") as handle:
+    with open(target, newline="", encoding="utf-8-sig") as handle:
         header, *rows = list(csv.reader(handle))
     assert header == ["epoch", "'=run", "run 2"]
     assert rows == [["0", "-0.5", "0.25"], ["1", "1e-07", ""]]

@@ -30,7 +30,7 @@ def test_the_share_and_the_flag_are_stored_and_exported(store, make_result, tmp_
                                             "start): timings are not comparable")
     assert not quiet.result.timings.cpu_busy and quiet.to_dict()["contention"] == ""
     export_runs_csv(store.list_runs(), tmp_path / "runs.csv")
-    with open(tmp_path / "runs.csv", newline="", encoding="utf-8") as handle:
+    with open(tmp_path / "runs.csv", newline="", encoding="utf-8-sig") as handle:
         rows = {int(r["id"]): r for r in csv.DictReader(handle)}
     assert (rows[busy_id]["cpu_wait_share"], rows[busy_id]["cpu_busy"]) == ("0.38", "True")
     assert (rows[quiet_id]["cpu_wait_share"], rows[quiet_id]["cpu_busy"]) == ("0.02", "False")
@@ -75,6 +75,6 @@ def test_a_sweep_point_keeps_its_share_and_its_second_measurement(store, tmp_pat
     again = store.get_sweep(sweep_id).result.points[0]
     assert again.cpu_wait_share == 0.3 and again.remeasured and again.cpu_busy
     export_sweep_csv(store.get_sweep(sweep_id).result, tmp_path / "sweep.csv")
-    with open(tmp_path / "sweep.csv", newline="", encoding="utf-8") as handle:
+    with open(tmp_path / "sweep.csv", newline="", encoding="utf-8-sig") as handle:
         row = next(csv.DictReader(handle))
     assert (row["cpu_wait_share"], row["cpu_busy"], row["remeasured"]) == ("0.3", "True", "True")

@@ -21,7 +21,7 @@ EXPECTED_COLUMNS = (
     "test_accuracy", "diverged_epoch", "setup_seconds", "transfer_seconds",
     "first_epoch_seconds", "train_seconds", "epoch_us", "epoch_us_iqr", "epoch_us_method",
     "epoch_us_chunks", "compile_seconds", "eval_seconds", "cpu_wait_share", "cpu_busy",
-    "cpu_cores_free", "optimizer", "lr", "momentum",
+    "noisy", "cpu_cores_free", "optimizer", "lr", "momentum",
     "hidden", "seed", "scaler", "execution", "torch_version", "cpu_model", "os", "python",
     "warm_up", "batch", "drop_last", "data_path", "workers", "pin_memory", "non_blocking",
     "persistent_workers", "prefetch_factor", "precision", "tf32", "steps_per_epoch", "step_us",
@@ -32,12 +32,17 @@ EXPECTED_COLUMNS = (
     "explain_epoch_us_unprofiled", "explain_profiler_overhead_pct", "explain_syncs_per_epoch",
     "explain_kernels_per_epoch", "explain_launch_us_per_epoch", "explain_device_busy_pct",
     "explain_copies_per_epoch", "explain_sync_cost_us", "explain_sync_cost_pct",
-    "explain_call_cost_us", "explain_call_cost_pct",
+    "explain_call_cost_us", "explain_call_cost_pct", "explain_cpu_wait_share",
+    "explain_cpu_busy", "explain_gpu_estimate_kernels_per_epoch",
+    "explain_gpu_estimate_syncs_per_epoch", "explain_gpu_estimate_overhead_low_us",
+    "explain_gpu_estimate_overhead_high_us", "explain_gpu_estimate_launch_low_us",
+    "explain_gpu_estimate_launch_high_us", "explain_gpu_estimate_sync_low_us",
+    "explain_gpu_estimate_sync_high_us", "explain_gpu_estimate_sources",
 )
 
 
 def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         return list(reader.fieldnames or []), list(reader)
 

@@ -22,7 +22,7 @@ from iris_gui.ui.panels.samples.sweep import sample_points, sample_sweep
 
 
 def read(path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         return list(csv.DictReader(handle))
 
 
@@ -62,7 +62,7 @@ def test_an_empty_sweep_is_a_header_and_a_file_is_replaced_whole(tmp_path) -> No
     path = tmp_path / "sweep.csv"
     export_sweep_csv(sample_sweep(), path)
     export_sweep_csv(SweepResult(SweepSpec()), path)
-    assert path.read_text(encoding="utf-8").strip() == ",".join(SWEEP_COLUMNS)
+    assert path.read_text(encoding="utf-8-sig").strip() == ",".join(SWEEP_COLUMNS)
     assert [p.name for p in tmp_path.iterdir()] == ["sweep.csv"]  # no temporary left
     with pytest.raises(StoreError, match="cannot write"):
         export_sweep_csv(sample_sweep(), tmp_path / "missing" / "sweep.csv")
