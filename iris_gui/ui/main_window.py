@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QShowEvent
-from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMessageBox, QScrollArea, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFrame,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from iris_gui.figures.plot_theme import light_plots
 from iris_gui.store.paths import log_dir
@@ -21,14 +29,17 @@ from iris_gui.ui.presenters.crossover_presenter import CrossoverPresenter
 from iris_gui.ui.presenters.explain_presenter import ExplainPresenter
 from iris_gui.ui.presenters.hosts_presenter import HostsPresenter
 from iris_gui.ui.presenters.ladder_presenter import LadderPresenter
+from iris_gui.ui.presenters.machine_presenter import MachinePresenter
 from iris_gui.ui.presenters.run_presenter import RunPresenter, empty_plot_hint
 from iris_gui.ui.presenters.views import Views
 from iris_gui.ui.window import close_during_run, export_dialogs
 from iris_gui.ui.window.about import show_about
+from iris_gui.ui.window.machine_notice import MachineNotice
 from iris_gui.ui.window.menus import build_menus
 from iris_gui.ui.window.open_folder import open_folder
 from iris_gui.ui.window.settings import AppSettings
 from iris_gui.ui.window.shortcuts import ShortcutsDialog
+from iris_gui.ui.window.store_watch import StoreWatch
 from iris_gui.ui.window.theme import ThemeController
 from iris_gui.ui.window.window_placement import WindowPlacement
 
@@ -54,7 +65,8 @@ class MainWindow(QMainWindow):
         self.ladder = LadderPanel()
         self.crossover = CrossoverPanel()
         self.status = RunStatusBar()
-        self.setCentralWidget(self.plot)
+        self.machine_notice = MachineNotice()
+        self.setCentralWidget(_above(self.machine_notice, self.plot))
         self.setStatusBar(self.status)
         # The Run panel takes the whole left edge, so every control it holds fits in a
         # 1280×800 screen's height; the bottom tabs sit under the plot alone.
@@ -85,6 +97,11 @@ class MainWindow(QMainWindow):
         self.explain_presenter = ExplainPresenter(views, self)
         self.crossover_presenter = CrossoverPresenter(views, self)
         self.hosts_presenter = HostsPresenter(views, self)
+        # Runs and sweeps other processes save (the CLI) join the views as they land.
+        self.store_watch = StoreWatch(store, self)
+        self.store_watch.changed.connect(self.results.refresh)
+        self.store_watch.changed.connect(self.crossover_presenter.refresh_history)
+        self.machine_presenter = MachinePresenter(views, self.machine_notice, settings, self)
         self.placement = WindowPlacement(self)
         self.quit_question: QMessageBox | None = None
         self._quit_confirmed = False
@@ -251,10 +268,22 @@ class MainWindow(QMainWindow):
         self.settings.save_window(self.saveGeometry(), self.saveState(LAYOUT_VERSION))
         self.settings.log_y = self.actions.log_y.isChecked()
         self.presenter.closing = True
+        self.store_watch.stop()
         self.controller.shutdown()
         if self.presenter.stopped_on_close is not None:
             close_during_run.remember(self.store.path, *self.presenter.stopped_on_close)
         super().closeEvent(event)
+
+
+def _above(notice: QWidget, view: QWidget) -> QWidget:
+    """The notice over the view, taking only the height it needs while shown."""
+    holder = QWidget()
+    layout = QVBoxLayout(holder)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(0)
+    layout.addWidget(notice)
+    layout.addWidget(view, 1)
+    return holder
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:

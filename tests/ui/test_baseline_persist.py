@@ -30,13 +30,13 @@ def press_set_as_baseline(qtbot, panel: ResultsPanel, run_id: int) -> None:
 
 def test_the_next_window_compares_with_the_same_baseline(qtbot, window_on, store):
     first = window_on(store)
-    press_set_as_baseline(qtbot, first.results, STOPPED)
+    press_set_as_baseline(qtbot, first.results, GPU)
     first.close()
     second = window_on(store)  # the same settings file and store: the next launch
-    assert second.results.baseline_id == STOPPED
-    assert ratio(second.results, STOPPED) == "baseline"
-    assert ratio(second.results, CPU) == "12.11x"  # 1,450 / 119.7 µs per epoch
-    font = ratio(second.results, STOPPED, Qt.ItemDataRole.FontRole)
+    assert second.results.baseline_id == GPU
+    assert ratio(second.results, GPU) == "baseline"
+    assert ratio(second.results, CPU) == "0.50x"  # 59.9 / 119.7 µs per epoch
+    font = ratio(second.results, GPU, Qt.ItemDataRole.FontRole)
     assert isinstance(font, QFont) and font.bold()
 
 

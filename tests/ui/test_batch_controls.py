@@ -114,8 +114,9 @@ def test_every_new_field_round_trips(panel):
     assert panel.config() == config
     assert panel.form.batch.batch_combo.currentText() == "64"
     assert panel.form.batch.precision_combo.currentText() == "bfloat16 (autocast)"
-    # Folded, Advanced counts the loader's options and the rest it holds.
-    assert panel.form.advanced.button.text() == "Advanced · 7 changed"
+    # Folded, Advanced counts the loader's options and the rest it holds (persistent workers
+    # are the default with workers, not a change).
+    assert panel.form.advanced.button.text() == "Advanced · 6 changed"
     csv = RunConfig(dataset="csv", data_file="/data/flowers.csv", target="kind")
     panel.set_config(csv)
     assert panel.config() == csv
@@ -167,5 +168,6 @@ def test_the_runs_label_and_the_empty_plot_name_what_is_not_the_notes():
     assert run_label(config) == ("cpu · eager · every-epoch · forward · batch 32 · loader ×2 · "
                                  "bfloat16")
     csv = RunConfig(dataset="csv", data_file="/data/flowers.csv", batch=16, epochs=500)
-    assert empty_plot_hint(csv) == ("Press Train (Ctrl+Return) to run a ?-10-? MLP on "
-                                    "flowers.csv, 500 epochs, batch 16")
+    # Its columns are unknown until the file is read: no "?-10-?" for them.
+    assert empty_plot_hint(csv) == ("Press Train (Ctrl+Return) to run an MLP with hidden layers "
+                                    "10 on flowers.csv, 500 epochs, batch 16")

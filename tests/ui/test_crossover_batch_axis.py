@@ -89,7 +89,7 @@ def test_the_points_table_and_csv_say_the_batch(panel, tmp_path) -> None:
     assert not table.isColumnHidden(3)
     assert [table.cell_text(r, "Batch") for r in (0, 2, 10)] == ["16", "64", "full"]
     panel.export_csv(tmp_path / "batch.csv")
-    with (tmp_path / "batch.csv").open(newline="", encoding="utf-8") as handle:
+    with (tmp_path / "batch.csv").open(newline="", encoding="utf-8-sig") as handle:
         rows = list(csv.DictReader(handle))
     assert [(r["batch"], r["steps_per_epoch"]) for r in rows[:3:2]] == [("16", "256"),
                                                                         ("64", "64")]

@@ -22,6 +22,7 @@ from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.figures.ladder import PYTORCH_COLOUR, REFERENCE_COLOUR, REFERENCE_FILL
 from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.figures.ladder_text import VS_NOTE
+from iris_gui.store.csv_cells import csv_row
 from iris_gui.store.ladder_csv import LADDER_COLUMNS
 from iris_gui.store.paths import StoreError
 from iris_gui.store.runs import RunStore
@@ -105,7 +106,8 @@ def test_each_bar_is_labelled_with_its_speedup_against_the_notes_loop(shown) -> 
     assert labels[GPU_EAGER] == "the note's loop · 320 µs"
     assert labels[CPU_LEAN] == "1.3× vs the note's loop · 80 µs"
     assert labels[GPU_GRAPH] == "22.9× vs the note's loop · 14 µs"
-    assert labels[CPU_COMPILED] == "5.2× vs the note's loop · 20 µs ⚠ noisy"  # IQR 13% of its median
+    # IQR 13% of its median: its ratio is no result, and the bar says so.
+    assert labels[CPU_COMPILED] == "not a result · 20 µs ⚠ noisy"
     assert sum("noisy" in text for text in labels.values()) == 1
 
 
@@ -148,9 +150,11 @@ def test_hovering_a_bar_tells_everything_about_its_row(shown) -> None:
             in text)
     assert "20,000 epochs; 1 CPU thread" in text
     assert f"the note's loop: every other rung's {VS_NOTE} on cpu is against this" in text
+    lean = shown.bar_at(math.log10(70.0), CPU_LEAN)
+    assert f"1.30{VS_NOTE}: 1.30 times faster than the note's loop on cpu (run 1)" in lean
+    assert "the results table's “× vs baseline” is against the run chosen there" in lean
     compiled = shown.bar_at(math.log10(10.0), CPU_COMPILED)
-    assert f"5.20{VS_NOTE}: 5.20 times faster than the note's loop on cpu" in compiled
-    assert "the results table's “× vs baseline” is against the run chosen there" in compiled
+    assert f"{VS_NOTE}: not a result: this rung's steady state is noisy" in compiled
     assert "noisy" in compiled and "prepared in 14.2 s" in compiled
     assert "within 1.2e-05 of eager's" in compiled
     native = shown.bar_at(math.log10(3.0), CPU_NATIVE)
@@ -237,7 +241,7 @@ def test_svg_export_holds_one_rect_per_bar_and_the_labels(shown, tmp_path) -> No
 def test_csv_export_is_one_line_per_row(shown, tmp_path) -> None:
     path = tmp_path / "ladder.csv"
     shown.export_csv(path)
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         lines = list(reader)
     assert tuple(reader.fieldnames) == LADDER_COLUMNS
@@ -245,7 +249,7 @@ def test_csv_export_is_one_line_per_row(shown, tmp_path) -> None:
     assert len(lines) == len(rows) == 11
     for line, row in zip(lines, rows):
         assert line == {key: "" if value is None else str(value)
-                        for key, value in row.to_dict().items()}
+                        for key, value in csv_row(row.to_dict()).items()}
     failed = lines[4]
     assert failed["status"] == "failed" and failed["epoch_us"] == "" and failed["run_id"] == "11"
 

@@ -140,8 +140,9 @@ def test_no_speedup_is_computed_for_a_partial_run(qtbot, panel):
     assert cell(panel, PARTIAL, "× vs baseline", SORT_ROLE) is None
     tip = cell(panel, PARTIAL, "× vs baseline", Qt.ItemDataRole.ToolTipRole)
     assert tip == (REASON + ". No speedup is computed for it, and it cannot be the baseline.")
-    # A run that failed after its loop ended has whole loop figures: compared as usual.
-    assert cell(panel, EVAL_FAILED, "× vs baseline") == "1.00x"
+    # A run that failed after its loop ended has whole loop figures: compared as usual (its
+    # steady state is the baseline's within the noise).
+    assert cell(panel, EVAL_FAILED, "× vs baseline") == "≈ 1.00x"
     assert cell(panel, EVAL_FAILED, "µs/epoch") == "119.7 ± 2.0"
 
 

@@ -89,7 +89,7 @@ def test_render_curves_draws_a_never_shown_panel_in_every_format(curves, qtbot, 
     assert QImage(str(tmp_path / "a.png")).width() == 640
     strokes = set(path_strokes(ET.parse(tmp_path / "a.svg").getroot()))
     assert {"#1f77b4", "#ff7f0e", "#2ca02c"} <= strokes  # the first three overlay colours
-    with open(tmp_path / "a.csv", newline="") as handle:
+    with open(tmp_path / "a.csv", newline="", encoding="utf-8-sig") as handle:
         assert next(csv.reader(handle)) == ["epoch", "run 1", "run 2", "run 3"]
     with pytest.raises(StoreError, match=r"\.png, \.svg or \.csv"):
         render_curves(curves, tmp_path / "a.gif")
@@ -100,7 +100,7 @@ def test_csv_has_a_row_per_epoch_any_curve_recorded(tmp_path) -> None:
     every = np.array([1.0, 0.5, 0.25, 0.125, 0.0625], np.float32)
     sparse = np.array([2.0, np.nan, 1.5, 0.0712], np.float32)  # epochs 0, 3, 6, 9
     export_curves_csv([("run 1", every, 1), ("run 2", sparse, 3)], path)
-    with open(path, newline="") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         rows = list(csv.reader(handle))
     assert rows[0] == ["epoch", "run 1", "run 2"]
     assert rows[1:] == [

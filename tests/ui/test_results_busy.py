@@ -55,3 +55,49 @@ def test_details_give_the_share_for_every_run(qtbot, runs):
     assert shown[busy].startswith("38%: the CPU was busy with other work")
     assert shown[quiet] == "1% of the loop waiting for a core (a quiet CPU)"
     assert shown[old] == "- (not measured)"
+
+
+SPEEDUP = next(i for i, c in enumerate(COLUMNS) if c.key == "speedup")
+
+
+def test_a_busy_runs_speedup_is_no_result_in_the_table_or_details(qtbot, runs):
+    """Against a quiet baseline, the busy run's ratio cell names the busy CPU (never a plain
+    ratio, never "this run is slower"), sorts with the missing ones and is muted; as the
+    baseline, the busy run makes every ratio no result."""
+    store, (busy, quiet, old) = runs
+    panel = ResultsPanel(store)
+    qtbot.addWidget(panel)
+    panel.show()
+    model = panel.model
+
+    def ratio(run_id: int, role=Qt.ItemDataRole.DisplayRole):
+        return model.index(model.row_of(run_id), SPEEDUP).data(role)
+
+    panel.set_baseline(quiet)
+    assert ratio(busy) == "— CPU busy"
+    tip = ratio(busy, Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith(f"Not a result: the CPU was busy with other work during run {busy} "
+                          "(38% of its loop waited for a core)")
+    assert "slower" not in tip and "faster" not in tip
+    assert ratio(busy, Qt.ItemDataRole.UserRole + 1) is None  # sorts with the missing
+    assert ratio(busy, Qt.ItemDataRole.ForegroundRole) is not None
+    assert ratio(old) == "≈ 1.00x"  # the same figures, within the noise
+    rows = section(open_dialog(qtbot, store, busy, baseline=quiet),
+                   f"Against the baseline, run {quiet} (cpu/every-epoch/forward) — × vs baseline")
+    assert rows["Steady state"].startswith("— CPU busy  (")
+    assert "re-run it when the machine is quieter" in rows["Not a result"].replace("\n", " ")
+    panel.set_baseline(busy)
+    assert ratio(busy) == "baseline — CPU busy"
+    assert ratio(quiet) == ratio(old) == "— CPU busy"
+
+
+def test_a_busy_and_noisy_run_gets_one_mark(qtbot, tmp_path, data_dir):
+    cpu = sample_results()[0]
+    noisy_busy = replace(cpu, timings=replace(cpu.timings, cpu_wait_share=0.5,
+                                              epoch_us_iqr=cpu.timings.epoch_us * 0.3))
+    with RunStore.open(tmp_path / "both.sqlite3") as store:
+        run_id = store.save(noisy_busy)
+        panel = ResultsPanel(store)
+        qtbot.addWidget(panel)
+        text = panel.model.index(panel.model.row_of(run_id), STEADY).data()
+    assert text.endswith(BUSY_MARK) and text.count("⚠") == 1

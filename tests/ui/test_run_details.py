@@ -7,10 +7,11 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialogButtonBox, QGroupBox, QLabel, QTableWidget
 from support.details import open_dialog, section
 
+from iris_gui.engine.words.program import program_here
 from iris_gui.ui.panels.results.details import RunDetailsDialog
 from iris_gui.ui.panels.samples.runs import FAILED_MESSAGE
 
-CPU, STOPPED, FAILED = 1, 3, 4
+CPU, GPU, STOPPED, FAILED = 1, 2, 3, 4
 
 
 def test_the_confusion_matrix_is_a_table_of_counts(qtbot, store):
@@ -99,20 +100,20 @@ def test_copy_as_command_puts_the_train_line_on_the_clipboard(qtbot, store):
         qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)
     line = QGuiApplication.clipboard().text()
     assert copied.args == [line]
-    assert line.startswith("iris-gui train --dataset digits ")
+    assert line.startswith(f"{program_here()} train --dataset digits ")
     assert "--hidden 64,32" in line and "--optimizer adam" in line and "--threads 4" in line
 
 
 def test_the_comparison_uses_the_tables_words_for_its_speedup(qtbot, store):
     # The same word as the results table, and which speedup it is not.
-    dialog = RunDetailsDialog(store.get(STOPPED), None, store.get(CPU))
+    dialog = RunDetailsDialog(store.get(GPU), None, store.get(CPU))
     qtbot.addWidget(dialog)
     titles = [b.title() for b in dialog.findChildren(QGroupBox)]
     assert any(t.startswith("Against the baseline, run 1") and t.endswith(" — × vs baseline")
                for t in titles), titles
     against = next(b for b in dialog.findChildren(QGroupBox) if b.title().startswith("Against"))
     rows = section(dialog, against.title())
-    assert rows["Steady state"] == "0.08x  (119.7 ± 3.1 → 1,450 ± 210 ⚠ µs/epoch)"
+    assert rows["Steady state"] == "2.00x  (119.7 ± 3.1 → 59.9 ± 0.8 µs/epoch)"
     assert rows["× vs baseline"] == (
         "how many times faster than the baseline run: its time ÷ this run's, so above 1x this "
         "run is faster.\nThe Ladder's '× vs the note's loop' compares with the note's loop on "
@@ -125,3 +126,15 @@ def test_the_steady_state_says_how_it_was_measured(qtbot, store):
     value = next(label for label in box.findChildren(QLabel)
                  if label.text().startswith("119.7 ± 3.1 µs/epoch"))
     assert "their median, leaving out the first chunk" in value.toolTip()
+
+
+def test_a_ratio_that_is_no_result_says_why_instead(qtbot, store):
+    # The stopped run trains digits, the baseline iris: no ratio, the reason in its place.
+    dialog = RunDetailsDialog(store.get(STOPPED), None, store.get(CPU))
+    qtbot.addWidget(dialog)
+    against = next(b for b in dialog.findChildren(QGroupBox) if b.title().startswith("Against"))
+    rows = section(dialog, against.title())
+    assert rows["Steady state"] == "— other data  (119.7 ± 3.1 → 1,450 ± 210 ⚠ µs/epoch)"
+    assert rows["Not a result"] == ("this run trains digits, the baseline (run 1) iris:\n"
+                                    "a speedup across data sets is not a result.")
+    assert "Whole loop" not in rows

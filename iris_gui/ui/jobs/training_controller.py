@@ -44,6 +44,7 @@ class Job:
 class TrainingController(QObject):
     state_changed = Signal(object)  # RunState
     devices_ready = Signal(list)
+    accelerator_known = Signal(object)  # this machine's AcceleratorRecord, before devices_ready
     run_started = Signal(int, object)
     chunk_ready = Signal(int, object)
     run_finished = Signal(int, object)
@@ -66,6 +67,7 @@ class TrainingController(QObject):
         self.state = RunState.LOADING
         self.devices: list = []
         self.torch_version = ""
+        self.accelerator = None  # this machine's AcceleratorRecord, once the worker is ready
         self._queue: deque[Job] = deque()
         self._token = 0
         self._thread = QThread()
@@ -173,8 +175,11 @@ class TrainingController(QObject):
         self._set_state(RunState.STARTING)
         self._run_requested.emit(self._token, job.config, job.execution)
 
-    def _on_ready(self, devices: list, torch_version: str) -> None:
+    def _on_ready(self, devices: list, torch_version: str, accelerator: object = None) -> None:
         self.devices, self.torch_version = devices, torch_version
+        if accelerator is not None:
+            self.accelerator = accelerator
+            self.accelerator_known.emit(accelerator)
         self.devices_ready.emit(devices)
         if self.state is RunState.LOADING:
             self._set_state(RunState.IDLE)

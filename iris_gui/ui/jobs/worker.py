@@ -34,7 +34,9 @@ log = logging.getLogger(__name__)
 
 
 class TrainingWorker(QObject):
-    ready = Signal(list, str)  # [DeviceInfo] (this machine's, then the hosts'), torch version
+    # [DeviceInfo] (this machine's, then the hosts'), torch version, and this machine's
+    # AcceleratorRecord (a host's devices are not this machine's: the record is only of here)
+    ready = Signal(list, str, object)
     start_failed = Signal(str)
     hosts_connecting = Signal(list)  # the names of the hosts being connected
     host_failed = Signal(str, str)  # host name, one-line reason
@@ -76,7 +78,7 @@ class TrainingWorker(QObject):
                 continue
             self._active = name
             self._local_devices = devices
-            self.ready.emit(devices, runner.torch_version)
+            self.ready.emit(devices, runner.torch_version, runner.accelerator)
             self._connect_hosts(announce_without_hosts=False)
             return
 
@@ -106,9 +108,10 @@ class TrainingWorker(QObject):
             self.host_failed.emit("hosts", str(error))
         self._hosts = HostRunners(hosts)
         version = self._runners[self._active].torch_version
+        accelerator = self._runners[self._active].accelerator
         if not hosts:
             if announce_without_hosts:
-                self.ready.emit(self._local_devices, version)
+                self.ready.emit(self._local_devices, version, accelerator)
             return
         self.hosts_connecting.emit([host.name for host in hosts])
         # Any device of a host names its runner; each host has a cpu.
@@ -123,7 +126,7 @@ class TrainingWorker(QObject):
             with self._lock:
                 if generation != self._generation:  # reconnected or closed meanwhile
                     return
-            self.ready.emit(local + outcome.devices, version)
+            self.ready.emit(local + outcome.devices, version, accelerator)
             for name, message in outcome.failures:
                 self.host_failed.emit(name, message)
 

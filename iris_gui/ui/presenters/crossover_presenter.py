@@ -1,7 +1,7 @@
 """CrossoverPresenter: the Crossover view's sweeps through the controller and the store.
 
-Start queues the settings' sweep; each measured point grows the view and the progress (with an
-ETA from the time per point so far); the finished sweep is saved in one transaction, joins the
+Start queues the settings' sweep; each measured point grows the view and the progress (with the
+time left for the points to come, engine/timing/sweep_left.py); the finished sweep is saved in one transaction, joins the
 list of earlier sweeps and is shown as stored. An earlier sweep is reopened from the store.
 Start is on only while the controller is idle, as Train is.
 """
@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject
 
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.timing.sweep_left import SweepTimeLeft
 from iris_gui.ui.jobs.run_state import RunState
 
 if TYPE_CHECKING:
@@ -28,7 +29,8 @@ class CrossoverPresenter(QObject):
         super().__init__(parent)
         self.views = views
         self.panel = views.crossover
-        self._started: float | None = None  # when our sweep began (monotonic seconds)
+        self.clock = time.monotonic  # a test's own clock replaces it
+        self._left: SweepTimeLeft | None = None  # the running sweep's time left
         controller = views.controller
         self.panel.start_requested.connect(self.start)
         self.panel.stop_requested.connect(controller.stop)
@@ -44,7 +46,7 @@ class CrossoverPresenter(QObject):
 
     def start(self, spec: SweepSpec) -> None:
         w = self.views
-        self._started = time.monotonic()
+        self._left = SweepTimeLeft(spec, self.clock())
         self.panel.begin(spec)
         self.panel.set_running(True)
         w.controller.sweep(spec, w.controls.execution())
@@ -69,16 +71,15 @@ class CrossoverPresenter(QObject):
         self.panel.set_history([(s.id, s.label()) for s in reversed(stored)])
 
     def _on_point(self, point: SweepPoint, done: int, total: int) -> None:
-        if self._started is None:  # a sweep someone else queued (the CLI has its own view)
-            self._started = time.monotonic()
+        if self._left is None:  # a sweep someone else queued (the CLI has its own view)
+            self._left = SweepTimeLeft(None, self.clock())
             self.panel.set_running(True)
         self.panel.add_point(point)
-        elapsed = time.monotonic() - self._started
-        eta = elapsed / done * (total - done) if done else None
-        self.panel.show_progress(done, total, eta)
+        self._left.add(point, done, total, self.clock())
+        self.panel.show_progress(done, total, self._left.seconds_left)
 
     def _on_finished(self, result: SweepResult) -> None:
-        self._started = None
+        self._left = None
         self.panel.set_running(False)
         try:
             sweep_id = self.views.store.save_sweep(result)

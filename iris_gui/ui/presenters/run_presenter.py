@@ -15,10 +15,12 @@ from PySide6.QtWidgets import QMessageBox
 
 from iris_gui.engine.records.ladder import ladder_configs
 from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.standing import measurable
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.labels import run_label, setting_parts
+from iris_gui.engine.words.machine_steps import ready_line
 from iris_gui.engine.words.numbers import figure
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.loss_plot.panel import PlotCurve
@@ -31,20 +33,25 @@ if TYPE_CHECKING:
 
 # The note's experiment: each device with each way of bringing the loss back.
 EXPERIMENT_RECORDS = ("every-epoch", "every:200", "device", "none")
+# What the status bar says while a state lasts: it goes with the state (a stopped run's end is
+# said beside the progress bar), unless another message has taken its place since.
+STATE_MESSAGES = {RunState.LOADING: "Starting the training worker (loading torch)…",
+                  RunState.STOPPING: "Stopping…"}
 
 
 def dataset_words(config: RunConfig) -> tuple[str, str]:
-    """The data set's name and the MLP's shape on it (``Iris``, ``4-10-3``); a CSV file is
-    named by its file name, its width known only once read (``?-10-?``)."""
+    """The data set's name and the MLP on it (``Iris``, ``a 4-10-3 MLP``); a CSV file is named
+    by its file name, and its MLP by the hidden widths alone (its inputs and classes are known
+    only once the file is read, which the window does not do to say this)."""
     hidden = [str(width) for width in config.hidden]
     if config.dataset == "csv":
-        return PurePath(config.data_file).name, "-".join(["?", *hidden, "?"])
+        return PurePath(config.data_file).name, f"an MLP with hidden layers {', '.join(hidden)}"
     if config.dataset == "synthetic":
         name = "synthetic data"
         features, classes = config.synthetic_features, config.synthetic_classes
     else:
         name, _, features, classes = DATASET_SHAPES[config.dataset]
-    return name, "-".join([str(features), *hidden, str(classes)])
+    return name, "a " + "-".join([str(features), *hidden, str(classes)]) + " MLP"
 
 
 def empty_plot_hint(config: RunConfig) -> str:
@@ -52,7 +59,7 @@ def empty_plot_hint(config: RunConfig) -> str:
     name, shape = dataset_words(config)
     where = "" if config.device == "cpu" else f" on {config.device}"
     more = "".join(f", {part}" for part in setting_parts(config))
-    what = f"a {shape} MLP on {name}, {config.epochs:,} epochs{where}{more}"
+    what = f"{shape} on {name}, {config.epochs:,} epochs{where}{more}"
     if config == RunConfig(device=config.device):
         what = f"the note's experiment: {what}"
     return f"Press Train (Ctrl+Return) to run {what}"
@@ -94,6 +101,7 @@ class RunPresenter(QObject):
         w.controls.train_requested.connect(
             lambda config: controller.train([config], w.controls.execution()))
         w.controls.run_all_requested.connect(self._run_everywhere)
+        w.actions.rerun_busy.triggered.connect(self.rerun_busy)
         w.controls.ladder_requested.connect(lambda base: self.run_ladder(base, everywhere=False))
         w.controls.stop_requested.connect(controller.stop)
         w.controls.refresh_devices_requested.connect(self.refresh_devices)
@@ -112,20 +120,37 @@ class RunPresenter(QObject):
         w.actions.run_all.setEnabled(state.can_train)
         w.actions.run_ladder.setEnabled(state.can_train)
         w.actions.run_ladder_everywhere.setEnabled(state.can_train)
+        w.actions.rerun_busy.setEnabled(state.can_train)
         w.actions.stop.setEnabled(state.can_stop)
-        if state is RunState.LOADING:
-            w.status.showMessage("Starting the training worker (loading torch)…")
-        elif state is RunState.STOPPING:
-            w.status.showMessage("Stopping…")
+        if state in STATE_MESSAGES:
+            w.status.showMessage(STATE_MESSAGES[state])
+        elif w.status.currentMessage() in STATE_MESSAGES.values():
+            w.status.clearMessage()
 
     def _on_devices(self, devices: list) -> None:
         self.views.controls.set_devices(devices)
-        self.views.status.showMessage(
-            f"Ready: {counted(len(devices), 'device')} — {', '.join(d.id for d in devices)}", 8000)
+        self.views.status.showMessage(ready_line(devices, self.controller.accelerator), 8000)
 
     def _on_queue(self, waiting: int) -> None:
         if waiting:
             self.views.status.showMessage(f"{counted(waiting, 'run')} queued", 4000)
+
+    def rerun_busy(self) -> list[int]:
+        """Queue again the stored runs whose timing is no result on its own (a busy CPU, a
+        noisy steady state: ``records/standing.measurable``), each with its own settings;
+        the ids queued, said in the status bar."""
+        w = self.views
+        busy = [run for run in w.results.model.runs
+                if measurable(run.result).rerun_helps]
+        if not busy:
+            w.status.showMessage("No stored run was measured on a busy CPU or is noisy: "
+                                 "nothing to re-run", 8000)
+            return []
+        self.controller.train([run.result.config for run in busy], w.controls.execution())
+        ids = ", ".join(str(run.id) for run in busy)
+        w.status.showMessage(f"Re-running {counted(len(busy), 'busy run')} ({ids}): the new "
+                             "rows are their measurements on this machine as it is now", 8000)
+        return [run.id for run in busy]
 
     def _run_everywhere(self, base: RunConfig) -> None:
         devices = self.controller.devices or []

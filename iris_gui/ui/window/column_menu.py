@@ -26,6 +26,7 @@ class ColumnChooser(QObject):
         self._titles = dict(columns)
         self._defaults = [key for key in self._keys if key in set(defaults)]
         self._always = set(always_shown)
+        self._by_hand: set[str] = set()  # keys the user showed or hid from the menu
         header = view.horizontalHeader()
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._popup)
@@ -75,7 +76,17 @@ class ColumnChooser(QObject):
         menu.addAction("Default columns", self.reset)
         return menu
 
+    def reveal(self, keys: Iterable[str]) -> None:
+        """Show the columns among ``keys`` that are hidden by default and that the user has
+        not shown or hidden from the menu (the table's rows differ in them); not a choice to
+        remember, so nothing is emitted."""
+        wanted = set(keys) & set(self._defaults) - self._by_hand
+        for column, key in enumerate(self._keys):
+            if key in wanted:
+                self._view.setColumnHidden(column, False)
+
     def _show(self, key: str, shown: bool) -> None:
+        self._by_hand.add(key)
         hidden = [k for k in self.hidden() if k != key]
         self.set_hidden(hidden if shown else [*hidden, key])
 

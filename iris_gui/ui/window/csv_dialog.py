@@ -2,8 +2,10 @@
 
 The header is read as soon as a file is named, so its columns fill the Target list (the last
 column by default, as RunConfig's "" means); on OK a file of modest size is read whole, so that
-a malformed row is said here, in the file reader's one line, rather than by a failed run. The
-folder the last file came from is kept in the app's settings.
+a malformed row is said here, in the file reader's one line, rather than by a failed run. A
+target of very many classes for its rows (a measurement, such as a price) is noted as it is
+chosen, for a small file, or on OK, which then needs pressing again. The folder the last file
+came from is kept in the app's settings.
 """
 
 from __future__ import annotations
@@ -27,14 +29,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui.engine.data.csv_data import read_csv_data, read_header
+from iris_gui.engine.data.csv_data import many_classes_note, read_csv_data, read_header
 from iris_gui.engine.spec.errors import ConfigError
-from iris_gui.figures.plot_theme import COMPLAINT
+from iris_gui.figures.plot_theme import CAUTION, COMPLAINT
 
 FOLDER_KEY = "files/csv_folder"
 # Read whole on OK up to this size (a few seconds at most); a larger file is checked by its
 # run, which says what is wrong the same way.
 CHECK_WHOLE_BYTES = 20_000_000
+# Read whole as the target is chosen, to judge it, up to this size (a blink).
+JUDGE_TARGET_BYTES = 2_000_000
+CHOOSE = "choose another target above, or OK to train on these classes"
 FILTERS = "CSV files (*.csv *.tsv *.txt);;All files (*)"
 
 
@@ -60,11 +65,14 @@ class CsvDialog(QDialog):
         self.columns_label = QLabel(wordWrap=True)
         self.error_label = QLabel(visible=False, wordWrap=True)
         self.error_label.setStyleSheet(f"color: {COMPLAINT};")
+        self.note_label = QLabel(visible=False, wordWrap=True)
+        self.note_label.setStyleSheet(f"color: {CAUTION};")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         self._build_layout()
         self.browse_button.clicked.connect(self.browse)
         self.path_edit.editingFinished.connect(lambda: self.set_path(self.path_edit.text()))
+        self.target_combo.currentTextChanged.connect(self._judge_target)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self._ok().setEnabled(False)
@@ -85,6 +93,7 @@ class CsvDialog(QDialog):
                                 wordWrap=True))
         layout.addLayout(form)
         layout.addWidget(self.error_label)
+        layout.addWidget(self.note_label)
         layout.addWidget(self.buttons)
 
     def _ok(self) -> QPushButton:
@@ -115,6 +124,7 @@ class CsvDialog(QDialog):
         or its one-line error is shown."""
         if self.path_edit.text() != path:
             self.path_edit.setText(path)
+        self.target_combo.blockSignals(True)  # judged once, below, not per item added
         self.target_combo.clear()
         self._columns = []
         try:
@@ -133,12 +143,29 @@ class CsvDialog(QDialog):
                 "and the target")
         else:
             self.columns_label.setText("")
+        self.target_combo.blockSignals(False)
         self.target_combo.setEnabled(bool(self._columns))
         self._ok().setEnabled(bool(self._columns))
+        self._judge_target()
 
     def _show_error(self, text: str) -> None:
         self.error_label.setText(text)
         self.error_label.setVisible(bool(text))
+
+    def _show_note(self, text: str) -> None:
+        self.note_label.setText(text[:1].upper() + text[1:] + "." if text else "")
+        self.note_label.setVisible(bool(text))
+
+    def _judge_target(self) -> None:
+        """Note a target of very many classes while it is chosen (a small file only)."""
+        note = ""
+        try:
+            if self._columns and os.path.getsize(self.path()) <= JUDGE_TARGET_BYTES:
+                note = many_classes_note(read_csv_data(self.path(), self.target()).record,
+                                         CHOOSE)
+        except (ConfigError, OSError):
+            pass  # OK reads the file again and says what is wrong in the reader's line
+        self._show_note(note)
 
     # --- the choice -----------------------------------------------------------------------
     def path(self) -> str:
@@ -153,13 +180,18 @@ class CsvDialog(QDialog):
         if not self._columns:
             return
         try:
+            note = ""
             if os.path.getsize(self.path()) <= CHECK_WHOLE_BYTES:
-                read_csv_data(self.path(), self.target())
+                note = many_classes_note(read_csv_data(self.path(), self.target()).record,
+                                         CHOOSE)
         except ConfigError as error:
             self._show_error(str(error))
             return
         except OSError as error:
             self._show_error(f"{self.path()} cannot be read: {error.strerror or error}")
+            return
+        if note and self.note_label.isHidden():
+            self._show_note(note)  # a note not yet seen: OK again goes on
             return
         self._settings.setValue(FOLDER_KEY, str(Path(self.path()).resolve().parent))
         super().accept()

@@ -36,11 +36,13 @@ class WindowActions:
     run_all: QAction
     run_ladder: QAction
     run_ladder_everywhere: QAction
+    rerun_busy: QAction
     refresh_devices: QAction
     hosts: QAction
     log_y: QAction
     themes: dict[str, QAction]  # "system", "light", "dark": View → Theme, one checked
     shortcuts: QAction
+    machine: QAction  # Help → What This Machine Can Measure…: the notice of this machine
     open_log_folder: QAction
     open_data_folder: QAction
     about: QAction
@@ -87,6 +89,9 @@ def build_menus(window: QMainWindow) -> WindowActions:
                           "The note's loop, then every engine the selected device can run"),
         run_ladder_everywhere=action("Run the Ladder on Every De&vice", None,
                                      "The engine ladder on each detected device"),
+        rerun_busy=action("Re-run &Busy Runs", None,
+                          "Queue again every stored run measured on a busy CPU or with a noisy "
+                          "steady state: their speedups are no results until then"),
         refresh_devices=action("&Refresh Devices", "F5"),
         hosts=action("&Hosts…", None, "Machines whose devices to train on, through ssh"),
         log_y=action("&Logarithmic Loss Axis", "Ctrl+L"),
@@ -94,6 +99,8 @@ def build_menus(window: QMainWindow) -> WindowActions:
             "Follow the system's light or dark colour scheme", "Light whatever the system says",
             "Dark whatever the system says"))},
         shortcuts=action("&Keyboard Shortcuts", "Ctrl+/", "Every shortcut, in one list"),
+        machine=action("What This Machine Can &Measure…", None,
+                       "Whether a GPU is here, why not, and what to do here and elsewhere"),
         open_log_folder=action("Open &Log Folder", None,
                                "Where the tracebacks of failed runs are written"),
         open_data_folder=action("Open &Data Folder", None,
@@ -122,7 +129,7 @@ def build_menus(window: QMainWindow) -> WindowActions:
     data_menu.addAction(actions.open_csv)
     run_menu = bar.addMenu("&Run")
     for item in (actions.train, actions.stop, actions.run_all, actions.run_ladder,
-                 actions.run_ladder_everywhere):
+                 actions.run_ladder_everywhere, actions.rerun_busy):
         run_menu.addAction(item)
     run_menu.addSeparator()
     run_menu.addAction(actions.refresh_devices)
@@ -138,6 +145,7 @@ def build_menus(window: QMainWindow) -> WindowActions:
     view_menu.addSeparator()
     window.view_menu = view_menu
     help_menu = bar.addMenu("&Help")
+    help_menu.addAction(actions.machine)
     help_menu.addAction(actions.shortcuts)
     help_menu.addAction(actions.open_log_folder)
     help_menu.addAction(actions.open_data_folder)

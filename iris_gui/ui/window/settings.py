@@ -34,6 +34,7 @@ _HIDDEN_COLUMNS_KEY = "results/hidden_column_keys"
 _KNOWN_COLUMNS_KEY = "results/known_column_keys"
 _BASELINE_KEY = "results/baseline"
 _ADVANCED_KEY = "run/advanced_open"
+_MACHINE_NOTICE_KEY = "notices/machine_hidden"
 # What a stored value can get wrong: a bad choice or range (ConfigError), a wrong type (a string
 # where a list belongs), or an integer too large for a float comparison.
 _BAD_VALUE = (ConfigError, TypeError, ValueError, OverflowError)
@@ -128,6 +129,15 @@ class AppSettings:
     @advanced_open.setter
     def advanced_open(self, value: bool) -> None:
         self._settings.setValue(_ADVANCED_KEY, bool(value))
+
+    @property
+    def machine_notice_hidden(self) -> bool:
+        """Whether the notice of what this machine can measure was told not to show again."""
+        return str(self._settings.value(_MACHINE_NOTICE_KEY, "false")).lower() == "true"
+
+    @machine_notice_hidden.setter
+    def machine_notice_hidden(self, value: bool) -> None:
+        self._settings.setValue(_MACHINE_NOTICE_KEY, bool(value))
 
     @property
     def export_folder(self) -> str | None:

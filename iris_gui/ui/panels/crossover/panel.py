@@ -4,11 +4,11 @@ A sweep times the same training over a grid of problem sizes (and batch sizes) o
 series (device x engine x CPU threads); the engine fits ``µs/epoch = steps · floor + work /
 throughput`` per series (one step per epoch at full batch) and finds where two series cross
 (engine/records/sweep_fit.py). A sentence on top says what is compared;
-the left column holds Start, Stop, progress with an ETA, the earlier sweeps to reopen, and
-three tabs: the new sweep's settings, what the shown sweep found, and every point. The plot
-beside them (the crossover figure, figures/crossover.py) draws a sweep as it grows point by
-point or as it was stored. A made-up sweep is marked as such on the plot. The figures are the
-``SweepResult``'s; its CSV is ``store/sweep_csv.py``'s rows.
+the left column holds Start, Stop and the earlier sweeps to reopen, the progress with its time
+left on a row of its own, and three tabs: the new sweep's settings, what the shown sweep found,
+and every point. The plot beside them (the crossover figure, figures/crossover.py) draws a
+sweep as it grows point by point or as it was stored. A made-up sweep is marked as such on
+the plot. The figures are the ``SweepResult``'s; its CSV is ``store/sweep_csv.py``'s rows.
 
 Run ``python -m iris_gui.ui.panels.crossover.panel`` to see the panel alone with sample data.
 """
@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -44,6 +43,7 @@ from iris_gui.figures import crossover_text as words
 from iris_gui.figures.plot_theme import ERROR
 from iris_gui.store.sweep_csv import export_sweep_csv
 from iris_gui.ui.panels.crossover.plot import CrossoverPlot
+from iris_gui.ui.panels.crossover.progress import SweepProgress
 from iris_gui.ui.panels.crossover.settings import SweepSettings
 from iris_gui.ui.panels.crossover.table import PointsTable
 from iris_gui.ui.panels.shared.about_line import fit_wrapped, wrapped_label
@@ -98,14 +98,13 @@ class CrossoverPanel(QWidget):
         self.stop_button.setToolTip("Stop the sweep and keep the points measured")
         self.start_button.clicked.connect(self._on_start)
         self.stop_button.clicked.connect(self.stop_requested)
-        self.progress_bar = QProgressBar()
+        self.progress_bar = SweepProgress()
         self.progress_bar.setRange(0, 1)
         self.progress_bar.setValue(0)
         self.progress_bar.setFormat("no sweep running")
         buttons = QHBoxLayout()
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.stop_button)
-        buttons.addWidget(self.progress_bar, 1)
         self.history_combo = guard_wheel(QComboBox())
         self.history_combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -113,6 +112,7 @@ class CrossoverPanel(QWidget):
         self.history_combo.setToolTip("Sweeps kept in the runs store")
         self.history_combo.activated.connect(self._on_history)
         self.set_history([])
+        buttons.addWidget(self.history_combo, 1)
 
         form = QWidget()
         inner = QVBoxLayout(form)
@@ -140,7 +140,8 @@ class CrossoverPanel(QWidget):
         left = QVBoxLayout(column)
         left.setContentsMargins(8, 4, 4, 4)
         left.addLayout(buttons)
-        left.addWidget(self.history_combo)
+        # A row of its own: the time left's words need the column's width.
+        left.addWidget(self.progress_bar)
         left.addWidget(self.error_label)
         left.addWidget(self.tabs, 1)
         # The form's own width, whatever the style: no label of it is ever cut.

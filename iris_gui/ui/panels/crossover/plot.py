@@ -9,9 +9,8 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRect, Signal
-from PySide6.QtGui import QCursor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QPointF, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from iris_gui.engine.records.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult
 from iris_gui.figures import crossover_marks as marks
@@ -20,6 +19,7 @@ from iris_gui.figures.crossover import CrossoverFigure
 from iris_gui.figures.plot_theme import PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.ui.panels.shared.fields import ValueCombo
+from iris_gui.ui.panels.shared.hover_tip import HoverTip
 
 HOVER_PX = 8  # how near a point the pointer must be for its tooltip
 
@@ -109,7 +109,7 @@ class CrossoverPlot(QWidget):
         self.bar.addWidget(self.slice_combo)
         self.bar.addStretch(1)
         self._view = self.figure.widget
-        self._view.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.hover = HoverTip(self._view, self._text_at)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self.bar)
@@ -183,18 +183,12 @@ class CrossoverPlot(QWidget):
         pixels, or None."""
         return nearest_tip(self._hover, self.plot_item.vb, x, y, HOVER_PX)
 
-    def _on_mouse_moved(self, scene_pos: object) -> None:
-        text = None
+    def _text_at(self, scene_pos: QPointF) -> str | None:
         vb = self.plot_item.vb
-        if vb.sceneBoundingRect().contains(scene_pos):
-            point = vb.mapSceneToView(scene_pos)
-            text = self.point_at(point.x(), point.y())
-        if text is not None:
-            # Gone once the pointer leaves the point, as the lines' and tags' own tooltips go.
-            near = self._view.mapFromGlobal(QCursor.pos())
-            QToolTip.showText(QCursor.pos(), text, self._view,
-                              QRect(near.x() - HOVER_PX, near.y() - HOVER_PX,
-                                    2 * HOVER_PX, 2 * HOVER_PX))
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        point = vb.mapSceneToView(scene_pos)
+        return self.point_at(point.x(), point.y())
 
 
 def nearest_tip(tips: list[tuple[float, float, str]], vb: pg.ViewBox, x: float, y: float,

@@ -15,8 +15,7 @@ from __future__ import annotations
 import html
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QCursor
+from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -25,15 +24,16 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QSplitter,
     QTextBrowser,
-    QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.figures.explain import LEAST_ROW_LINES, ROW_LINES, ExplainFigure
+from iris_gui.figures.explain_marks import estimate_tip
 from iris_gui.figures.plot_theme import ERROR, PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.ui.panels.explain.text import breakdown_html
+from iris_gui.ui.panels.shared.hover_tip import HoverTip
 
 __all__ = ["ExplainPanel"]
 
@@ -44,6 +44,11 @@ CLICK_HINT = "Click a run's bar or label to show its figures."
 # Past the least height its runs need, the plot takes at most this share of the panel's
 # height, so the text pane keeps a few lines.
 PLOT_SHARE = 0.6
+# The text pane's least height in lines: a CPU run's measured sentences and its estimate's
+# (the answer a user came for) without scrolling, in a 1280×800 window's docked pane. The
+# bottom tabs grow to it rather than leave it a line and a half.
+TEXT_LINES = 8
+ESTIMATE_BOX_PX = 3  # the estimate box's border and padding, above and below its lines
 
 
 class ExplainPanel(QWidget):
@@ -106,17 +111,24 @@ class ExplainPanel(QWidget):
         # Made after the controls above, so that Tab still reaches them first.
         self._figure = ExplainFigure(theme)
         self._plot_widget = self._figure.widget
-        self._plot_widget.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.hover = HoverTip(self._plot_widget, self._text_at)
         self._plot_widget.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self._text = QTextBrowser()
         self._text.setOpenLinks(False)
+        self._text.document().setDocumentMargin(2)  # the lines, not a frame of white, in a dock
+        margins = 2 * (self._text.frameWidth() + int(self._text.document().documentMargin()))
+        margins += 2 * ESTIMATE_BOX_PX
+        self._text.setMinimumHeight(TEXT_LINES * self._text.fontMetrics().lineSpacing() + margins)
         # Text below the plot, both full width: long run labels and sentences need the width
         # more than two or three bars need the height.
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self._plot_widget)
         splitter.addWidget(self._text)
-        splitter.setSizes([SPLIT_PLOT, SPLIT_TEXT])  # shares, scaled to the height
         splitter.setChildrenCollapsible(False)
+        # The empty chart's least height too (its axis, not a squashed one), before the
+        # shares: set after it, they are not clamped into other shares by it.
+        self._plot_widget.setMinimumHeight(self._figure.height_for(LEAST_ROW_LINES))
+        splitter.setSizes([SPLIT_PLOT, SPLIT_TEXT])  # shares, scaled to the height
         self._splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -163,8 +175,10 @@ class ExplainPanel(QWidget):
             self._items.append((label, breakdown))
         self._current = label
         self._redraw()
-        self.message.emit(f"Explained {label}: {breakdown.epoch_us_profiled:.0f} µs "
-                          "per profiled epoch")
+        busy = (f" (the CPU was busy {breakdown.cpu_wait_share:.0%} of the time: not "
+                "comparable; rerun when the machine is quieter)" if breakdown.cpu_busy else "")
+        self.message.emit(f"Explained {label}: {breakdown.epoch_us_profiled:,.0f} µs "
+                          f"per profiled epoch{busy}")
 
     def show_run(self, label: str) -> None:
         """Show this run's counts and sentences (as a click on its bar or label does)."""
@@ -203,7 +217,11 @@ class ExplainPanel(QWidget):
         self._status.setText(text)
 
     def segment_at(self, x: float, y: float) -> str | None:
-        """The hover text of the segment at view point (x, y), or None off the bars."""
+        """The hover text of the segment (or the GPU estimate) at view point (x, y), or None off
+        the bars."""
+        estimate = self._figure.estimate_at(x, y)
+        if estimate is not None:
+            return estimate_tip(estimate)
         found = self._figure.segment_at(x, y)
         if found is None:
             return None
@@ -247,13 +265,9 @@ class ExplainPanel(QWidget):
         if row is not None:
             self.show_run(self._items[row][0])
 
-    def _on_mouse_moved(self, scene_pos: object) -> None:
+    def _text_at(self, scene_pos: QPointF) -> str | None:
         point = self._figure.view_point(scene_pos)
-        text = None if point is None else self.segment_at(point.x(), point.y())
-        if text is None:
-            QToolTip.hideText()
-        else:
-            QToolTip.showText(QCursor.pos(), text, self._plot_widget)
+        return None if point is None else self.segment_at(point.x(), point.y())
 
 
 def main() -> None:

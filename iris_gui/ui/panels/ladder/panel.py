@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtGui import QCursor, QResizeEvent, QShowEvent
-from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QPointF, QSize, Qt
+from PySide6.QtGui import QResizeEvent, QShowEvent
+from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.figures import ladder_text as words
@@ -23,6 +23,7 @@ from iris_gui.figures.plot_theme import LIGHT, PlotTheme, plot_theme_for, theme_
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.store.ladder_csv import export_ladder_csv
 from iris_gui.ui.panels.shared.about_line import fit_wrapped, wrapped_label
+from iris_gui.ui.panels.shared.hover_tip import HoverTip
 
 __all__ = ["LadderPanel"]
 
@@ -91,7 +92,7 @@ class LadderPanel(QWidget):
 
     def _build(self) -> None:
         self._plot_widget = self._figure.widget
-        self._plot_widget.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.hover = HoverTip(self._plot_widget, self._text_at)
         self.plot_item.vb.sigResized.connect(self._figure.fit_x)
         self._empty = QLabel(EMPTY_TEXT)
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -206,18 +207,14 @@ class LadderPanel(QWidget):
         QApplication.processEvents()
         self._figure.fit_x()
 
-    def _on_mouse_moved(self, scene_pos: object) -> None:
-        text = None
+    def _text_at(self, scene_pos: QPointF) -> str | None:
         vb = self.plot_item.vb
         if vb.sceneBoundingRect().contains(scene_pos):
             point = vb.mapSceneToView(scene_pos)
-            text = self.bar_at(point.x(), point.y())
-        elif self.plot_item.getAxis("left").sceneBoundingRect().contains(scene_pos):
-            text = self.rung_at(vb.mapSceneToView(scene_pos).y())
-        if text is None:
-            QToolTip.hideText()
-        else:
-            QToolTip.showText(QCursor.pos(), text, self._plot_widget)
+            return self.bar_at(point.x(), point.y())
+        if self.plot_item.getAxis("left").sceneBoundingRect().contains(scene_pos):
+            return self.rung_at(vb.mapSceneToView(scene_pos).y())
+        return None
 
 
 def main() -> None:

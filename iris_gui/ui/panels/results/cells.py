@@ -13,6 +13,7 @@ from datetime import datetime
 
 from iris_gui.engine.records.compare import comparable
 from iris_gui.engine.records.result import RunResult, Timings
+from iris_gui.engine.records.standing import RESULT, Kind, Standing, verdict
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.numbers import figure, measured, plain, spread, spread_decimals
@@ -113,7 +114,10 @@ def run_steady_text(result: RunResult) -> str:
     if result.timing_is_partial:
         return _partial(result, figure(t.epoch_us))
     text = steady_text(t)
-    return text + BUSY_MARK if t.cpu_busy and text != MISSING else text
+    if t.cpu_busy and text != MISSING:
+        # One mark: the busy CPU is why it is noisy, if it is ("⚠ ⚠ CPU busy" said it twice).
+        return text.removesuffix(NOISY_MARK) + BUSY_MARK
+    return text
 
 
 def timing_key(result: RunResult, value: float) -> float | None:
@@ -139,33 +143,48 @@ def baseline_refusal(run_id: int, result: RunResult) -> str | None:
     return f"Run {run_id} cannot be the baseline. {result.partial_reason}."
 
 
-def speedup_text(value: float | None) -> str:
+def speedup_text(value: float | None, stand: Standing | None = None) -> str:
     """A ratio of two runs' times: ``2.00x``; below 0.01 two significant figures (``0.0014x``),
-    so a run hundreds of times slower does not read "0.00x"."""
+    so a run hundreds of times slower does not read "0.00x". Where the ratio is not a result
+    (``records/standing.py``) the reason's word instead ("— CPU busy"); within the noise the
+    ratio with ``≈``."""
+    if stand is not None and not stand.is_result and stand.kind is not Kind.PARTIAL:
+        return f"— {stand.short}"
     if value is None:
         return MISSING
     if 0 < abs(value) < 0.01:
-        return f"{value:.{1 - math.floor(math.log10(abs(value)))}f}x"
-    return f"{value:,.2f}x"
+        text = f"{value:.{1 - math.floor(math.log10(abs(value)))}f}x"
+    else:
+        text = f"{value:,.2f}x"
+    return f"≈ {text}" if stand is not None and stand.kind is Kind.WITHIN_NOISE else text
 
 
 def speedup_tip(run_id: int, result: RunResult, baseline_id: int | None,
-                baseline: RunResult | None, value: float | None) -> str:
-    """What a "× vs baseline" cell compares, with the two figures behind its ratio."""
+                baseline: RunResult | None, value: float | None,
+                stand: Standing | None = None) -> str:
+    """What a "× vs baseline" cell compares, with the two figures behind its ratio, and why
+    it is no result where it is not."""
     if baseline is None or baseline_id is None:
         return ("No baseline: select a run and press Set as baseline to see how many times "
                 "faster each run is than it")
     base_us = steady_text(baseline.timings).removesuffix(NOISY_MARK)
     if run_id == baseline_id:
-        return (f"Run {run_id} is the baseline ({base_us} µs/epoch): every other row's "
+        text = (f"Run {run_id} is the baseline ({base_us} µs/epoch): every other row's "
                 "× vs baseline is this run's steady state over that row's")
+        if stand is not None and not stand.is_result:
+            text += f".\nNo row's ratio is a result: {stand.reason}."
+        return text
+    if stand is not None and not stand.is_result:
+        return f"Not a result: {stand.reason}."
     if value is None:
         return f"No steady state to compare with the baseline, run {baseline_id}"
     mine = steady_text(result.timings).removesuffix(NOISY_MARK)
-    verdict = "faster" if value > 1 else "slower" if value < 1 else "as fast"
-    return (f"{speedup_text(value)} vs baseline: this run's steady state is {mine} µs/epoch, "
-            f"the baseline's (run {baseline_id}) {base_us} µs/epoch; baseline ÷ this run, so "
-            f"this run is {verdict}")
+    said = verdict(value, stand or RESULT)
+    text = (f"{speedup_text(value)} vs baseline: this run's steady state is {mine} µs/epoch, "
+            f"the baseline's (run {baseline_id}) {base_us} µs/epoch; baseline ÷ this run")
+    if said == "within the noise":
+        return f"{text}.\nWithin the noise: {stand.reason if stand else ''}."
+    return f"{text}, so this run is {said}"
 
 
 def total_tip(result: RunResult) -> str | None:

@@ -25,10 +25,12 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.records.compare import steady_speedup, total_speedup
 from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.standing import Kind, Standing, standing
 from iris_gui.engine.words.command_line import SYNTHETIC_SIZES, command_for
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.labels import table_label
 from iris_gui.engine.words.numbers import measured
+from iris_gui.engine.words.program import program_here
 from iris_gui.engine.words.timing_names import LOOP, heading
 from iris_gui.store.runs import StoredRun
 from iris_gui.ui.panels.results.cells import (
@@ -121,8 +123,8 @@ AGAINST_MEANING = ("how many times faster than the baseline run: its time ÷ thi
                    "the note's loop on the same device instead.")
 
 
-def _ratio(value: float) -> str:
-    return speedup_text(finite(value))
+def _ratio(value: float, stand: Standing | None = None) -> str:
+    return speedup_text(finite(value), stand)
 
 
 def _against(run: StoredRun, baseline: StoredRun) -> QGroupBox:
@@ -131,14 +133,22 @@ def _against(run: StoredRun, baseline: StoredRun) -> QGroupBox:
     if r.timing_is_partial:
         refused = f"not compared: this run {r.failed_at}, so its timings are partial"
         return form_group(title, [("Steady state", refused), ("Whole loop", refused)])
+    stand = standing(b, r, "this run", f"the baseline (run {baseline.id})")
+    figures = f"({steady_text(b.timings)} → {steady_text(r.timings)} µs/epoch)"
+    if not stand.is_result:
+        # Lines broken here rather than word-wrapped: a form can cut a wrapped label short.
+        why = f"{stand.reason}.".replace(": ", ":\n", 1).replace("; ", ";\n", 1)
+        return form_group(title, [("Steady state", f"{speedup_text(None, stand)}  {figures}"),
+                                  ("Not a result", why)])
     box = form_group(title, [
-        ("Steady state", (f"{_ratio(steady_speedup(b, r))}  ({steady_text(b.timings)} → "
-                         f"{steady_text(r.timings)} µs/epoch)")),
+        ("Steady state", f"{_ratio(steady_speedup(b, r), stand)}  {figures}"),
         ("Whole loop", (f"{_ratio(total_speedup(b, r))}  (loop seconds per epoch, first epoch "
                        "and chunk handling included)")),
     ])
     layout = box.layout()
     assert isinstance(layout, QFormLayout)
+    if stand.kind is Kind.WITHIN_NOISE:
+        layout.addRow("Within the noise:", selectable(f"{stand.reason}.".replace(": ", ":\n", 1)))
     layout.addRow(f"{SPEEDUP_TITLE}:", selectable(AGAINST_MEANING))
     return box
 
@@ -276,7 +286,7 @@ class RunDetailsDialog(QDialog):
         layout.addWidget(scroll, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
-        self.command = command_for(result.config)
+        self.command = command_for(result.config, program_here())
         self.copy_button = buttons.addButton("Copy as command",
                                              QDialogButtonBox.ButtonRole.ActionRole)
         self.copy_button.setToolTip(f"Copy the line that repeats this run headless:\n"

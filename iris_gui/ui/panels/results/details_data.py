@@ -8,6 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel
 
+from iris_gui.engine.data.csv_data import many_classes_note
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.words.numbers import measured
 from iris_gui.figures.plot_theme import CAUTION
@@ -103,4 +104,9 @@ def data_file_group(result: RunResult) -> QGroupBox:
         changed = selectable(result.data_changed.replace(": ", ":\n", 1))
         changed.setStyleSheet(f"color: {CAUTION};")
         form.addRow("Changed:", changed)
+    if many := many_classes_note(record, "choose another target"):
+        note = selectable(many)
+        note.setWordWrap(True)
+        note.setStyleSheet(f"color: {CAUTION};")
+        form.addRow("Note:", note)
     return box

@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor, QFont
 
 from iris_gui.engine.records.compare import steady_speedup
 from iris_gui.engine.records.result import RunResult, RunStatus
+from iris_gui.engine.records.standing import Standing, measurable, standing
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.timing_names import LOOP_SECONDS, heading
 from iris_gui.figures.plot_theme import CAUTION, ERROR, PARTIAL, STOPPED
@@ -246,7 +247,7 @@ class RunsTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._speedup_text(run) if column == SPEEDUP_COLUMN else COLUMNS[column].text(run)
         if role == SORT_ROLE:
-            return self._speedup(run) if column == SPEEDUP_COLUMN else COLUMNS[column].raw(run)
+            return self._speedup_key(run) if column == SPEEDUP_COLUMN else COLUMNS[column].raw(run)
         if role == Qt.ItemDataRole.TextAlignmentRole and COLUMNS[column].numeric:
             return _RIGHT
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -262,10 +263,28 @@ class RunsTableModel(QAbstractTableModel):
         baseline = self.baseline_run()
         return None if baseline is None else finite(steady_speedup(baseline.result, run.result))
 
+    def _standing(self, run: StoredRun) -> Standing | None:
+        """Whether this row's ratio is a result; None without a baseline. The baseline's own
+        row says whether it can be one (``measurable``)."""
+        baseline = self.baseline_run()
+        if baseline is None:
+            return None
+        if run.id == baseline.id:
+            return measurable(run.result, f"the baseline (run {run.id})")
+        return standing(baseline.result, run.result, f"run {run.id}",
+                        f"the baseline (run {baseline.id})")
+
+    def _speedup_key(self, run: StoredRun) -> float | None:
+        # A ratio that is no result sorts with the missing ones.
+        stand = self._standing(run)
+        return self._speedup(run) if stand is None or stand.is_result else None
+
     def _speedup_text(self, run: StoredRun) -> str:
+        stand = self._standing(run)
         if run.id == self._baseline_id:
-            return BASELINE_TEXT
-        return speedup_text(self._speedup(run))
+            return BASELINE_TEXT if stand is None or stand.is_result else (
+                f"{BASELINE_TEXT} — {stand.short}")
+        return speedup_text(self._speedup(run), stand)
 
     def _tooltip(self, run: StoredRun, column: int) -> str | None:
         if column in TIMING_COLUMNS and run.result.timing_is_partial:
@@ -287,7 +306,7 @@ class RunsTableModel(QAbstractTableModel):
             baseline = self.baseline_run()
             return speedup_tip(run.id, run.result, self._baseline_id,
                                None if baseline is None else baseline.result,
-                               self._speedup(run))
+                               self._speedup(run), self._standing(run))
         if column == 0 and run.id == self._baseline_id:
             return f"Run {run.id} is the baseline: × vs baseline compares every run with it"
         if column == ENGINE_COLUMN:
@@ -316,6 +335,9 @@ class RunsTableModel(QAbstractTableModel):
         if column == STEADY_COLUMN:
             timings = run.result.timings
             return NOISY_COLOUR if timings.noisy or timings.cpu_busy else None
+        if column == SPEEDUP_COLUMN:
+            stand = self._standing(run)
+            return NOISY_COLOUR if stand is not None and not stand.is_result else None
         return None
 
     def _font(self, run: StoredRun, column: int) -> QFont | None:

@@ -35,10 +35,12 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.words.command_line import command_for
 from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.program import program_here
 from iris_gui.store.export import export_runs_csv
 from iris_gui.store.runs import RunStore, StoreError
 from iris_gui.ui.panels.results.columns import ColumnFitter
 from iris_gui.ui.panels.results.details import RunDetailsDialog
+from iris_gui.ui.panels.results.differing import differing_keys
 from iris_gui.ui.panels.results.model import (
     COLUMNS,
     DEFAULT_HIDDEN,
@@ -46,6 +48,7 @@ from iris_gui.ui.panels.results.model import (
     SORT_ROLE,
     RunsTableModel,
 )
+from iris_gui.ui.panels.results.view_place import place_kept
 from iris_gui.ui.window.column_menu import ColumnChooser
 
 EMPTY_TEXT = ("Your runs appear here, one row each, with their timings.\n"
@@ -121,8 +124,10 @@ class ResultsPanel(QWidget):
         except StoreError as exc:
             return str(exc)
         kept, baseline = self.selected_ids(), self.model.baseline_id
-        self.model.set_runs(runs)
-        self._select(kept)  # a reload keeps the selection without moving the view
+        with place_kept(self.view, self._run_id, self._index_of):
+            self.model.set_runs(runs)
+            self._select(kept)  # a reload keeps the selection without moving the view
+        self.columns.reveal(differing_keys(runs))
         self._fit.fit()
         self.empty_label.setVisible(not runs)
         if self.model.baseline_id != baseline:
@@ -138,20 +143,22 @@ class ResultsPanel(QWidget):
         """Select the rows of runs ``ids`` and scroll the last of them into view (a run just
         saved is passed last, and must not land below the visible rows)."""
         self._select(ids)
-        row = self.model.row_of(ids[-1]) if ids else None
-        if row is not None:
+        index = self._index_of(ids[-1]) if ids else None
+        if index is not None:
             # Just after a reload the view's layout is still pending, and scrollTo would
             # measure the old rows: lay them out first.
             self.view.doItemsLayout()
-            self.view.scrollTo(self._proxy.mapFromSource(self.model.index(row, 0)),
-                               QAbstractItemView.ScrollHint.EnsureVisible)
+            self.view.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def _index_of(self, run_id: int) -> QModelIndex | None:
+        """The view's index of run ``run_id``'s row (its first column), None if not shown."""
+        row = self.model.row_of(run_id)
+        return None if row is None else self._proxy.mapFromSource(self.model.index(row, 0))
 
     def _select(self, ids: list[int]) -> None:
         selection = QItemSelection()
-        for run_id in ids:
-            row = self.model.row_of(run_id)
-            if row is not None:
-                index = self._proxy.mapFromSource(self.model.index(row, 0))
+        for index in map(self._index_of, ids):
+            if index is not None:
                 selection.select(index, index)
         flags = (QItemSelectionModel.SelectionFlag.ClearAndSelect
                  | QItemSelectionModel.SelectionFlag.Rows)
@@ -228,7 +235,7 @@ class ResultsPanel(QWidget):
         row = self.model.row_of(run_id)
         if row is None:
             return None
-        text = command_for(self.model.run_at(row).result.config)
+        text = command_for(self.model.run_at(row).result.config, program_here())
         QGuiApplication.clipboard().setText(text)
         self._say_copied(text)
         return text
@@ -238,6 +245,7 @@ class ResultsPanel(QWidget):
         ``known`` existed); the others show, except columns added since, which take their
         defaults."""
         self.columns.restore(keys, known)
+        self.columns.reveal(differing_keys(self.model.runs))
 
     def column_keys(self) -> list[str]:
         return self.columns.keys

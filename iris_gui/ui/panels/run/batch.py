@@ -5,25 +5,31 @@ the loader's options and TF32 fold into Advanced. A loader option is enabled onl
 loader data path, and a workers-only option only with workers; an engine that cannot take a
 choice greys it out and says why, and choosing such an engine sets the choice back to one it
 takes and says so, as the recording does (RunConfig refuses the combination otherwise).
+Workers persist unless unticked (RunConfig's default); unticked, a line under them says what
+starting them every epoch costs.
 """
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from iris_gui.engine.spec.batch_settings import (
     DEFAULT_PREFETCH,
     MAX_PREFETCH,
     MAX_WORKERS,
     batch_text,
+    default_persistent,
     parse_batch,
+    restart_warning,
 )
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO, minibatch_engines
 from iris_gui.engine.spec.errors import ConfigError
-from iris_gui.figures.plot_theme import INVALID_FIELD
+from iris_gui.figures.plot_theme import CAUTION, INVALID_FIELD
 from iris_gui.ui.panels.shared.fields import ValueCombo, int_spin
 
 BATCH_CHOICES = ("full", "16", "32", "64", "128", "256")
@@ -46,6 +52,7 @@ PRECISION_ITEMS = [
 LOADER_ONLY = "applies to the loader data path only"
 _OWN_TIP_ROLE = Qt.ItemDataRole.UserRole + 100  # an item's tooltip before "Unavailable: …"
 WORKERS_ONLY = "needs loader workers (1 or more)"
+KEEP_WORKERS = "tick persistent to keep them"  # the window's words for --persistent-workers
 
 
 class BatchCombo(QComboBox):
@@ -125,7 +132,12 @@ class BatchFields(QObject):
         self.workers_spin.setToolTip("DataLoader worker processes; 0 loads each batch in the "
                                      "training loop itself")
         self.persistent_check = QCheckBox("persistent", toolTip="keep the workers alive from "
-                                          "one epoch to the next (persistent_workers)")
+                                          "one epoch to the next (persistent_workers; the "
+                                          "default with workers)")
+        # Ticked while no workers run: what a run with workers gets unless the user says not.
+        self.persistent_check.setChecked(default_persistent(1))
+        self.restart_label = QLabel(wordWrap=True, visible=False)
+        self.restart_label.setStyleSheet(f"color: {CAUTION};")
         self.prefetch_spin = int_spin(1, MAX_PREFETCH)
         self.prefetch_spin.setSuffix(" per worker")
         self.prefetch_spin.setToolTip("batches each worker loads ahead (prefetch_factor; "
@@ -152,10 +164,18 @@ class BatchFields(QObject):
 
     def advanced_rows(self) -> list[tuple[str, QWidget]]:
         return [("Last batch", self.drop_last_check),
-                ("Workers", _row(self.workers_spin, self.persistent_check)),
+                ("Workers", self._workers_cell()),
                 ("Prefetch", self.prefetch_spin),
                 ("Copies", _row(self.pin_check, self.non_blocking_check)),
                 ("TF32", self.tf32_check)]
+
+    def _workers_cell(self) -> QWidget:
+        cell = QWidget()
+        layout = QVBoxLayout(cell)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(_row(self.workers_spin, self.persistent_check))
+        layout.addWidget(self.restart_label)
+        return cell
 
     # --- values ---------------------------------------------------------------------------
     def values(self) -> dict:
@@ -182,7 +202,8 @@ class BatchFields(QObject):
         self.workers_spin.setValue(config.workers)
         self.pin_check.setChecked(config.pin_memory)
         self.non_blocking_check.setChecked(config.non_blocking)
-        self.persistent_check.setChecked(config.persistent_workers)
+        self.persistent_check.setChecked(config.persistent_workers if config.workers
+                                         else default_persistent(1))
         self.prefetch_spin.setValue(config.prefetch_factor)
         self.precision_combo.set_value(config.precision)
         self.tf32_check.setChecked(config.tf32)
@@ -194,9 +215,9 @@ class BatchFields(QObject):
         except ConfigError:
             return 0
         defaults = RunConfig()
-        return sum(values[name] != getattr(defaults, name) for name in (
-            "drop_last", "workers", "pin_memory", "non_blocking", "persistent_workers",
-            "prefetch_factor", "tf32"))
+        changed = values["persistent_workers"] != default_persistent(values["workers"])
+        return changed + sum(values[name] != getattr(defaults, name) for name in (
+            "drop_last", "workers", "pin_memory", "non_blocking", "prefetch_factor", "tf32"))
 
     # --- rules ----------------------------------------------------------------------------
     def follow_engine(self, engine: str) -> str:
@@ -245,6 +266,12 @@ class BatchFields(QObject):
             _enable(widget, loader, LOADER_ONLY)
         for widget in (self.persistent_check, self.prefetch_spin):
             _enable(widget, workers, LOADER_ONLY if not loader else WORKERS_ONLY)
+        warning = restart_warning(SimpleNamespace(
+            data_path="loader" if loader else "resident",
+            workers=self.workers_spin.value() if loader else 0,
+            persistent_workers=self.persistent_check.isChecked()), keep=KEEP_WORKERS)
+        self.restart_label.setText(warning[:1].upper() + warning[1:] + "." if warning else "")
+        self.restart_label.setVisible(bool(warning))
         batch_text_now = self.batch_combo.currentText().strip().lower()
         _enable(self.drop_last_check, batch_text_now not in ("full", "0"),
                 "applies to mini-batches (a batch size, not full)")

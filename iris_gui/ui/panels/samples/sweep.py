@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from iris_gui.engine.records.sweep_model import (
     DEFAULT_ROWS,
+    NO_ACCELERATOR_NOTE,
     SweepPoint,
     SweepResult,
     SweepSpec,
@@ -75,5 +76,5 @@ def sample_cpu_sweep() -> SweepResult:
     """The CPU series alone, as a machine without an accelerator would sweep them."""
     return SweepResult(SPEC, points=[p for p in sample_points() if p.device == "cpu"],
                        started_at="2026-12-03T09:40:00+01:00", env=sample_env(False),
-                       notes=["no accelerator was present: the sweep compares CPU series"]
+                       notes=[NO_ACCELERATOR_NOTE]
                        ).analyse()

@@ -1,0 +1,71 @@
+"""The open window shows the runs and sweeps other processes save in its store (the CLI), and
+drops the runs they delete, without moving what the user looks at."""
+
+from __future__ import annotations
+
+from support.cli import run_cli
+
+from iris_gui.store.runs import RunStore
+
+# The brief's promise: within 2 s of the other process's save.
+SEEN_MS = 2000
+SWEEP = ["sweep", "--devices", "cpu", "--engines", "eager", "--threads", "1", "--rows", "120",
+         "--min-seconds", "0.01", "--min-epochs", "2"]
+
+
+def _shown_ids(window) -> list[int]:
+    """The ID column as the table shows it, top to bottom."""
+    view = window.results.view
+    model = view.model()
+    return [int(model.index(row, 0).data()) for row in range(model.rowCount())]
+
+
+def _ok(done) -> None:
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+
+
+def test_cli_runs_and_sweeps_appear_and_deleted_runs_go(qtbot, window_on, data_dir):
+    store = RunStore.open()  # the data directory the CLI below uses too
+    window = window_on(store)
+    assert _shown_ids(window) == []
+    _ok(run_cli(["train", "--epochs", "50"], data_dir))
+    qtbot.waitUntil(lambda: _shown_ids(window) == [1], timeout=SEEN_MS)
+
+    # The user looks at run 1; a second CLI run joins the table and leaves that alone.
+    window.results.select_ids([1])
+    _ok(run_cli(["train", "--epochs", "50", "--record", "none"], data_dir))
+    qtbot.waitUntil(lambda: _shown_ids(window) == [1, 2], timeout=SEEN_MS)
+    assert window.results.selected_ids() == [1]
+
+    combo = window.crossover.history_combo
+    assert combo.count() == 1 and not combo.isEnabled()  # "No earlier sweeps"
+    _ok(run_cli(SWEEP, data_dir))
+    qtbot.waitUntil(lambda: combo.count() == 2, timeout=SEEN_MS)
+    assert combo.itemText(1).startswith("sweep 1 · ") and combo.isEnabled()
+
+    _ok(run_cli(["runs", "delete", "2"], data_dir))
+    qtbot.waitUntil(lambda: _shown_ids(window) == [1], timeout=SEEN_MS)
+    assert window.results.selected_ids() == [1]
+
+
+def test_the_windows_own_saves_reload_nothing_twice(qtbot, window_on, data_dir):
+    store = RunStore.open()
+    window = window_on(store)
+    resets = []
+    window.results.model.modelReset.connect(lambda: resets.append(1))
+    with RunStore.open() as other:  # another connection, as another process would be
+        result = _sample_result()
+        other.save(result)
+    qtbot.waitUntil(lambda: _shown_ids(window) == [1], timeout=SEEN_MS)
+    assert len(resets) == 1
+    # The window's own save: its presenter refreshes the table; the watch stays quiet.
+    store.save(result)
+    window.results.refresh()
+    assert not window.store_watch.poll()
+    assert len(resets) == 2 and _shown_ids(window) == [1, 2]
+
+
+def _sample_result():
+    from iris_gui.ui.panels.samples.runs import sample_results
+
+    return sample_results()[0]
