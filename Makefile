@@ -8,6 +8,7 @@ PIP_INSTALL := $(BIN)/python -m pip install --quiet -c constraints.txt
 .PHONY: run test test-kernels lint bench bundle test-bundle clean
 
 $(STAMP): pyproject.toml constraints.txt
+	@echo "Installing iris-gui and its dependencies (torch, PySide6, ...) into $(VENV): a few minutes the first time"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# pyproject.toml allows a range of torch; constraints.txt pins the one tested here
@@ -16,6 +17,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 run: $(STAMP)
+	@echo "Starting $(CURDIR)/$(BIN)/iris-gui $(ARGS) (in a fresh terminal: source $(VENV)/bin/activate, then iris-gui)"
 	$(BIN)/iris-gui $(ARGS)
 
 test: $(STAMP)

@@ -64,7 +64,8 @@ def test_train_json_in_the_frozen_app(executable, tmp_path):
 
 
 def test_devices_and_bad_input(executable, tmp_path):
-    assert json.loads(_run(executable, "devices", "--json", tmp_path=tmp_path).stdout)[0]["id"] == "cpu"
+    found = json.loads(_run(executable, "devices", "--json", tmp_path=tmp_path).stdout)
+    assert found["devices"][0]["id"] == "cpu"
     bad = _run(executable, "train", "--epochs", "0", tmp_path=tmp_path)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 
@@ -83,7 +84,7 @@ def test_ladder_engine_trains_in_the_frozen_app(executable, tmp_path, engine):
 def test_devices_lists_the_ladder_with_the_bundle_reasons(executable, tmp_path):
     done = _run(executable, "devices", "--json", tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
-    engines = json.loads(done.stdout)[0]["engines"]
+    engines = json.loads(done.stdout)["devices"][0]["engines"]
     assert set(engines) == {"eager", "lean", "manual", "compiled", "graph", "persistent",
                             "native"}
     assert all(engines[name] is None for name in ("eager", "lean", "manual", "native")), engines
@@ -117,5 +118,5 @@ def test_persistent_says_triton_is_missing_from_the_bundle(executable, tmp_path)
     done = subprocess.run([str(executable), "devices", "--json"], capture_output=True, text=True,
                           timeout=300, env=env, check=False)
     assert done.returncode == 0, done.stderr
-    reason = json.loads(done.stdout)[0]["engines"]["persistent"]
+    reason = json.loads(done.stdout)["devices"][0]["engines"]["persistent"]
     assert "needs Triton, which is not installed" in reason and "\n" not in reason

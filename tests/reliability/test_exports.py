@@ -107,7 +107,7 @@ def test_the_cli_runs_csv_neutralises_formulas(data_dir: Path, tmp_path: Path) -
     proc = run_cli(["runs", "export", "--csv", str(target)], data_dir)
     assert proc.returncode == 0, describe(proc)
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
-    with open(target, newline="", encoding="utf-8") as handle:
+    with open(target, newline="", encoding="utf-8-sig") as handle:
         rows = list(csv.DictReader(handle))
     failed = next(row for row in rows if row["status"] == "failed")
     assert failed["message"] == "'" + FORMULA

@@ -402,7 +402,7 @@ def test_a_killed_connection_keeps_the_epochs_and_leaves_no_orphan(lab: RemoteRu
     assert result.status is RunStatus.FAILED
     epochs = observer.chunks[-1].epochs_done
     assert epochs > 0
-    assert result.message.startswith(f"connection to lab lost at epoch {epochs} ("), \
+    assert result.message.startswith(f"connection to lab lost at epoch {epochs:,} ("), \
         result.message
     assert result.epochs_completed == epochs < LONG
     assert np.array_equal(result.losses, np.concatenate([c.losses for c in observer.chunks]))

@@ -83,3 +83,18 @@ def one_line_error(proc: subprocess.CompletedProcess) -> str:
     line = proc.stderr.strip()
     assert line.startswith("iris-gui"), line
     return line
+
+
+def run_in_process(args: Sequence[str], capsys: Any, monkeypatch: Any,
+                   data_dir: Path) -> tuple[int, str, str]:
+    """``iris-gui ARGS`` in this process, for a command whose words are under test and whose
+    start-up (a torch import per subprocess) is not: exit status, stdout, stderr."""
+    from iris_gui.cli import main
+
+    monkeypatch.setenv(DATA_DIR_ENV, str(data_dir))
+    try:
+        code = main(list(args))
+    except SystemExit as exit_:  # argparse's error: one line and status 2
+        code = exit_.code
+    seen = capsys.readouterr()
+    return int(code or 0), seen.out, seen.err

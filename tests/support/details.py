@@ -8,8 +8,11 @@ from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.results.details import RunDetailsDialog
 
 
-def open_dialog(qtbot, store: RunStore, run_id: int) -> RunDetailsDialog:
-    dialog = RunDetailsDialog(store.get(run_id))
+def open_dialog(qtbot, store: RunStore, run_id: int,
+                baseline: int | None = None) -> RunDetailsDialog:
+    """Run ``run_id``'s Details, compared with run ``baseline`` when given."""
+    dialog = RunDetailsDialog(store.get(run_id), None,
+                              store.get(baseline) if baseline is not None else None)
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitExposed(dialog)
