@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PIP_INSTALL := $(BIN)/python -m pip install --quiet -c constraints.txt
 
-.PHONY: run test test-kernels lint bench bundle test-bundle clean
+.PHONY: run test test-loaded test-kernels lint bench bundle test-bundle clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@echo "Installing iris-gui and its dependencies (torch, PySide6, ...) into $(VENV): a few minutes the first time"
@@ -22,6 +22,11 @@ run: $(STAMP)
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The whole suite with every core kept busy (two spinning processes per core, beside it): no
+# test may depend on a quiet machine.
+test-loaded: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python scripts/loaded.py -- $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The persistent rung's Triton kernel on the CPU (Triton is about 1 GB, so it is not part of
 # `make test`), pinned to the GPU server's Triton. First its numerics in Triton's interpreter,

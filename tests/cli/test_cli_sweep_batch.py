@@ -30,11 +30,18 @@ def test_a_batch_sweep_returns_its_points_fits_and_crossings_along_the_batch(bat
     assert {f["series"] for f in record["fits"]} == {"cpu/eager/1 thread",
                                                       "cpu/eager/2 threads"}
     assert all(f["mini_batch"] and len(f["errors"]) == f["points"] for f in record["fits"])
-    (along,) = [c for c in record["crossovers"] if c["axis"] == "batch"]
-    assert set(along) >= {"a", "b", "axis", "fixed", "hidden", "at", "faster_above", "low",
-                          "high", "sentence"}
-    assert (along["fixed"], along["hidden"], along["low"], along["high"]) == (400, 10, 16, 400)
-    assert "batch size" in along["sentence"] and "(400 rows, hidden 10)" in along["sentence"]
+    # How many times two measured series cross is the machine's to say (a loaded machine made
+    # them cross twice): the shape of each finding along the batch is what is checked here;
+    # where they cross, on fixed costs, is tests/engine/sweep's.
+    along = [c for c in record["crossovers"] if c["axis"] == "batch"]
+    assert along, record["crossovers"]
+    for crossing in along:
+        assert set(crossing) >= {"a", "b", "axis", "fixed", "hidden", "at", "faster_above",
+                                 "low", "high", "sentence"}
+        assert (crossing["fixed"], crossing["hidden"]) == (400, 10)
+        assert 16 <= crossing["low"] <= crossing["high"] <= 400
+        assert "(400 rows, hidden 10)" in crossing["sentence"]
+        assert "batch size" in crossing["sentence"] or "batch sizes" in crossing["sentence"]
 
 
 def test_the_text_names_the_batch_and_the_csv_has_it(batch_sweep, tmp_path):

@@ -108,3 +108,17 @@ def hosts_file(tmp_path, monkeypatch):
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     return hosts_path()
+
+
+@pytest.fixture
+def run_panel(qtbot):
+    """The Run panel alone with the sample devices, shown at a dock's size."""
+    from iris_gui.ui.panels.run.panel import ControlsPanel, sample_devices
+
+    widget = ControlsPanel()
+    qtbot.addWidget(widget)
+    widget.set_devices(sample_devices())
+    widget.resize(360, 900)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget

@@ -13,14 +13,8 @@ from iris_gui.ui.window.geometry import fit_geometry
 
 
 @pytest.fixture
-def panel(qtbot) -> ControlsPanel:
-    widget = ControlsPanel()
-    qtbot.addWidget(widget)
-    widget.set_devices(sample_devices())
-    widget.resize(360, 900)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+def panel(run_panel) -> ControlsPanel:
+    return run_panel
 
 
 def choose(combo: QComboBox, value: str) -> None:

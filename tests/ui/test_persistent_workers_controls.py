@@ -8,18 +8,13 @@ from PySide6.QtCore import Qt
 
 from iris_gui.engine.spec import batch_settings
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.ui.panels.run.panel import ControlsPanel, sample_devices
+from iris_gui.ui.panels.run.panel import ControlsPanel
 
 
 @pytest.fixture
-def panel(qtbot, monkeypatch) -> ControlsPanel:
+def panel(run_panel, monkeypatch) -> ControlsPanel:
     monkeypatch.setattr(batch_settings, "loader_start_method", lambda: "fork")
-    widget = ControlsPanel()
-    qtbot.addWidget(widget)
-    widget.set_devices(sample_devices())
-    widget.resize(360, 900)
-    widget.show()
-    qtbot.waitExposed(widget)
+    widget = run_panel
     widget.form.advanced.button.click()  # unfold Advanced, as a user looking for it would
     return widget
 
