@@ -108,10 +108,7 @@ def bar_label(row: LadderRow, compact: bool = False) -> str:
     if is_note_loop(row):
         parts.insert(0, "the note's loop" + (f" ({row.unfit})" if row.unfit else ""))
     elif row.unfit:
-        # A busy or noisy bar carries its own mark (bar_html): the head names only the rest.
-        marked = row.unfit in (NOISY_MARK.removeprefix("⚠ "), BUSY_MARK.removeprefix("⚠ "))
-        head = "no result" if compact else "not a result"
-        parts.insert(0, head if marked else f"{head}: {row.unfit}")
+        parts.insert(0, unfit_head(row, compact))
     elif math.isfinite(row.speedup):
         near = "≈" if row.standing == Kind.WITHIN_NOISE.value else ""
         parts.insert(0, f"{near}{row.speedup:.1f}{'×' if compact else VS_NOTE}")
@@ -122,6 +119,16 @@ def bar_label(row: LadderRow, compact: bool = False) -> str:
     if row.partial:
         parts.append(PARTIAL_MARK)
     return " · ".join(parts)
+
+
+def unfit_head(row: LadderRow, compact: bool = False) -> str:
+    """"not a result" where the bar's own ⚠ mark says why (bar_html), "not a result (noisy
+    reference)" where the note's loop it is against is why, "not a result: other data"."""
+    head = "no result" if compact else "not a result"
+    own = {NOISY_MARK.removeprefix("⚠ "): row.noisy, BUSY_MARK.removeprefix("⚠ "): row.cpu_busy}
+    if row.unfit in own:
+        return head if own[row.unfit] else f"{head} ({row.unfit} reference)"
+    return f"{head}: {row.unfit}"
 
 
 def missing_label(row: LadderRow) -> str:

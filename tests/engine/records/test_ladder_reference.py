@@ -43,6 +43,8 @@ def test_a_busy_reference_makes_no_ratio_on_its_device_a_result() -> None:
     assert note.note_loop and note.unfit == "CPU busy"
     assert bar_label(note) == "the note's loop (CPU busy) · 100 µs"
     assert lean.unfit == "CPU busy" and not lean.speedup_is_result
+    # Its own bar has no busy mark: the label says whose busy CPU it was.
+    assert bar_label(lean) == "not a result (CPU busy reference) · 50 µs"
     assert "the CPU was busy with other work during the note's loop on cpu" in \
         lean.standing_reason
     assert lean.to_dict()["standing"] == "busy"
