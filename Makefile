@@ -39,8 +39,9 @@ test-kernels: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -m kernels tests/kernels/test_kernel_fits.py $(PYTEST_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/python -m pip install --quiet ruff
+	$(BIN)/python -m pip install --quiet ruff mypy
 	$(BIN)/ruff check iris_gui tests benchmarks
+	$(BIN)/mypy iris_gui/engine iris_gui/store
 
 # The one-folder app in dist/iris-gui/ (see build.spec); a few minutes on 2 cores.
 bundle: $(STAMP)

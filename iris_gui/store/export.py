@@ -98,13 +98,16 @@ def _explain_standing(breakdown: dict) -> dict[str, object]:
     for a GPU; empty cells where it has none (an accelerator's, an older record's)."""
     share = breakdown.get("cpu_wait_share")
     row: dict[str, object] = {"explain_cpu_busy": is_busy(share) if share is not None else None}
-    estimate = breakdown.get("gpu_estimate") if isinstance(breakdown.get("gpu_estimate"),
-                                                           dict) else {}
+    estimate = breakdown.get("gpu_estimate")
+    if not isinstance(estimate, dict):
+        estimate = {}
     for name in _ESTIMATE_FIELDS:
         row[f"explain_gpu_estimate_{name}"] = estimate.get(name)
     sources = []
     for name in _ESTIMATE_LATENCIES:
-        latency = estimate.get(name) if isinstance(estimate.get(name), dict) else {}
+        latency = estimate.get(name)
+        if not isinstance(latency, dict):
+            latency = {}
         for end in ("low", "high"):
             row[f"explain_gpu_estimate_{name}_{end}_us"] = latency.get(f"{end}_us")
         if latency.get("source"):

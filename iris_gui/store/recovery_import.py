@@ -61,5 +61,5 @@ def _insert(conn: sqlite3.Connection, payload: dict[str, Any]) -> str:
     losses = recovery.numbers(payload.get("losses"), "float32")
     chunks = (recovery.numbers(payload.get("chunk_epochs"), "int64"),
               recovery.numbers(payload.get("chunk_seconds"), "float64"))
-    result = RunResult.from_dict(validate.check_run_record(record), losses, chunks)
-    return f"run {insert_run(conn, result, created_at)}"
+    run = RunResult.from_dict(validate.check_run_record(record), losses, chunks)
+    return f"run {insert_run(conn, run, created_at)}"

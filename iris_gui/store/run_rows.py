@@ -67,7 +67,8 @@ def insert_run(conn: sqlite3.Connection, result: RunResult, created_at: str) -> 
          timings["train_seconds"], timings["epoch_us"], record["final_loss"],
          record["test_accuracy"], text),
     )
-    run_id = int(cursor.lastrowid)
+    assert cursor.lastrowid is not None, "an INSERT sets lastrowid"
+    run_id = cursor.lastrowid
     conn.execute(
         "INSERT INTO curves (run_id, stride, losses) VALUES (?, ?, ?)",
         (run_id, int(result.loss_stride), np.asarray(result.losses, CURVE_DTYPE).tobytes()),

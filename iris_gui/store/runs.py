@@ -280,7 +280,8 @@ class RunStore:
                 self._roll_back()
                 busy = schema.is_busy(exc)
                 if not busy or time.monotonic() + delay > deadline:
-                    return self._recover(action, payload(), exc)
+                    self._recover(action, payload(), exc)
+                    return None
                 if not told:
                     told = True
                     self._say(f"the runs store {self.path} is locked by another process; "

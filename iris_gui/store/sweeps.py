@@ -52,7 +52,8 @@ def insert_sweep(conn: sqlite3.Connection, result: SweepResult, text: str,
     cursor = conn.execute(
         "INSERT INTO sweeps (created_at, status, points, record_json) VALUES (?, ?, ?, ?)",
         (created_at, result.status, len(result.points), text))
-    return int(cursor.lastrowid)
+    assert cursor.lastrowid is not None, "an INSERT sets lastrowid"
+    return cursor.lastrowid
 
 
 def list_sweeps(conn: sqlite3.Connection, skipped: Callable[[str], None]) -> list[StoredSweep]:

@@ -9,7 +9,7 @@ and keep the others usable.
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypeGuard
 
 from iris_gui.engine.records.result import EnvRecord, RunStatus, Timings
 from iris_gui.engine.spec.errors import RecordError
@@ -41,7 +41,7 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

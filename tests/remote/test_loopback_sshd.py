@@ -38,6 +38,13 @@ def pids_matching_parent(parent: int) -> list[int]:
 
 
 
+def close_pipes(client: subprocess.Popen) -> None:
+    """Close the pipes of a client this test started (a warning is a failure)."""
+    for stream in (client.stdin, client.stdout, client.stderr):
+        if stream is not None:
+            stream.close()
+
+
 def start_remote(sshd: LoopbackSshd, command: str, pattern: str) -> tuple[subprocess.Popen, int]:
     """Start ``command`` on the remote side with stdin a pipe; wait until a process whose command
     line matches ``pattern`` (the remote one, not the local ssh client) runs; returns both."""
@@ -133,6 +140,7 @@ def test_remote_stdin_reader_ends_when_the_client_is_killed(sshd: LoopbackSshd,
         wait_for(lambda: not alive(pid), 5, f"the remote reader {pid} to end after the kill")
     finally:
         kill_pids([pid for pid in pids_matching(pattern) if pid != client.pid])
+        close_pipes(client)
 
 
 def test_remote_sleep_survives_a_killed_client(sshd: LoopbackSshd) -> None:
@@ -151,3 +159,4 @@ def test_remote_sleep_survives_a_killed_client(sshd: LoopbackSshd) -> None:
         assert alive(pid), "the remote sleep ended with the client (sshd sent it a signal?)"
     finally:
         kill_pids([pid])
+        close_pipes(client)

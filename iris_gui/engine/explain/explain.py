@@ -136,10 +136,12 @@ def _loader_wait_pct(sessions: Sessions, epochs: int, warmup: int) -> float:
     if config.data_path != "loader":
         return math.nan
     session = sessions.make(config.record, config.call, warmup + epochs)
+    batches = session.batches
+    assert batches is not None, "a loader run's session fetches from its loader"
     plain(session, 0, warmup)
-    before = session.batches.wait_seconds
+    before = batches.wait_seconds
     seconds = plain(session, warmup, epochs)
-    return (session.batches.wait_seconds - before) / seconds * 100 if seconds > 0 else math.nan
+    return (batches.wait_seconds - before) / seconds * 100 if seconds > 0 else math.nan
 
 
 def _cost(times: dict, paying: tuple[str, str], free: tuple[str, str]) -> tuple[float, float]:

@@ -188,8 +188,8 @@ def _add_copies(figures: WindowFigures, memcpys: list, epochs: int, loss_bytes: 
     copies = [e for e in memcpys
               if not any(tag in e.name for tag in ("DtoD", "D2D", "PtoP", "P2P"))]
     figures.copies_per_epoch = len(copies) / epochs
-    sizes = [_copy_bytes(e) for e in copies]
-    if all(size is not None for size in sizes):
+    sizes = [size for size in map(_copy_bytes, copies) if size is not None]
+    if len(sizes) == len(copies):
         figures.copy_bytes_per_epoch = sum(sizes) / epochs
     else:
         # Inside the window the data already lies on the device; what crosses is the loss.

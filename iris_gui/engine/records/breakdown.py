@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import MISSING, asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, TypeGuard
 
 from iris_gui.engine.records import breakdown_text as text
 from iris_gui.engine.records.gpu_estimate import GpuEstimate
@@ -192,7 +192,7 @@ _FIGURES = frozenset(f.name for f in fields(Breakdown)) - {
 _COUNTS = frozenset({"epochs_profiled", "warmup_epochs", "replicates"})
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -156,6 +156,8 @@ def compare_groups(groups: list[list[RunResult]], baseline: int = 0,
     base = _weakest(kept[chosen]) if chosen is not None else None
     steady = [summarize([r.timings.epoch_us for r in runs]) for runs in kept]
     per_epoch = [summarize([seconds_per_epoch(r) for r in runs]).median for runs in kept]
+    base_epoch_us = steady[chosen].median if chosen is not None else math.nan
+    base_total = per_epoch[chosen] if chosen is not None else math.nan
     rows = []
     for index, (runs, epoch_us, total) in enumerate(zip(kept, steady, per_epoch)):
         compared = chosen is not None and comparable(runs[0])
@@ -164,8 +166,8 @@ def compare_groups(groups: list[list[RunResult]], baseline: int = 0,
             runs=runs,
             train_seconds=summarize([r.timings.train_seconds for r in runs]),
             epoch_us=epoch_us,
-            speedup=speedup(steady[chosen].median, epoch_us.median) if compared else math.nan,
-            total_speedup=speedup(per_epoch[chosen], total) if compared else math.nan,
+            speedup=speedup(base_epoch_us, epoch_us.median) if compared else math.nan,
+            total_speedup=speedup(base_total, total) if compared else math.nan,
             left_out=left_out[index], ids=kept_ids[index], is_baseline=index == chosen,
             standing=(measurable(_weakest(runs), "the baseline") if index == chosen or base is None
                       else standing(base, _weakest(runs), "this row", "the baseline")),

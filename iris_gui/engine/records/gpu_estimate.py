@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.numbers import plain
@@ -156,7 +156,7 @@ def _count(value: float) -> str:
     return f"{value:,.0f}" if value == round(value) else f"{value:.3g}"
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[float]:
     return (isinstance(value, (int, float)) and not isinstance(value, bool)
             and math.isfinite(value))
 

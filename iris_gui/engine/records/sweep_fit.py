@@ -19,7 +19,8 @@ along hidden width (per row count) and, where the sweep varies the batch, along 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -149,7 +150,7 @@ class Crossover:
         return f"{NOT_A_FINDING}: {text}" if self.cpu_busy else text
 
 
-def fitted_points(points: list[PointLike]) -> list[PointLike]:
+def fitted_points(points: Sequence[PointLike]) -> list[PointLike]:
     """The points of one series a fit uses, in order: the measured ones on a CPU that was not
     busy, or, when fewer than two of those exist, every measured one (the fit then says it
     includes busy points)."""
@@ -158,7 +159,7 @@ def fitted_points(points: list[PointLike]) -> list[PointLike]:
     return calm if len(calm) >= 2 else measured
 
 
-def fit_series(points: list[PointLike]) -> SeriesFit | None:
+def fit_series(points: Sequence[PointLike]) -> SeriesFit | None:
     """``µs = steps · floor + work / throughput`` by least squares weighted by 1/µs (relative
     residuals); floor and throughput are kept non-negative. None with fewer than 2 points."""
     used = fitted_points(points)
@@ -186,7 +187,7 @@ def fit_series(points: list[PointLike]) -> SeriesFit | None:
                      mini_batch=bool(np.any(steps > 1)))
 
 
-def fit_all(points: list[PointLike]) -> list[SeriesFit]:
+def fit_all(points: Sequence[PointLike]) -> list[SeriesFit]:
     fits = []
     for series in dict.fromkeys(p.series for p in points):
         fit = fit_series([p for p in points if p.series == series])
@@ -195,7 +196,7 @@ def fit_all(points: list[PointLike]) -> list[SeriesFit]:
     return fits
 
 
-def find_crossovers(points: list[PointLike]) -> list[Crossover]:
+def find_crossovers(points: Sequence[PointLike]) -> list[Crossover]:
     """For each pair of series, along rows (per hidden width), along hidden width (per row
     count) and, where the batch varies, along the batch size (per row count and hidden width),
     where their measured curves cross: interpolated linearly in log-log space between the
@@ -205,7 +206,9 @@ def find_crossovers(points: list[PointLike]) -> list[Crossover]:
     series = list(dict.fromkeys(p.series for p in points))
     measured = [p for p in points if p.measured]
     batched = any(p.batch for p in points)
-    batches: list[int | None] = sorted({p.batch for p in points}) if batched else [None]
+    batches: list[int | None] = [None]
+    if batched:
+        batches = [*sorted({p.batch for p in points})]
     lines: list[tuple[dict[str, Any], list[PointLike], Callable[[PointLike], float]]] = []
     for axis, other in (("rows", "hidden"), ("hidden", "rows")):
         for batch in batches:
@@ -213,7 +216,7 @@ def find_crossovers(points: list[PointLike]) -> list[Crossover]:
                 line = [p for p in measured if getattr(p, other) == fixed
                         and (batch is None or p.batch == batch)]
                 lines.append(({"axis": axis, "fixed": fixed, "batch": batch}, line,
-                              lambda p, axis=axis: getattr(p, axis)))
+                              operator.attrgetter(axis)))
     if batched:
         for rows, hidden in sorted({(p.rows, p.hidden) for p in points}):
             line = [p for p in measured if p.rows == rows and p.hidden == hidden]

@@ -94,8 +94,9 @@ class SweepSpec:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SweepSpec:
         known = set(cls.__dataclass_fields__)
-        spec = cls(**{k: tuple(v) if isinstance(v, list) else v
-                      for k, v in data.items() if k in known})
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                                  for k, v in data.items() if k in known}
+        spec = cls(**values)
         if not spec.batches or not all(_whole(b, 0) for b in spec.batches):
             raise ValueError(f"spec.batches {list(spec.batches)!r} is not a list of whole "
                              f"numbers >= 0 (0: full batch)")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import struct
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 import numpy as np
 
@@ -94,13 +94,14 @@ def decode(body: bytes) -> tuple[str, Any]:
     return kind, payload
 
 
-def write_frame(stream: BinaryIO, kind: str, payload: Any = None) -> None:
+def write_frame(stream: IO[bytes], kind: str, payload: Any = None) -> None:
     stream.write(encode(kind, payload))
     stream.flush()
 
 
-def read_exactly(stream: BinaryIO, size: int) -> bytes:
-    parts, left = [], size
+def read_exactly(stream: IO[bytes], size: int) -> bytes:
+    parts: list[bytes] = []
+    left = size
     while left:
         part = stream.read(left)
         if not part:
@@ -111,7 +112,7 @@ def read_exactly(stream: BinaryIO, size: int) -> bytes:
     return b"".join(parts)
 
 
-def read_frame(stream: BinaryIO) -> tuple[str, Any]:
+def read_frame(stream: IO[bytes]) -> tuple[str, Any]:
     (size,) = _LENGTH.unpack(read_exactly(stream, _LENGTH.size))
     if size > MAX_FRAME:
         raise FramingError(f"a message of {size:,} bytes was announced (over the {MAX_FRAME:,} "
@@ -119,7 +120,7 @@ def read_frame(stream: BinaryIO) -> tuple[str, Any]:
     return decode(read_exactly(stream, size))
 
 
-def skip_to_magic(stream: BinaryIO) -> bytes:
+def skip_to_magic(stream: IO[bytes]) -> bytes:
     """Read up to and including ``MAGIC``; return what came before it (a banner, an error)."""
     seen = bytearray()
     while not seen.endswith(MAGIC):

@@ -63,7 +63,7 @@ class RemoteRunner:
         self.devices: list[DeviceInfo] = []
         self.torch_version = ""
         self.remote_pid = 0
-        self._process: subprocess.Popen | None = None
+        self._process: subprocess.Popen[bytes] | None = None
         self._messages: queue.Queue = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=40)
         self._stderr_reader: threading.Thread | None = None
@@ -136,8 +136,9 @@ class RemoteRunner:
             name=f"iris-gui-ssh-err-{self.host.name}")
         self._stderr_reader.start()
 
-    def _read_frames(self, process: subprocess.Popen, messages: queue.Queue) -> None:
+    def _read_frames(self, process: subprocess.Popen[bytes], messages: queue.Queue) -> None:
         stream = process.stdout
+        assert stream is not None, "ssh starts with stdout=PIPE"
         try:
             noise = framing.skip_to_magic(stream)
             if noise.strip():
@@ -150,14 +151,23 @@ class RemoteRunner:
                 log.error("%s: %s", self.host.name, error)
         except (OSError, ValueError):
             pass
+        finally:
+            # Each reader closes the pipe it read once it has ended: no thread reads a closed one.
+            stream.close()
         messages.put(CLOSED)
 
-    def _read_stderr(self, process: subprocess.Popen) -> None:
-        for raw in process.stderr:
-            line = raw.decode(errors="replace").rstrip()
-            if line:
-                self._stderr.append(line)
-                log.info("%s: %s", self.host.name, line)
+    def _read_stderr(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stderr is not None, "ssh starts with stderr=PIPE"
+        try:
+            for raw in process.stderr:
+                line = raw.decode(errors="replace").rstrip()
+                if line:
+                    self._stderr.append(line)
+                    log.info("%s: %s", self.host.name, line)
+        except (OSError, ValueError):
+            pass
+        finally:
+            process.stderr.close()
 
     def _failure(self) -> str:
         """Why the connection ended, in one line (waits briefly for ssh's exit and last words)."""
@@ -308,6 +318,7 @@ class RemoteRunner:
         process, self._process = self._process, None
         if process is None:
             return
+        assert process.stdin is not None, "ssh starts with stdin=PIPE"
         for stream in (process.stdin,):
             try:
                 stream.close()
@@ -327,7 +338,7 @@ class RemoteRunner:
         if self.alive:
             self._send("quit")
             try:
-                assert self._process is not None
+                assert self._process is not None and self._process.stdin is not None
                 self._process.stdin.close()
                 self._process.wait(timeout)
             except (OSError, ValueError, subprocess.TimeoutExpired):

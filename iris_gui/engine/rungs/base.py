@@ -62,10 +62,17 @@ class Prepared:
         return self.batches
 
     @property
+    def precision_in_use(self) -> Precision:
+        """The run's precision: the one given, else the config's (``__post_init__`` fills
+        ``precision``, which is None only as an argument)."""
+        assert self.precision is not None, "Prepared.__post_init__ fills precision"
+        return self.precision
+
+    @property
     def full_batch(self) -> bool:
         """The note's loop: the whole data set on the device, one step per epoch, float32
         or float64 without autocast; a rung may then run its own fast path."""
-        return self.batches is None and self.precision.plain
+        return self.batches is None and self.precision_in_use.plain
 
 
 @dataclass

@@ -32,6 +32,7 @@ import torch
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, StepRun
 from iris_gui.engine.rungs.manual import linear_layers
 from iris_gui.engine.rungs.minibatch import batch_stepper
+from iris_gui.engine.train.recording import device_buffer
 
 EPOCHS_PER_CALL = 8  # more unrolls the traced graph further: longer compiles, little gain
 CXX_NAMES = ("c++", "g++", "clang++")
@@ -80,7 +81,7 @@ class CompiledRung(Rung):
                                       config.lr, config.momentum)
         owner = entry.owner = object()
         recorder = p.recorder
-        keep = recorder.keeps_on_device
+        kept = device_buffer(recorder)
         mark_step = torch.compiler.cudagraph_mark_step_begin if cuda else (lambda: None)
         calls, x, block = entry.calls, p.x, spec.sizes[0]
         args = (entry.weights, entry.biases, entry.state, entry.lr, entry.momentum)
@@ -95,8 +96,8 @@ class CompiledRung(Rung):
                     losses, compiled = calls[size](x, onehot, *args)
                     if compiled is not True:
                         raise CompileFailed(f"torch.compile ran the {size:,}-epoch step eagerly")
-                    if keep:
-                        recorder.write(epoch, losses)  # a copy, made before the next replay
+                    if kept is not None:
+                        kept.write(epoch, losses)  # a copy, made before the next replay
                     epoch += size
 
         return Stepper(run, recorder, block=block, finish=_finisher(entry, owner, originals))

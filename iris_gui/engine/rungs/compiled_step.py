@@ -32,7 +32,7 @@ import contextlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import torch
 import torch._dynamo.exc
@@ -100,7 +100,9 @@ def train_step(x, onehot, params, moments, lr, mu, hidden: int, optimizer: str,
     logp = torch.log_softmax(torch.addmm(bs[hidden], acts[hidden], ws[hidden].t()), 1)
     loss = -(logp * onehot).sum() / rows
     g = (logp.exp() - onehot) / rows
-    grad_w, grad_b = [None] * (hidden + 1), [None] * (hidden + 1)
+    # Slots the loop below fills, each before it is read (tensors from then on).
+    grad_w: list[Any] = [None] * (hidden + 1)
+    grad_b: list[Any] = [None] * (hidden + 1)
     for i in range(hidden, 0, -1):
         grad_w[i], grad_b[i] = g.t() @ acts[i], g.sum(0)
         g = (g @ ws[i]) * (acts[i] > 0)
@@ -283,9 +285,11 @@ def _new_entry(spec: Spec, originals: list[torch.Tensor], device: torch.device
     for size in spec.sizes:
         function = (batch_function(hidden, spec.optimizer, spec.momentum) if spec.per_batch
                     else step_function(hidden, size, spec.optimizer, spec.momentum))
+        # A keyword only some torch versions have: Any, as the installed stubs may lack it.
+        isolate: dict[str, Any] = {"isolate_recompiles": True} if ISOLATES else {}
         entry.calls[size] = torch.compile(
             function, fullgraph=True, dynamic=False, mode="reduce-overhead" if cuda else None,
-            **({"isolate_recompiles": True} if ISOLATES else {}))
+            **isolate)
     return entry
 
 

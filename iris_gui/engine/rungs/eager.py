@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
+from typing import TypedDict
 
 import torch
 
-from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
+from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, StepRun
 from iris_gui.engine.rungs.minibatch import Phase, Step, batch_stepper
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.model import make_optimizer
@@ -50,9 +51,10 @@ class EagerRung(Rung):
         held: list[torch.Tensor | None] = [None]
 
         # The step's objects are bound as defaults: locals, not closure cells, in the hot loop.
+        run: StepRun
         if not p.recorder.loss_every:  # record "none": no call that does nothing
-            def run(first: int, count: int, forward=forward, criterion=criterion, x=x, y=y,
-                    zero_grad=optimizer.zero_grad, step=optimizer.step, held=held) -> None:
+            def quiet(first: int, count: int, forward=forward, criterion=criterion, x=x, y=y,
+                      zero_grad=optimizer.zero_grad, step=optimizer.step, held=held) -> None:
                 loss = held[0]
                 for _ in range(count):
                     loss = criterion(forward(x), y)
@@ -60,10 +62,11 @@ class EagerRung(Rung):
                     loss.backward()
                     step()
                 held[0] = loss
+            run = quiet
         else:
-            def run(first: int, count: int, forward=forward, criterion=criterion, x=x, y=y,
-                    zero_grad=optimizer.zero_grad, step=optimizer.step, record=record,
-                    held=held) -> None:
+            def recording(first: int, count: int, forward=forward, criterion=criterion, x=x,
+                          y=y, zero_grad=optimizer.zero_grad, step=optimizer.step,
+                          record=record, held=held) -> None:
                 loss = held[0]
                 for epoch in range(first, first + count):
                     loss = criterion(forward(x), y)
@@ -72,6 +75,7 @@ class EagerRung(Rung):
                     step()
                     record(epoch, loss)
                 held[0] = loss
+            run = recording
 
         return Stepper(run, p.recorder, block=EPOCHS_PER_CALL, adaptive=True)
 
@@ -112,7 +116,7 @@ class EagerRung(Rung):
         ``phase``, each of its phases inside ``phase(name)`` (zero_grad is the optimizer's)."""
         p = prepared
         forward = p.model.forward if p.config.call == "forward" else p.model
-        criterion, precision = p.criterion, p.precision
+        criterion, precision = p.criterion, p.precision_in_use
         if phase is not None:
             return _phased_step(p, optimizer, zero_grad, phase)
         if precision.plain:
@@ -144,7 +148,7 @@ class EagerRung(Rung):
 def _phased_step(p: Prepared, optimizer: torch.optim.Optimizer,
                  zero_grad: Callable[[torch.optim.Optimizer], None], phase: Phase) -> Step:
     forward = p.model.forward if p.config.call == "forward" else p.model
-    criterion, precision, kind = p.criterion, p.precision, p.device.type
+    criterion, precision, kind = p.criterion, p.precision_in_use, p.device.type
     scaler = torch.amp.GradScaler(kind) if precision.scaled else None
 
     def autocast() -> AbstractContextManager:
@@ -178,6 +182,13 @@ def fused_available(device: torch.device) -> bool:
     return device.type in ("cuda", "mps", "xpu")
 
 
+class _Kernel(TypedDict, total=False):
+    """The optimizer keyword that picks its kernel: one of the two."""
+
+    fused: bool
+    foreach: bool
+
+
 class LeanRung(EagerRung):
     """Still eager autograd, with the settings a PyTorch user can flip: gradients set to None
     instead of zeroed, and one fused optimizer kernel (foreach where none is fused)."""
@@ -187,7 +198,7 @@ class LeanRung(EagerRung):
 
     def make_optimizer(self, config: RunConfig, model: torch.nn.Module,
                        device: torch.device) -> torch.optim.Optimizer:
-        kernel = {"fused": True} if fused_available(device) else {"foreach": True}
+        kernel: _Kernel = {"fused": True} if fused_available(device) else {"foreach": True}
         if config.optimizer == "adam":
             return torch.optim.Adam(model.parameters(), lr=config.lr, **kernel)
         return torch.optim.SGD(model.parameters(), lr=config.lr, momentum=config.momentum,

@@ -25,6 +25,7 @@ from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, snapshot_state
 from iris_gui.engine.rungs.graph_profiling import before_first_capture
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.batching import BatchPlan, EpochOrder
+from iris_gui.engine.train.recording import device_buffer
 
 # Epochs captured in one graph: enough to make a replay's launch cost negligible, few enough
 # that a 30 ms chunk holds many replays (the loop checks its deadline between them).
@@ -148,7 +149,8 @@ class GraphRung(Rung):
 
         many, many_losses = captured(GRAPH_EPOCHS)
         one, one_losses = captured(1)
-        write = recorder.write if keep else None
+        kept = device_buffer(recorder)
+        write = kept.write if kept is not None else None
 
         def run(first: int, count: int) -> None:
             epoch = first

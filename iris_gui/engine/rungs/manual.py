@@ -17,6 +17,9 @@ for the epochs the recording keeps: every epoch for ``every-epoch`` and ``device
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import cast
+
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -105,14 +108,18 @@ class ManualRung(Rung):
         full = Buffers(size, linears, empty)
         hidden = len(linears) - 1
 
-        def step_for(b: Buffers, fixed_x: torch.Tensor | None = None):
+        def step_for(b: Buffers, fixed_x: torch.Tensor | None = None) -> Callable[..., None]:
             """The step on ``b``'s buffers: ``step(x)``, or ``step()`` on ``fixed_x`` (the
             full batch), with everything it touches bound once, outside the hot loop."""
             logits, logp, g_out, onehot, inv_rows = b.logits, b.logp, b.g_out, b.onehot, \
                 b.inv_rows
             g_hidden, masks, tail = b.g_hidden, b.masks, b.acts
 
-            def step(x: torch.Tensor = fixed_x) -> None:
+            # Without fixed_x the step is only ever called with x (a batch's step): the cast
+            # says so once, here, rather than as a check on every call of the hot loop.
+            default_x = cast(torch.Tensor, fixed_x)
+
+            def step(x: torch.Tensor = default_x) -> None:
                 acts = [x, *tail]
                 # Forward.
                 for i in range(hidden):
@@ -147,7 +154,7 @@ class ManualRung(Rung):
                 for param, trained in zip(params, weights):
                     param.copy_(trained)
 
-        if p.batches is not None or not p.precision.plain:
+        if p.batches is not None or not p.precision_in_use.plain:
             return self._batched(p, step_for, update, full, finish)
         full.set_onehot(y)
         step = step_for(full, x)
@@ -183,7 +190,7 @@ class ManualRung(Rung):
     def _batched(p: Prepared, step_for, update, full: Buffers, finish) -> Stepper:
         """Step by step over the run's batches (minibatch.py); each batch's one-hot targets
         are written into the buffers its size uses (the last batch may be smaller)."""
-        sizes: dict[int, tuple[Buffers, object]] = {full.rows: (full, step_for(full))}
+        sizes: dict[int, tuple[Buffers, Callable[..., None]]] = {full.rows: (full, step_for(full))}
 
         def batch_step(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
             rows = x.shape[0]

@@ -194,12 +194,13 @@ class NativeRung(Rung):
         grads[:] = 0.0
         deltas[:] = 0.0
 
+        recorder: LossRecorder
         if record:
-            recorder = HostBufferRecorder(losses)
+            host = recorder = HostBufferRecorder(losses)
 
             def run(first: int, count: int) -> None:
                 call(first, count, params, velocity, losses)
-                recorder.written = first + count
+                host.written = first + count
         else:
             recorder = LossRecorder()
 

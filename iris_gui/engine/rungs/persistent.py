@@ -21,6 +21,7 @@ import torch
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
 from iris_gui.engine.rungs.manual import linear_layers
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.train.recording import device_buffer
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +72,9 @@ class PersistentRung(Rung):
         working = [t.detach().clone().contiguous() for t in originals]
         velocity = [torch.zeros_like(t) for t in working]
         recorder = p.recorder
-        keep = recorder.keeps_on_device
-        losses = recorder.buffer if keep else torch.zeros(1, device=p.device)
+        kept = device_buffer(recorder)
+        keep = kept is not None
+        losses = kept.buffer if kept is not None else torch.zeros(1, device=p.device)
         x, y = p.x.contiguous(), p.y.contiguous()
         block = persistent_mlp.block
         constants = {"USE_MOMENTUM": p.config.momentum != 0, "KEEP_LOSS": keep,
@@ -99,14 +101,15 @@ class PersistentRung(Rung):
             message = " ".join(str(error).split())
             raise ConfigError(f"the persistent engine's kernel does not fit this GPU: "
                               f"{message}") from None
-        if not interpreted() and getattr(compiled, "n_spills", 0):  # known once loaded
+        spills = 0 if interpreted() else getattr(compiled, "n_spills", 0)  # known once loaded
+        if spills:
             log.warning("the persistent kernel spills %d registers to local memory on %s",
-                        compiled.n_spills, torch.cuda.get_device_name(p.device))
+                        spills, torch.cuda.get_device_name(p.device))
 
         def run(first: int, count: int) -> None:
             kernel[(1,)](*arguments(working, velocity, losses, first, count), **constants)
-            if keep:
-                recorder.written(first + count)
+            if kept is not None:
+                kept.written(first + count)
 
         def finish() -> None:
             with torch.no_grad():

@@ -76,7 +76,7 @@ def series_of(spec: SweepSpec) -> list[tuple[str, str, int | None]]:
     """(device, engine, threads) per series; ConfigError names a bad device or thread count."""
     devices = [d.id for d in describe_devices()] if spec.devices == ("all",) else \
         [resolve_device(d).id for d in spec.devices]
-    found = []
+    found: list[tuple[str, str, int | None]] = []
     for device in devices:
         counts: list[int | None] = [None]
         if device == "cpu":

@@ -33,6 +33,8 @@ def prepare_run(config: RunConfig, device: torch.device, x: torch.Tensor, y: tor
     device), else a new one of ``classes`` outputs moved there; the config's recorder for
     ``config.epochs`` epochs."""
     if model is None:
+        if classes is None:
+            raise TypeError("prepare_run needs classes= (the output count) when no model is given")
         model = new_model(config, x.shape[1], classes).to(device)
     recorder = make_recorder(config.recording, config.epochs, device)
     return Prepared(config, device, model, nn.CrossEntropyLoss(), x, y, recorder,

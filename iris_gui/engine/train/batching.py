@@ -25,6 +25,7 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch.utils.data import DataLoader, Sampler, TensorDataset
@@ -151,7 +152,7 @@ class LoaderBatches(Batches):
         self.plan, self.device = plan, device
         order = EpochOrder(plan.rows, config.seed, shuffle=bool(plan.batch))
         workers = config.workers
-        extra = {"persistent_workers": config.persistent_workers,
+        extra: dict[str, Any] = {"persistent_workers": config.persistent_workers,
                  "prefetch_factor": config.prefetch_factor,
                  "multiprocessing_context": loader_start_method()} if workers else {}
         self.loader = DataLoader(slowed(TensorDataset(x_host, y_host)),

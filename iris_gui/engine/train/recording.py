@@ -114,6 +114,15 @@ class DeviceRecorder(LossRecorder):
         return host
 
 
+def device_buffer(recorder: LossRecorder) -> DeviceRecorder | None:
+    """``recorder`` as the device buffer a rung writes the losses into (``keeps_on_device``);
+    None when it keeps none."""
+    if not recorder.keeps_on_device:
+        return None
+    assert isinstance(recorder, DeviceRecorder), "only a DeviceRecorder keeps losses on the device"
+    return recorder
+
+
 def make_recorder(recording: Recording, epochs: int, device: torch.device) -> LossRecorder:
     if recording.mode == "every-epoch":
         return EveryEpochRecorder()

@@ -12,6 +12,7 @@ the report can share it.
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 MISSING = "-"
 SPREAD_FIGURES = 2  # significant figures of a spread
@@ -21,7 +22,7 @@ LONE_FIGURES = 4  # significant figures of a figure without one
 US_DECIMALS = 1
 
 
-def _finite(value: float | None) -> bool:
+def _finite(value: float | None) -> TypeGuard[float]:
     return value is not None and math.isfinite(value)
 
 

@@ -34,7 +34,8 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None) -> Non
     # daemon may not start children, and a DataLoader with workers (the loader data path) must.
     # Clearing the flag here changes only this process's own check: the parent still ends it
     # at exit, and the loader's workers (daemons of this one) watch it and end with it.
-    multiprocessing.current_process()._config["daemon"] = False
+    # typeshed leaves out the private _config, the dict that the daemon property reads.
+    multiprocessing.current_process()._config["daemon"] = False  # type: ignore[attr-defined]
     from iris_gui.engine.workers.logs import configure_file_log
 
     configure_file_log(log_path)
