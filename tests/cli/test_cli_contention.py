@@ -109,9 +109,9 @@ def test_a_run_sharing_its_core_with_a_busy_process_is_flagged_and_a_quiet_one_i
         spinner.wait()
     share = busy["timings"]["cpu_wait_share"]
     assert busy["status"] == "completed", busy["message"]
-    # Two processes on one core take turns: the run waits about half its time (more when
-    # other work shares the core too).
-    assert share is not None and 0.3 <= share <= 0.9, share
+    # Two processes on one core take turns: the run waits about half its time, more when other
+    # work shares the core too; how much is the machine's, so only the flag's rule is asserted.
+    assert share is not None and BUSY_SHARE <= share < 1, share
     assert busy["cpu_busy"] is True
     assert busy["contention"].startswith(
         f"the CPU was busy with other work for {share:.0%} of this run"), busy["contention"]

@@ -32,10 +32,10 @@ def test_compare_names_the_busy_rows_and_gives_one_verdict() -> None:
     assert not re.search(r"\d\.\d\dx", text.split("\n", 1)[1].split("speedup =")[0])
     assert "row 2: not a result: the CPU was busy with other work during this row (40%" in text
     verdicts = [line for line in text.splitlines() if line.startswith("Verdict")]
-    assert verdicts == ["Verdict: none: the baseline (row 1) is not a result (the CPU was busy "
-                        "with other work during the baseline (30% of its loop waited for a "
-                        "core): the ratio is the machine's load as much as the work; re-run it "
-                        "when the machine is quieter)."]
+    assert verdicts == [("Verdict: none: the baseline (row 1) is not a result (the CPU was "
+                         "busy with other work during the baseline (30% of its loop waited for "
+                         "a core): the ratio is the machine's load as much as the work; re-run "
+                         "it when the machine is quieter).")]
     records = [row_record(row) for row in compared]
     assert [r["speedup"] for r in records] == [None] * 4
     assert [r["measured_speedup"] for r in records] == [1.0, 1.25, 0.8, 1000.0 / 900.0]

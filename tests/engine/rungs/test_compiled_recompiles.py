@@ -14,6 +14,7 @@ import sys
 
 import pytest
 import torch
+from support.compile_counts import count_compiles
 
 from iris_gui.engine.records.ladder import curve_deviation
 from iris_gui.engine.records.result import RunStatus
@@ -160,11 +161,16 @@ def test_a_full_dynamo_cache_is_reset_and_compiled_again(small_steps, monkeypatc
     assert len(resets) == 1
 
 
-def test_a_repeated_configuration_reuses_its_code_and_starts_afresh(small_steps):
+def test_a_repeated_configuration_reuses_its_code_and_starts_afresh(small_steps, monkeypatch):
     config = RunConfig(epochs=30, record="device", engine="compiled", momentum=0.9)
-    first, again = train(config), train(config)
+    compiles = count_compiles(monkeypatch)
+    first = train(config)
+    traced = dict(compiles)
+    again = train(config)
     assert first.status is RunStatus.COMPLETED and again.status is RunStatus.COMPLETED
-    assert again.timings.compile_seconds < first.timings.compile_seconds / 5
+    # The first run traced its graphs; the second traced none (counted, not timed).
+    assert traced["build"] >= 1 and compiles == traced, (traced, compiles)
+    assert again.timings.compile_seconds > 0
     # The second run starts from the model and zero momentum, not from the first's end.
     assert curve_deviation(again.losses, 1, first.losses, 1) < 1e-6
     assert again.test_accuracy == first.test_accuracy
@@ -244,15 +250,13 @@ def test_cuda_compile_seconds_include_the_recording(monkeypatch):
     assert run.status is RunStatus.COMPLETED, run.message
     assert recordings.count("build") == 2 and "loop" not in recordings  # both sizes, in build
     t = run.timings
-    assert t.compile_seconds > 0
-    # The first timed epoch is one replay of the one-epoch graph, and a sync: tens of
-    # microseconds. Recording a graph (capture, allocator checkpoint, syncs) takes
-    # milliseconds; the old rung recorded here.
-    assert t.first_epoch_seconds < 0.002, t.first_epoch_seconds
+    # The first timed epoch replays the one-epoch graph: the recordings above, counted, show
+    # that none is recorded in the loop; its seconds are the machine's.
+    assert t.compile_seconds > 0 and math.isfinite(t.first_epoch_seconds)
     again = train(config)  # the same configuration: its graphs replayed, none recorded
     assert again.status is RunStatus.COMPLETED, again.message
     assert recordings.count("build") == 2 and "loop" not in recordings
-    assert again.timings.compile_seconds < t.compile_seconds
+    assert again.timings.compile_seconds > 0
 
 
 def test_a_compile_that_does_nothing_fails_the_run_with_one_line(small_steps, monkeypatch):

@@ -4,7 +4,6 @@ failed and stopped points; the series a spec asks for."""
 from __future__ import annotations
 
 import math
-import threading
 
 import pytest
 import torch
@@ -34,16 +33,20 @@ def test_a_small_real_sweep_measures_every_point_fits_and_compares(small):
     assert [done for _, done, _ in seen] == list(range(1, 7)) and seen[0][2] == 6
     for point in result.points:
         assert point.status == "completed" and point.epochs >= 10
-        assert point.epoch_us > 0 and math.isfinite(point.epoch_us_iqr)
+        assert point.epoch_us > 0 and math.isfinite(point.epoch_us)
+        # An IQR, or NaN where the load left the window no chunk past the first (steady.py).
+        assert not point.epoch_us_iqr < 0, point
         assert point.gflops > 0
-    # More rows cost more time on every series.
+    # Every series has a point at every size, in the spec's order (whether more rows took
+    # longer is the machine's to say: the fits' tests use fixed costs).
     for series in ("cpu/eager/1 thread", "cpu/manual/1 thread"):
-        times = [p.epoch_us for p in result.points if p.series == series]
-        assert times == sorted(times)
+        assert [p.rows for p in result.points if p.series == series] == list(SMALL.rows)
     assert [f.series for f in result.fits] == ["cpu/eager/1 thread", "cpu/manual/1 thread"]
     assert all(f.floor_us >= 0 and f.gflops > 0 for f in result.fits)
-    (pair,) = result.crossovers  # one pair of series: a crossing or "faster throughout"
-    assert {pair.a, pair.b} == {"cpu/eager/1 thread", "cpu/manual/1 thread"}
+    # One pair of series: its crossings (how many is the measurement's) or "faster throughout".
+    assert result.crossovers
+    for pair in result.crossovers:
+        assert {pair.a, pair.b} == {"cpu/eager/1 thread", "cpu/manual/1 thread"}
     if not result.env["accelerators"]:
         assert result.notes == [NO_ACCELERATOR_NOTE]
 
@@ -112,8 +115,8 @@ def test_a_sweep_runs_in_either_runner_and_a_stop_keeps_what_was_measured(runner
         assert result.status == "completed" and seen == [1, 2]
         long = SweepSpec(rows=(120,) * 50, devices=("cpu",), engines=("eager",),
                          threads=("1",), min_seconds=0.5)
-        threading.Timer(1.2, runner.request_stop).start()
-        stopped = runner.sweep(long)
+        # Stopped once its first point is in: the stop's moment is the sweep's, not a timer's.
+        stopped = runner.sweep(long, lambda p, done, t: done == 1 and runner.request_stop())
         assert stopped.status == "stopped" and 0 < len(stopped.points) < 50
         assert all(p.status == "completed" for p in stopped.points)
     finally:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
 import torch
+from support.ticking_clock import TickingClock
 
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.timing.steady import steady_chunks, steady_state
@@ -15,6 +17,9 @@ from iris_gui.engine.train import loop, trainer
 from iris_gui.engine.train.trainer import train
 
 RECORDS = ["every-epoch", "every:7", "device", "none"]
+# Each read of the loop's clock is this much later than the one before: the tests that count
+# chunks run real epochs on this clock, so the count is the code's, not the machine's load.
+TICK_SECONDS = 100e-6
 
 
 def test_the_first_chunk_and_a_short_last_one_are_left_out():
@@ -44,6 +49,7 @@ def test_a_run_without_a_steady_chunk_falls_back_to_the_mean_and_says_so():
 @pytest.mark.parametrize("record", RECORDS)
 def test_every_recording_choice_reports_the_chunk_median_with_its_iqr(monkeypatch, record):
     monkeypatch.setattr(loop, "CHUNK_SECONDS", 0.004)
+    monkeypatch.setattr(time, "perf_counter", TickingClock(TICK_SECONDS))
     result = train(RunConfig(epochs=1500, record=record))
     t = result.timings
     assert t.epoch_us_method == "chunk-median"
@@ -97,6 +103,7 @@ class SyncCounter:
 def test_the_loop_syncs_once_per_chunk_plus_what_the_recording_asks(
         monkeypatch, record, items_per_run, copies_per_chunk):
     monkeypatch.setattr(loop, "CHUNK_SECONDS", 0.003)
+    monkeypatch.setattr(time, "perf_counter", TickingClock(TICK_SECONDS))
     counter = SyncCounter(monkeypatch)
     chunks = []
     result = train(RunConfig(epochs=1200, record=record), observer=chunks.append)
@@ -112,6 +119,7 @@ def test_more_chunks_add_exactly_one_boundary_sync_each(monkeypatch):
     totals = []
     for chunk_seconds in (0.05, 0.002):
         monkeypatch.setattr(loop, "CHUNK_SECONDS", chunk_seconds)
+        monkeypatch.setattr(time, "perf_counter", TickingClock(TICK_SECONDS))
         counter = SyncCounter(monkeypatch)
         chunks = []
         train(RunConfig(epochs=2000, record="none"), observer=chunks.append)
