@@ -193,10 +193,13 @@ class Watched:
             self._threads.append(thread)
 
     def _read(self, stream, into: list[str]) -> None:
-        for line in stream:
-            into.append(line)
-            if line.startswith(MARK):
-                self.events.put(line[len(MARK):].strip())
+        try:
+            for line in stream:
+                into.append(line)
+                if line.startswith(MARK):
+                    self.events.put(line[len(MARK):].strip())
+        finally:
+            stream.close()  # the pipe is this reader's to close (a warning is a failure)
         self.events.put(None)  # this stream ended
 
     def wait_event(self, name: str, deadline: float) -> bool:
