@@ -14,7 +14,15 @@ import math
 
 from iris_gui.engine.records.compare import baseline_index, steady_speedup
 from iris_gui.engine.records.result import RunResult, Timings
-from iris_gui.engine.records.standing import Kind, Standing, data_words, measurable, standing
+from iris_gui.engine.records.standing import (
+    NOISY_MARK,
+    Kind,
+    Standing,
+    data_words,
+    mark_busy,
+    measurable,
+    standing,
+)
 from iris_gui.engine.words.labels import SEPARATOR, setting_parts
 from iris_gui.engine.words.numbers import measured
 from iris_gui.engine.words.timing_names import LOOP_SECONDS, heading
@@ -29,8 +37,6 @@ NUMERIC = frozenset({"ID", "Epochs", heading(LOOP_SECONDS), "µs/epoch ± IQR", 
                      "Test acc."})
 MISSING = "-"
 BASELINE = "baseline"
-NOISY_MARK = " ⚠"  # as the results table marks a steady state whose IQR is over 10%
-BUSY_MARK = " ⚠ CPU busy"  # as the results table marks a run that waited for a core
 PARTIAL_MARK = " (partial)"  # as the results table marks a run that failed part-way
 LEGEND = ("× vs baseline: the first run's steady-state µs per epoch over each run's (the first run "
           "that did not fail part-way, when the first did); ≈: within the noise (the two "
@@ -59,9 +65,7 @@ def _row(run: StoredRun, baseline: RunResult | None, is_baseline: bool) -> list[
         faster = MISSING
     else:
         faster = speedup_cell(steady_speedup(baseline, result), standing(baseline, result))
-    steady = steady_text(result.timings)
-    if result.timings.cpu_busy and steady != MISSING:
-        steady = steady.removesuffix(NOISY_MARK) + BUSY_MARK  # one mark, not "⚠ ⚠ CPU busy"
+    steady = mark_busy(steady_text(result.timings), result.timings)
     return [
         str(run.id), data_words(config), config.device, config.engine, config.record,
         config.call if config.calls_module else MISSING,

@@ -9,13 +9,28 @@ import pytest
 from PySide6.QtCore import Qt
 from support.details import open_dialog, section
 
+from iris_gui.engine.records.standing import BUSY_MARK
 from iris_gui.store.runs import RunStore
-from iris_gui.ui.panels.results.cells import BUSY_MARK
 from iris_gui.ui.panels.results.model import COLUMNS
 from iris_gui.ui.panels.results.panel import ResultsPanel
 from iris_gui.ui.panels.samples.runs import sample_results
 
 STEADY = next(i for i, c in enumerate(COLUMNS) if c.title == "µs/epoch")
+SPEEDUP = next(i for i, c in enumerate(COLUMNS) if c.key == "speedup")
+
+
+def shown_panel(qtbot, store: RunStore) -> ResultsPanel:
+    panel = ResultsPanel(store)
+    qtbot.addWidget(panel)
+    panel.show()
+    return panel
+
+
+def column_reader(panel: ResultsPanel, column: int):
+    """What column ``column`` of run ``run_id``'s row shows, in a role (its text by default)."""
+    def read(run_id: int, role=Qt.ItemDataRole.DisplayRole):
+        return panel.model.index(panel.model.row_of(run_id), column).data(role)
+    return read
 
 
 @pytest.fixture
@@ -32,13 +47,8 @@ def runs(tmp_path, data_dir):
 
 def test_the_busy_run_is_marked_in_the_table_and_its_tooltip_says_how_busy(qtbot, runs):
     store, (busy, quiet, old) = runs
-    panel = ResultsPanel(store)
-    qtbot.addWidget(panel)
-    panel.show()
-    model = panel.model
-
-    def data(run_id: int, role=Qt.ItemDataRole.DisplayRole):
-        return model.index(model.row_of(run_id), STEADY).data(role)
+    panel = shown_panel(qtbot, store)
+    data = column_reader(panel, STEADY)
 
     assert data(busy).endswith(BUSY_MARK)
     assert "busy with other work for 38% of this run" in data(busy, Qt.ItemDataRole.ToolTipRole)
@@ -57,21 +67,14 @@ def test_details_give_the_share_for_every_run(qtbot, runs):
     assert shown[old] == "- (not measured)"
 
 
-SPEEDUP = next(i for i, c in enumerate(COLUMNS) if c.key == "speedup")
-
 
 def test_a_busy_runs_speedup_is_no_result_in_the_table_or_details(qtbot, runs):
     """Against a quiet baseline, the busy run's ratio cell names the busy CPU (never a plain
     ratio, never "this run is slower"), sorts with the missing ones and is muted; as the
     baseline, the busy run makes every ratio no result."""
     store, (busy, quiet, old) = runs
-    panel = ResultsPanel(store)
-    qtbot.addWidget(panel)
-    panel.show()
-    model = panel.model
-
-    def ratio(run_id: int, role=Qt.ItemDataRole.DisplayRole):
-        return model.index(model.row_of(run_id), SPEEDUP).data(role)
+    panel = shown_panel(qtbot, store)
+    ratio = column_reader(panel, SPEEDUP)
 
     panel.set_baseline(quiet)
     assert ratio(busy) == "— CPU busy"

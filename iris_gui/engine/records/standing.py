@@ -33,6 +33,10 @@ class Kind(Enum):
 SHORT = {Kind.PARTIAL: "partial", Kind.OTHER_DATA: "other data", Kind.BUSY: "CPU busy",
          Kind.NOISY: "noisy"}
 RERUN_HINT = "re-run it when the machine is quieter"
+# After a steady state's figure, as the results table and the report write it: a noisy one's,
+# or a busy one's alone where both apply (the busy CPU is why it is noisy).
+NOISY_MARK = " ⚠"
+BUSY_MARK = " ⚠ CPU busy"
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,14 @@ class Standing:
 
 
 RESULT = Standing(Kind.RESULT)
+
+
+def mark_busy(text: str, timings: Timings) -> str:
+    """``text``, a steady state's figure (perhaps marked noisy), with the busy mark in place of
+    the noisy one when the run waited for a core; "-" (no figure) stays as it is."""
+    if not timings.cpu_busy or text == "-":
+        return text
+    return text.removesuffix(NOISY_MARK) + BUSY_MARK
 
 
 def data_identity(result: RunResult) -> tuple[object, ...]:

@@ -13,15 +13,20 @@ from datetime import datetime
 
 from iris_gui.engine.records.compare import comparable
 from iris_gui.engine.records.result import RunResult, Timings
-from iris_gui.engine.records.standing import RESULT, Kind, Standing, verdict
+from iris_gui.engine.records.standing import (
+    NOISY_MARK,
+    RESULT,
+    Kind,
+    Standing,
+    mark_busy,
+    verdict,
+)
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.numbers import figure, measured, plain, spread, spread_decimals
 
 MISSING = "-"
 BASELINE_TEXT = "baseline"
-NOISY_MARK = " ⚠"  # after a noisy steady state
-BUSY_MARK = " ⚠ CPU busy"  # after the steady state of a run that waited for a core
 PARTIAL_MARK = " (partial)"  # after a figure of a run that failed part-way
 
 
@@ -113,11 +118,7 @@ def run_steady_text(result: RunResult) -> str:
     t = result.timings
     if result.timing_is_partial:
         return _partial(result, figure(t.epoch_us))
-    text = steady_text(t)
-    if t.cpu_busy and text != MISSING:
-        # One mark: the busy CPU is why it is noisy, if it is ("⚠ ⚠ CPU busy" said it twice).
-        return text.removesuffix(NOISY_MARK) + BUSY_MARK
-    return text
+    return mark_busy(steady_text(t), t)
 
 
 def timing_key(result: RunResult, value: float) -> float | None:
