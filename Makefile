@@ -20,13 +20,18 @@ run: $(STAMP)
 	@echo "Starting $(CURDIR)/$(BIN)/iris-gui $(ARGS) (in a fresh terminal: source $(VENV)/bin/activate, then iris-gui)"
 	$(BIN)/iris-gui $(ARGS)
 
+# Across every core (pytest-xdist), a test module per worker at a time: a module's shared
+# fixtures (a store, a window, a sweep) are made once. WORKERS=0 runs in this process alone.
+WORKERS ?= auto
+PARALLEL := -n $(WORKERS) --dist loadfile
+
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PARALLEL) $(PYTEST_ARGS)
 
 # The whole suite with every core kept busy (two spinning processes per core, beside it): no
 # test may depend on a quiet machine.
 test-loaded: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python scripts/loaded.py -- $(BIN)/python -m pytest $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python scripts/loaded.py -- $(BIN)/python -m pytest $(PARALLEL) $(PYTEST_ARGS)
 
 # The persistent rung's Triton kernel on the CPU (Triton is about 1 GB, so it is not part of
 # `make test`), pinned to the GPU server's Triton. First its numerics in Triton's interpreter,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.cli import run_in_process
+from support.cli import status_out_err
 
 from iris_gui.engine.train.devices import accelerator_record
 from iris_gui.engine.words.machine_steps import HERE, steps_text
@@ -15,8 +15,8 @@ RECORD = accelerator_record()
 
 
 @pytest.mark.skipif(RECORD.present, reason="an accelerator is here: nothing to explain")
-def test_devices_says_why_there_is_no_gpu_and_what_to_do(capsys, monkeypatch, data_dir):
-    code, out, err = run_in_process(["devices"], capsys, monkeypatch, data_dir)
+def test_devices_says_why_there_is_no_gpu_and_what_to_do(data_dir):
+    code, out, err = status_out_err(["devices"], data_dir)
     assert code == 0 and err == ""
     table, _, after = out.partition("\n\n")
     assert table.splitlines()[0].split()[:2] == ["device", "kind"]
@@ -29,8 +29,8 @@ def test_devices_says_why_there_is_no_gpu_and_what_to_do(capsys, monkeypatch, da
     assert any("iris-gui hosts add" in line for line in lines)
 
 
-def test_devices_json_carries_the_devices_and_the_record(capsys, monkeypatch, data_dir):
-    code, out, _ = run_in_process(["devices", "--json"], capsys, monkeypatch, data_dir)
+def test_devices_json_carries_the_devices_and_the_record(data_dir):
+    code, out, _ = status_out_err(["devices", "--json"], data_dir)
     found = json.loads(out)
     assert code == 0 and set(found) == {"devices", "accelerator"}
     assert found["devices"][0]["id"] == "cpu"
@@ -38,8 +38,7 @@ def test_devices_json_carries_the_devices_and_the_record(capsys, monkeypatch, da
 
 
 @pytest.mark.skipif(RECORD.present, reason="an accelerator is here")
-def test_an_absent_cuda_device_is_refused_with_the_why(capsys, monkeypatch, data_dir):
-    code, out, err = run_in_process(["train", "--device", "cuda:0", "--epochs", "5"], capsys,
-                                    monkeypatch, data_dir)
+def test_an_absent_cuda_device_is_refused_with_the_why(data_dir):
+    code, out, err = status_out_err(["train", "--device", "cuda:0", "--epochs", "5"], data_dir)
     assert code == 2 and out == "" and err.count("\n") == 1
     assert f"device 'cuda:0' is not available here ({RECORD.refusal()}); available: cpu" in err

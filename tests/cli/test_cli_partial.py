@@ -59,7 +59,8 @@ def test_runs_list_marks_the_partial_run_and_says_why(faulted: dict) -> None:
     # The loop never ended (no loop seconds); the steady state stays visible, marked.
     assert re.search(r" failed\s+-\s+[\d,.]+ \(partial\)\s", failed), failed
     assert "(partial)" not in completed and " completed " in completed
-    assert lines[-1] == PARTIAL_NOTE
+    # Under load the legend of the busy and noisy marks may follow.
+    assert PARTIAL_NOTE in lines[-2:], lines
 
 
 def test_runs_show_says_the_timings_are_partial(faulted: dict) -> None:

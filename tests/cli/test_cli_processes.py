@@ -158,7 +158,8 @@ def test_interrupted_run_keeps_its_curve(long_runs: dict) -> None:
     shown = ok_json(run_cli(["runs", "show", str(record["id"]), "--json", "--curve"],
                             long_runs["stop_dir"]))
     losses = shown["losses"]
-    assert len(losses) == record["epochs_completed"] >= 1000, "interrupted before it trained"
+    # How many epochs it reached is the machine's speed; that it trained and kept them is not.
+    assert len(losses) == record["epochs_completed"] >= 2, "interrupted before it trained"
     assert all(math.isfinite(v) and v > 0 for v in losses)
     assert losses[-1] < losses[0]  # it was learning
     # The final loss is the stopped model's: one step past the last recorded epoch.

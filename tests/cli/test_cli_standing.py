@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from support.cli import DB_NAME, run_in_process
+from support.cli import DB_NAME, status_out_err
 from support.made_runs import made_run
 
 from iris_gui.cli.compare_table import comparison_table, row_record
@@ -57,18 +57,18 @@ def test_compare_with_a_quiet_baseline_marks_the_noise_and_says_what_exceeds_it(
     assert row_record(compared[3])["speedup"] is None
 
 
-def test_runs_list_marks_busy_and_noisy_runs(capsys, monkeypatch, tmp_path) -> None:
+def test_runs_list_marks_busy_and_noisy_runs(tmp_path) -> None:
     data = tmp_path / "data"
     data.mkdir()
     with RunStore.open(data / DB_NAME) as store:
         ids = [store.save(run) for run in (made_run(100.0), made_run(100.0, wait=0.38),
                                            made_run(100.0, iqr=30.0))]
-    code, out, err = run_in_process(["runs", "list"], capsys, monkeypatch, data)
+    code, out, err = status_out_err(["runs", "list"], data)
     assert code == 0 and err == "", err
     lines = {int(line.split()[0]): line for line in out.splitlines() if line.strip()[:1].isdigit()}
     assert re.search(r" 100 +0\.5", lines[ids[0]])  # no mark
     assert re.search(r" 100 busy +0\.5", lines[ids[1]])
     assert re.search(r" 100 noisy +0\.5", lines[ids[2]])
     assert out.rstrip().endswith("re-run it when the machine is quieter")
-    code, out, _ = run_in_process(["runs", "list", "--json"], capsys, monkeypatch, data)
+    code, out, _ = status_out_err(["runs", "list", "--json"], data)
     assert '"noisy": true' in out and '"cpu_busy": true' in out

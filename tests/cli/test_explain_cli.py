@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from support.accounting import assert_accounted
 from support.cli import DB_NAME, describe, ok_json, one_line_error, run_many
 
 NO_ACCELERATOR = "cannot be measured here: no accelerator"
@@ -44,8 +45,8 @@ def test_json_carries_the_breakdown_and_the_sentences(outcomes):
     proc, data_dir = outcomes["json"]
     record = ok_json(proc)
     assert list(record["categories"]) == CATEGORIES
-    total = sum(record["categories"].values())
-    assert total == pytest.approx(record["epoch_us_profiled"], rel=0.10)
+    assert_accounted(record["categories"], record["epoch_us_profiled"], record["accounted_pct"],
+                     record["notes"])
     assert record["epochs_profiled"] == 100 and record["replicates"] == 2
     assert record["syncs_per_epoch"] == 1
     for key in ("kernels_per_epoch", "launch_us_per_epoch", "device_busy_pct",

@@ -9,7 +9,7 @@ import math
 import re
 
 import pytest
-from support.cli import run_in_process
+from support.cli import status_out_err
 from support.wait_share import FixedWait
 
 BUSY = ("not measured: the CPU was busy with other work (38% of the time); rerun when the "
@@ -26,9 +26,9 @@ def explain_module(monkeypatch):
 
 
 def test_a_busy_cpu_is_said_and_its_costs_are_not_printed(
-        explain_module, monkeypatch, capsys, tmp_path) -> None:
+        explain_module, monkeypatch, tmp_path) -> None:
     monkeypatch.setattr(explain_module, "WaitMeter", FixedWait(0.38))
-    code, out, err = run_in_process(FAST, capsys, monkeypatch, tmp_path / "data")
+    code, out, err = status_out_err(FAST, tmp_path / "data")
     assert code == 0, err
     lines = out.splitlines()
     epoch = next(line for line in lines if line.startswith("epoch time"))
@@ -40,7 +40,7 @@ def test_a_busy_cpu_is_said_and_its_costs_are_not_printed(
     assert not NEGATIVE.search(out), out
 
 
-def test_a_difference_below_zero_is_noise(explain_module, monkeypatch, capsys, tmp_path) -> None:
+def test_a_difference_below_zero_is_noise(explain_module, monkeypatch, tmp_path) -> None:
     from iris_gui.engine.explain.profile_reduce import WindowFigures
 
     times = {("every-epoch", "forward"): [100.0, 100.0, 100.0],
@@ -53,7 +53,7 @@ def test_a_difference_below_zero_is_noise(explain_module, monkeypatch, capsys, t
     monkeypatch.setattr(explain_module, "_paired", lambda *args, **kwargs: times)
     monkeypatch.setattr(explain_module, "_profile_window", lambda *args: (figures, 92.0, None))
     monkeypatch.setattr(explain_module, "_loader_wait_pct", lambda *args: math.nan)
-    code, out, err = run_in_process(FAST, capsys, monkeypatch, tmp_path / "data")
+    code, out, err = status_out_err(FAST, tmp_path / "data")
     assert code == 0, err
     assert "profiler overhead: within the noise (≤ 0%)" in out
     assert ("every-epoch minus none within the noise (≤ 0 us), call minus forward within the "

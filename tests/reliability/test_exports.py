@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.cli import describe, one_line_error, run_cli, run_many
+from support.cli import describe, one_line_error, run_cli, run_many, run_many_processes
 
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
@@ -92,7 +92,8 @@ def test_the_cli_refuses_a_fifo_without_blocking(data_dir: Path, tmp_path: Path)
     ids = stored_ids(data_dir)
     jobs = [(["runs", "export", "--csv", str(fifo)], data_dir),
             (["plot", "--runs", str(ids[0]), "--out", str(fifo)], data_dir)]
-    for proc in run_many(jobs):  # support.cli's timeout fails a blocked open
+    # Processes: a blocked open fails on support.cli's timeout instead of hanging the suite.
+    for proc in run_many_processes(jobs):
         line = one_line_error(proc)
         assert line.endswith(f"cannot write {fifo}: it is a FIFO (named pipe); "
                              "choose a regular file"), line

@@ -1,18 +1,24 @@
-"""Helpers for the CLI tests (``from support.cli import ...``): every test drives
-``python -m iris_gui`` in a subprocess.
+"""Helpers for the CLI tests (``from support.cli import ...``).
 
-Each subprocess gets ``IRIS_GUI_DATA_DIR`` pointing into pytest's tmp_path, so no test can
-touch the user's real store. Starting Python and importing torch costs seconds per process,
-so independent invocations are run a few at a time (``run_many``) and shared by fixtures.
+``run_cli`` calls ``iris_gui.cli.main(argv)`` in the test's own process, with stdout and
+stderr captured and SystemExit turned into the exit status, as a subprocess would show them:
+a command's words, tables, JSON and errors need no new Python and torch import (seconds per
+process). ``run_process`` and ``popen_cli`` start ``python -m iris_gui`` for what only a
+process shows: signals, exit codes of a process that dies, the Qt-free import, the installed
+script. Either way ``IRIS_GUI_DATA_DIR`` points into pytest's tmp_path, so no test can touch
+the user's real store.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import logging
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -22,7 +28,9 @@ DB_NAME = "runs.sqlite3"
 IRIS = [sys.executable, "-m", "iris_gui"]
 # Generous: a slow, loaded machine may take a while, but nothing here should hang.
 TIMEOUT_S = 180
-# Processes run at once by run_many; more than the cores only adds contention.
+# The commands that draw with Qt (figures, reports).
+DRAWING_COMMANDS = ("plot", "report")
+# Processes run at once by run_many_processes; more than the cores only adds contention.
 WORKERS = max(2, min(4, os.cpu_count() or 2))
 
 # The keys every run record (train --json, compare --json rows, runs list/show --json) has.
@@ -47,6 +55,33 @@ def cli_env(data_dir: Path) -> dict[str, str]:
 def run_cli(
     args: Sequence[str], data_dir: Path, timeout: float = TIMEOUT_S
 ) -> subprocess.CompletedProcess:
+    """``iris-gui ARGS`` in this process: its exit status, stdout and stderr. ``timeout`` is
+    the subprocess's; a command in this process is bounded by pytest-timeout instead."""
+    from iris_gui.cli import main
+
+    if args and args[0] in DRAWING_COMMANDS:
+        _keep_one_qapplication()
+    out, err = io.StringIO(), io.StringIO()
+    with _data_dir(data_dir), _own_log_handlers(), contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse's error: one line and status 2
+            code = exit_.code if isinstance(exit_.code, int) else 1
+    return subprocess.CompletedProcess([*IRIS, *args], int(code or 0), out.getvalue(),
+                                       err.getvalue())
+
+
+def status_out_err(args: Sequence[str], data_dir: Path) -> tuple[int, str, str]:
+    """``run_cli``'s exit status, stdout and stderr, for unpacking."""
+    proc = run_cli(args, data_dir)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def run_process(
+    args: Sequence[str], data_dir: Path, timeout: float = TIMEOUT_S
+) -> subprocess.CompletedProcess:
+    """``python -m iris_gui ARGS`` in a subprocess, for what only a process shows."""
     return subprocess.run([*IRIS, *args], capture_output=True, text=True, check=False,
                           env=cli_env(data_dir), timeout=timeout)
 
@@ -57,9 +92,57 @@ def popen_cli(args: Sequence[str], data_dir: Path) -> subprocess.Popen:
 
 
 def run_many(jobs: Sequence[tuple[Sequence[str], Path]]) -> list[subprocess.CompletedProcess]:
-    """Run independent invocations a few at a time; results in the order given."""
+    """Independent invocations, one after another in this process; results in the order
+    given."""
+    return [run_cli(*job) for job in jobs]
+
+
+def run_many_processes(
+    jobs: Sequence[tuple[Sequence[str], Path]]
+) -> list[subprocess.CompletedProcess]:
+    """Independent subprocesses a few at a time; results in the order given."""
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        return list(pool.map(lambda job: run_cli(*job), jobs))
+        return list(pool.map(lambda job: run_process(*job), jobs))
+
+
+def _keep_one_qapplication() -> None:
+    """A drawing command makes a QApplication when none exists and drops it when it returns;
+    in this process one is made once and kept, for every later command and window test."""
+    from PySide6.QtWidgets import QApplication
+
+    global _QAPP
+    _QAPP = QApplication.instance() or QApplication([])
+
+
+_QAPP: Any = None
+
+
+@contextlib.contextmanager
+def _data_dir(data_dir: Path) -> Iterator[None]:
+    previous = os.environ.get(DATA_DIR_ENV)
+    os.environ[DATA_DIR_ENV] = str(data_dir)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(DATA_DIR_ENV, None)
+        else:
+            os.environ[DATA_DIR_ENV] = previous
+
+
+@contextlib.contextmanager
+def _own_log_handlers() -> Iterator[None]:
+    """The log handlers a command adds (its data directory's cli.log) are closed and removed
+    when it returns, as its process's would be at exit."""
+    logger = logging.getLogger("iris_gui")
+    before, level = list(logger.handlers), logger.level
+    try:
+        yield
+    finally:
+        for handler in [h for h in logger.handlers if h not in before]:
+            logger.removeHandler(handler)
+            handler.close()
+        logger.setLevel(level)
 
 
 def describe(proc: subprocess.CompletedProcess) -> str:
@@ -83,18 +166,3 @@ def one_line_error(proc: subprocess.CompletedProcess) -> str:
     line = proc.stderr.strip()
     assert line.startswith("iris-gui"), line
     return line
-
-
-def run_in_process(args: Sequence[str], capsys: Any, monkeypatch: Any,
-                   data_dir: Path) -> tuple[int, str, str]:
-    """``iris-gui ARGS`` in this process, for a command whose words are under test and whose
-    start-up (a torch import per subprocess) is not: exit status, stdout, stderr."""
-    from iris_gui.cli import main
-
-    monkeypatch.setenv(DATA_DIR_ENV, str(data_dir))
-    try:
-        code = main(list(args))
-    except SystemExit as exit_:  # argparse's error: one line and status 2
-        code = exit_.code
-    seen = capsys.readouterr()
-    return int(code or 0), seen.out, seen.err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from support.accounting import assert_accounted
 
 from iris_gui.engine.explain.explain import explain, paired_keys
 from iris_gui.engine.spec.config import RunConfig
@@ -16,7 +17,7 @@ def test_a_rung_without_phases_is_profiled_whole_and_says_so():
     b = explain(RunConfig(engine="manual", record="device"), **SIZES)
     assert set(b.categories) == {"step", "python"}
     assert b.categories["step"] > 0
-    assert sum(b.categories.values()) == pytest.approx(b.epoch_us_profiled, rel=0.10)
+    assert_accounted(b.categories, b.epoch_us_profiled, b.accounted_pct, b.notes)
     assert any("profiled whole" in note for note in b.notes)
     sync, call = b.sentences()  # on the CPU: no launch or idleness claims to measure
     # manual records every epoch or never as well: the note's sync is measured on it...
