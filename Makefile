@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PIP_INSTALL := $(BIN)/python -m pip install --quiet -c constraints.txt
 
-.PHONY: run test test-loaded test-kernels lint bench bundle test-bundle clean
+.PHONY: run test test-fast test-loaded test-kernels lint bench bundle test-bundle clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@echo "Installing iris-gui and its dependencies (torch, PySide6, ...) into $(VENV): a few minutes the first time"
@@ -27,6 +27,12 @@ PARALLEL := -n $(WORKERS) --dist loadfile
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PARALLEL) $(PYTEST_ARGS)
+
+# The inner loop: the engine, store, figures, report and CLI tests that start no process,
+# compile nothing and train no whole run (under a minute on 2 cores).
+FAST_TESTS := tests/engine tests/store tests/figures tests/report tests/cli
+test-fast: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PARALLEL) -m 'not slow and not bundle and not kernels' $(FAST_TESTS) $(PYTEST_ARGS)
 
 # The whole suite with every core kept busy (two spinning processes per core, beside it): no
 # test may depend on a quiet machine.

@@ -25,9 +25,10 @@ from support.cli import IRIS, TIMEOUT_S, cli_env, describe, ok_json
 
 from iris_gui.engine.timing.contention import BUSY_SHARE, read_schedstat
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.skipif(
     not hasattr(os, "sched_setaffinity") or read_schedstat() is None,
-    reason="pinning to a core needs os.sched_setaffinity and Linux's schedstat")
+    reason="pinning to a core needs os.sched_setaffinity and Linux's schedstat"),
+    pytest.mark.slow]  # starts processes and trains whole runs: make test-fast leaves it out
 
 # Long enough for tens of chunks (~0.3-1 s on one core), short enough for a test.
 TRAIN = ["train", "--json", "--no-save", "--epochs", "2000"]

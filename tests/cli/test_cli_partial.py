@@ -19,6 +19,9 @@ from iris_gui.engine.records.compare import compare_groups
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
 
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 FAULT = "raise-at-epoch:1500"
 PARTIAL_NOTE = ("(partial): the run failed part-way; its timings cover only the epochs before "
                 "the failure and are not comparable with completed runs")

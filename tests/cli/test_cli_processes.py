@@ -20,6 +20,9 @@ from pathlib import Path
 import pytest
 from support.cli import DB_NAME, TIMEOUT_S, describe, ok_json, popen_cli, run_cli
 
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 INTERRUPTED_EPOCHS = 2_000_000
 # CPU seconds the interrupted trainer spends after opening its store before it is interrupted:
 # past its warm-up and well into the epochs (thousands of them), however loaded the machine.

@@ -7,6 +7,9 @@ import itertools
 import pytest
 from support.cli import describe, ok_json, one_line_error, run_cli, run_many
 
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def default_sweep(tmp_path_factory):

@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from support.cli import TIMEOUT_S, WORKERS, cli_env, describe, ok_json
 
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 QT_PACKAGES = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6", "pytestqt")
 
 # ``python -c WRAPPER args...`` behaves as ``python -m iris_gui args...`` with a finder in front

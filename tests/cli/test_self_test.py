@@ -4,6 +4,11 @@ import importlib.util
 import subprocess
 import sys
 
+import pytest
+
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 
 def _self_test(tmp_path, **extra_env: str) -> subprocess.CompletedProcess:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "IRIS_GUI_DATA_DIR": str(tmp_path / "user"),

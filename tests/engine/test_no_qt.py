@@ -4,6 +4,11 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 SCRIPT = textwrap.dedent("""
     import importlib, importlib.abc, pkgutil, sys
 

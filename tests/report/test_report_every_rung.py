@@ -14,6 +14,9 @@ from support.cli import DB_NAME, describe, ok_json, run_many
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.store.runs import RunStore
 
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 # Each CPU rung with a recording it supports (compiled and native keep the losses on the
 # device; manual is asked the same so that its call and sync pairs are the only difference).
 RUNGS = {"eager": "every-epoch", "lean": "every-epoch", "manual": "device",

@@ -8,8 +8,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from iris_gui.store.runs import RunStore
 from iris_gui.store.schema import BUSY_TIMEOUT_S
+
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
 
 READ_ONCE = """
 import json, sys

@@ -10,8 +10,8 @@ import textwrap
 from types import SimpleNamespace
 
 import pytest
-from support.accounting import assert_accounted
 import torch
+from support.accounting import assert_accounted
 from torch.autograd import DeviceType
 
 from iris_gui.engine.explain.explain import explain

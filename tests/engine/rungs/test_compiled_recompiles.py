@@ -22,6 +22,9 @@ from iris_gui.engine.rungs import availability, compiled, compiled_step
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.trainer import train
 
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 CPU = torch.device("cpu")
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),
                                 reason="no CUDA device on this machine")

@@ -26,6 +26,9 @@ from iris_gui.engine.train import trainer
 from iris_gui.engine.train.batching import BatchPlan, EpochOrder
 from iris_gui.engine.train.trainer import train
 
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 CPU = torch.device("cpu")
 EPOCHS = 40
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),

@@ -19,6 +19,9 @@ from iris_gui.engine.rungs.compiled import CompiledRung
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.trainer import train
 
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),
                                 reason="no CUDA device on this machine")
 # A loop this short can have no chunk after the first but a tail under half a chunk, which the

@@ -17,6 +17,9 @@ from iris_gui.engine.workers.in_process import InProcessRunner
 from iris_gui.engine.workers.logs import configure_file_log
 from iris_gui.engine.workers.runner import JobFailed, ProcessRunner, WorkerCancelled, WorkerCrashed
 
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("value", ["raise-at-epoch", "raise-at-epoch:x", "boom:3",
                                    "exit-at-epoch:-1", "raise-at-epoch:1.5"])

@@ -40,6 +40,7 @@ def test_a_short_run_completes_with_every_phase_timed():
     assert result.started_at
 
 
+@pytest.mark.slow  # the note's whole 20,000-epoch run
 def test_the_default_run_reaches_the_notes_accuracy():
     """The note's experiment (20,000 epochs): its test accuracy was 0.967."""
     result = train(RunConfig())

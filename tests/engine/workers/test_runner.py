@@ -11,6 +11,9 @@ from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.workers.in_process import InProcessRunner
 from iris_gui.engine.workers.runner import ProcessRunner, WorkerCancelled
 
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def runner():

@@ -20,6 +20,9 @@ from iris_gui.engine.train.faults import FAULT_ENV
 from iris_gui.engine.workers.jobs import Partial
 from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS, ProcessRunner
 
+# Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 # 15 steps of 8 rows of 50 ms each on two workers: about 3 s an epoch, long past the stop.
 SLOW = RunConfig(batch=8, data_path="loader", workers=2, epochs=1_000)
 
