@@ -99,7 +99,7 @@ def report(runs: dict[str, list[Run]], summarize: Any, is_busy: Any, paints: int
         print(f"{side:<14} {s.median:9.1f} {s.iqr:7.1f} {summarize(wait[side]).median:16.1%} "
               f"{max(wait[side]):6.1%} {busy:>4} of {len(wait[side])}{flag}")
     ratio = epoch["remote"].median / epoch["local"].median
-    pairs = [(a, b) for a, b in zip(runs["remote"], runs["local"])
+    pairs = [(a, b) for a, b in zip(runs["remote"], runs["local"], strict=True)
              if a in good["remote"] and b in good["local"]]
     paired = summarize([a.timings.epoch_us / b.timings.epoch_us for a, b in pairs])
     calm = [(a, b) for a, b in pairs

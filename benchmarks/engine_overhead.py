@@ -129,8 +129,8 @@ def measure(config: RunConfig, sides: list[Side], repeat: int) -> None:
 
 def ratio_row(label: str, base: Side, side: Side, quiet_share: float) -> str:
     b, s = summarize(base.seconds), summarize(side.seconds)
-    pairs = [x / y for y, x in zip(base.seconds, side.seconds)]
-    quiet = [r for r, bw, sw in zip(pairs, base.waits, side.waits)
+    pairs = [x / y for y, x in zip(base.seconds, side.seconds, strict=True)]
+    quiet = [r for r, bw, sw in zip(pairs, base.waits, side.waits, strict=True)
              if bw <= quiet_share and sw <= quiet_share]  # NaN (not measured) is never quiet
     quiet_text = (f"{statistics.median(quiet):.3f} of {len(quiet)}" if quiet
                   else f"none of {len(pairs)}")

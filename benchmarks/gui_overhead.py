@@ -74,10 +74,13 @@ class AppRun:
     problems: list[str] = field(default_factory=list)
 
     def training_gaps(self) -> list[float]:
-        return [b - a for a, b in zip(self.ticks, self.ticks[1:]) if b <= self.last_chunk]
+        # Each tick with the next: the shifted copy is one shorter.
+        return [b - a for a, b in zip(self.ticks, self.ticks[1:], strict=False)
+                if b <= self.last_chunk]
 
     def end_gap(self) -> float:
-        after = [b - a for a, b in zip(self.ticks, self.ticks[1:]) if b > self.last_chunk]
+        after = [b - a for a, b in zip(self.ticks, self.ticks[1:], strict=False)
+                 if b > self.last_chunk]
         return max(after, default=float("nan"))
 
     @property

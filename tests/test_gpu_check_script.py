@@ -188,7 +188,7 @@ def test_another_budget_scales_every_limit_in_proportion(budget):
     assert all(limit >= plan.MIN_LIMIT_S for limit in limits)
     smaller = budget < sum(default)
     assert all(new < old if smaller else new > old
-               for new, old in zip(limits, default) if old > plan.MIN_LIMIT_S)
+               for new, old in zip(limits, default, strict=True) if old > plan.MIN_LIMIT_S)
 
 
 @pytest.mark.parametrize("budget", ["60", "ten"])

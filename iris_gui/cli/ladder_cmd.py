@@ -96,7 +96,8 @@ def ladder_command(args: argparse.Namespace) -> int:
     if args.json:
         by_id = {id(r): (r, i) for r, i in chosen}
         records = []
-        for line, (result, run_id) in zip(ladder, _in_ladder_order(chosen, ladder, by_id)):
+        ordered = _in_ladder_order(chosen, ladder, by_id)
+        for line, (result, run_id) in zip(ladder, ordered, strict=True):
             record = run_record(result, run_id)
             # A ratio that is no result (busy, noisy, other data) is null; measured_speedup
             # keeps it, beside the standing that says why.

@@ -46,10 +46,11 @@ def contention_line(result: RunResult) -> str | None:
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int] | None = None) -> str:
     """Columns padded to their widest cell; ``right`` holds the indices to right-align."""
     right = right or set()
-    widths = [max(len(str(c)) for c in column) for column in zip(headers, *rows)]
+    widths = [max(len(str(c)) for c in column) for column in zip(headers, *rows, strict=True)]
 
     def line(cells: Sequence[str]) -> str:
-        out = [str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        out = [str(c).rjust(w) if i in right else str(c).ljust(w)
+               for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
         return "  ".join(out).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])

@@ -75,7 +75,7 @@ def describe(result: SweepResult, sweep_id: int | None) -> str:
     rows = []
     # A point's message is a footnote: inline it made rows of over 200 characters.
     footnotes: dict[str, int] = {}
-    for point, fit_error in zip(result.points, point_fit_errors(result)):
+    for point, fit_error in zip(result.points, point_fit_errors(result), strict=True):
         error = "-" if math.isnan(fit_error) else f"{fit_error:+.0%}"
         batch = [batch_text(point.batch), f"{point.steps_per_epoch:,}"] if batched else []
         rows.append([point.series, f"{point.rows:,}", f"{point.hidden:,}", *batch,

@@ -124,7 +124,7 @@ def compare_command(args: argparse.Namespace) -> int:
     results, ids = run_configs(combos * args.repeat, args)
     groups = [[r for r in results[i::len(combos)]] for i in range(len(combos))]
     id_groups = [ids[i::len(combos)] for i in range(len(combos))]
-    ran = [(g, i) for g, i in zip(groups, id_groups) if g]
+    ran = [(g, i) for g, i in zip(groups, id_groups, strict=True) if g]
     compared = compare_groups([g for g, _ in ran], baseline, ids=[i for _, i in ran])
     if args.json:
         print(json.dumps([row_record(row) for row in compared], indent=2, allow_nan=False))

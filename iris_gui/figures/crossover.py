@@ -154,7 +154,7 @@ class CrossoverFigure:
             return []
         other = SLICED_BY.get(self.axis)
         errors = point_fit_errors(self.result)
-        return [(p, e) for p, e in zip(self.result.points, errors) if p.measured
+        return [(p, e) for p, e in zip(self.result.points, errors, strict=True) if p.measured
                 and (other is None or fixed is None or getattr(p, other) == fixed)]
 
     def _x(self, point: SweepPoint) -> float:
@@ -328,7 +328,8 @@ class CrossoverFigure:
         top = y1 + (y1 - y0) * band_px / max(height - band_px, 1.0)
         vb.setRange(xRange=(x0, x1), yRange=(y0, top), padding=0)
         per_px = (top - y0) / height
-        for (crossing, _, tag), level, px, half in zip(self.tags, placed, centres, halves):
+        for (crossing, _, tag), level, px, half in zip(self.tags, placed, centres, halves,
+                                                        strict=True):
             tag.setAnchor((0.0 if px < half else 1.0 if px > width - half else 0.5, 0.5))
             tag.setPos(crossing.x, top - (level * pitch + tag_px / 2) * per_px)
         # In a short (docked) view the note stays in Findings, beside the plot: as the plot's

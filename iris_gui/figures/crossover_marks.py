@@ -62,7 +62,7 @@ def tag_levels(centres: list[float], halves: list[float], gap: float) -> tuple[i
     the first level whose last tag ends ``gap`` px left of it. Returns (levels, each tag's)."""
     ends: list[float] = []
     placed = []
-    for centre, half in zip(centres, halves):
+    for centre, half in zip(centres, halves, strict=True):
         level = next((i for i, end in enumerate(ends) if end + gap <= centre - half), len(ends))
         if level == len(ends):
             ends.append(0.0)

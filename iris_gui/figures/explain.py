@@ -27,8 +27,9 @@ __all__ = ["ExplainFigure"]
 
 # A category keeps its colour whichever runs are shown and in either theme, so CPU and GPU
 # bars compare by eye; "data" (fetching batches), added later, takes a colour of its own
-# (olive, unlike its neighbour forward's blue) rather than shifting the others'.
-CATEGORY_COLOURS = {**dict(zip((c for c in CATEGORIES if c != "data"), TABLEAU)),
+# (olive, unlike its neighbour forward's blue) rather than shifting the others'. The palette
+# is longer than the categories it colours.
+CATEGORY_COLOURS = {**dict(zip((c for c in CATEGORIES if c != "data"), TABLEAU, strict=False)),
                     "data": TABLEAU[8]}
 BAR_HEIGHT = 0.6  # in run slots: the gap between bars keeps neighbouring runs apart
 FRAME_HEIGHT = BAR_HEIGHT + 0.2  # the current run's frame stands clear of its bar
@@ -168,7 +169,7 @@ class ExplainFigure(PlotFigure):
                                 row, CAUTION if dark else CAUTION_TEXT)
         if not self._compact:
             self._full_px = max((text.boundingRect().width() for row, (_, text)
-                                 in zip(self._worded_rows, self.words)
+                                 in zip(self._worded_rows, self.words, strict=True)
                                  if self.slots[row].estimate), default=0.0)
 
     def _add_words(self, words: str, x: float, row: int, colour: str) -> None:

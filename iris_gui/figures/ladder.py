@@ -160,7 +160,7 @@ class LadderFigure(PlotFigure):
         axis = self.plot_item.getAxis("left")
         slots = [slot for slot, row in enumerate(self.slots) if not isinstance(row, str)]
         names = words.rung_names([self.slots[slot] for slot in slots])
-        ticks = [(float(slot), name) for slot, name in zip(slots, names)]
+        ticks = [(float(slot), name) for slot, name in zip(slots, names, strict=True)]
         axis.setTicks([ticks, []])
         # Sized from the names now: pyqtgraph widens the axis only after a paint that found a
         # name too wide, and skips that name until then.

@@ -26,7 +26,7 @@ def kept_labels(values: list[float], labels: list[str]) -> list[str]:
         return labels
     shown = SHOWN_STEPS[span < 2]
     kept = []
-    for value, label in zip(values, labels):
+    for value, label in zip(values, labels, strict=True):
         step = round(10 ** (value - math.floor(value + 1e-9)), 6)
         kept.append(label if any(math.isclose(step, s, rel_tol=1e-6) for s in shown) else "")
     return kept

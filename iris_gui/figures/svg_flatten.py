@@ -194,6 +194,6 @@ def _rect(element: ET.Element, m: Matrix, edges: Rect | None) -> list[ET.Element
 
 def _same(clip: Matrix, found: Matrix) -> bool:
     return all(abs(x - y) <= MATCH_TOLERANCE * max(abs(x), abs(y)) + 1e-9
-               for x, y in zip(clip, found))
+               for x, y in zip(clip, found, strict=True))
 
 

@@ -65,7 +65,7 @@ def _table(report: Report) -> str:
     for row in report.rows:
         cells = "".join(
             f'<td class="num">{escape(value)}</td>' if name in NUMERIC else f"<td>{escape(value)}</td>"
-            for name, value in zip(report.headers, row))
+            for name, value in zip(report.headers, row, strict=True))
         rows.append(f"<tr>{cells}</tr>")
     return (f'<table id="results"><thead><tr>{head}</tr></thead><tbody>'
             + "".join(rows) + "</tbody></table>")

@@ -54,7 +54,7 @@ def write_report(path: Path, runs: list[StoredRun], command_for: CommandFor,
             images = [path.parent / figure.path.name for figure in figures]
             for target in (path, *images):
                 check_export_target(target)
-            for figure, target in zip(figures, images):
+            for figure, target in zip(figures, images, strict=True):
                 write_atomically(target, figure.path.read_bytes())
             page = markdown_page(report, [(f.caption, f.path.name) for f in figures])
             write_atomically(path, page.encode("utf-8"))

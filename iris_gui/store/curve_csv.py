@@ -31,7 +31,7 @@ def export_curves_csv(curves: list[tuple[str, np.ndarray, int]], path: Path) -> 
     text = io.StringIO(newline="")
     writer = csv.writer(text)
     writer.writerow(["epoch", *(spreadsheet_safe(label) for label, _, _ in curves)])
-    for epoch, row in zip(epochs.tolist(), cells.tolist()):
+    for epoch, row in zip(epochs.tolist(), cells.tolist(), strict=True):
         writer.writerow([epoch, *row])
     write_csv(Path(path), text.getvalue())
 

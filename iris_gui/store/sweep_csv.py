@@ -44,7 +44,7 @@ def point_fit_errors(result: SweepResult) -> list[float]:
         chosen = {id(p) for p in fitted_points([p for _, p in indexed])}
         used = [i for i, p in indexed if id(p) in chosen]
         if len(used) == len(fit.errors):
-            for index, error in zip(used, fit.errors):
+            for index, error in zip(used, fit.errors, strict=True):
                 errors[index] = error
     return errors
 
@@ -53,7 +53,7 @@ def sweep_rows(result: SweepResult) -> list[dict[str, Any]]:
     """One dict per point, keyed by ``SWEEP_COLUMNS``; None marks a missing value."""
     fits = {fit.series: fit for fit in result.fits}
     rows = []
-    for point, error in zip(result.points, point_fit_errors(result)):
+    for point, error in zip(result.points, point_fit_errors(result), strict=True):
         fit = fits.get(point.series)
         predicted = (float(fit.predict_us(point.flops_per_epoch, point.steps_per_epoch))
                      if fit is not None and math.isfinite(point.flops_per_epoch) else math.nan)

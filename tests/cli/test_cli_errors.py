@@ -63,7 +63,7 @@ def outcomes(
     root = tmp_path_factory.mktemp("errors")
     dirs = {name: root / f"case{i}" for i, name in enumerate(CASES)}
     done = run_many([(CASES[name][0], dirs[name]) for name in CASES])
-    return {name: (proc, dirs[name]) for name, proc in zip(CASES, done)}
+    return {name: (proc, dirs[name]) for name, proc in zip(CASES, done, strict=True)}
 
 
 @pytest.mark.parametrize("case", list(CASES))

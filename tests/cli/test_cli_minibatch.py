@@ -54,7 +54,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
         "bad_target": ["train", "--data", str(flowers), "--target", "colour", "--epochs", "5"],
         "native_batch": ["train", "--engine", "native", "--batch", "8"],
     }
-    done = dict(zip(jobs, run_many([(args, data) for args in jobs.values()])))
+    done = dict(zip(jobs, run_many([(args, data) for args in jobs.values()]), strict=True))
     done["store"] = data / DB_NAME
     return done
 

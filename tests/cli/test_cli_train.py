@@ -32,7 +32,7 @@ EPOCHS = 300
 def devices_runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     data = tmp_path_factory.mktemp("devices")
     jobs = {"json": ["devices", "--json"], "text": ["devices"], "version": ["--version"]}
-    return dict(zip(jobs, run_many([(args, data) for args in jobs.values()])))
+    return dict(zip(jobs, run_many([(args, data) for args in jobs.values()]), strict=True))
 
 
 def test_devices_json_lists_cpu_first(devices_runs: dict) -> None:
@@ -92,7 +92,7 @@ def singles(tmp_path_factory: pytest.TempPathFactory) -> dict:
         "device": (base + ["--record", "device", "--call", "call"], shared),
         "none": (base + ["--record", "none", "--no-save"], nosave),
     }
-    results = dict(zip(jobs, run_many(list(jobs.values()))))
+    results = dict(zip(jobs, run_many(list(jobs.values())), strict=True))
     results["every-epoch"] = results["seed7"]
     results["shared_dir"], results["nosave_dir"] = shared, nosave
     return results
@@ -106,7 +106,7 @@ def curves(singles: dict) -> dict:
     shown = run_many([(["runs", "show", str(i), "--json", "--curve"], singles["shared_dir"])
                       for i in ids])
     out = {}
-    for name, run_id, proc in zip(names, ids, shown):
+    for name, run_id, proc in zip(names, ids, shown, strict=True):
         record = ok_json(proc)
         assert record["id"] == run_id
         out[name] = record
@@ -241,7 +241,7 @@ def compared(tmp_path_factory: pytest.TempPathFactory) -> dict:
         "baseline2": COMPARE + ["--json", "--baseline", "2", "--repeat", "3", "--no-save"],
     }
     dirs = {name: tmp_path_factory.mktemp(f"compare-{name}") for name in jobs}
-    results = dict(zip(jobs, run_many([(jobs[n], dirs[n]) for n in jobs])))
+    results = dict(zip(jobs, run_many([(jobs[n], dirs[n]) for n in jobs]), strict=True))
     results["dirs"] = dirs
     return results
 
@@ -269,7 +269,7 @@ def test_compare_json(compared: dict) -> None:
     # total_speedup compares the whole loop's seconds per epoch.
     steady = [row["timings"]["epoch_us"] for row in rows]
     total = [row["timings"]["train_seconds"] / row["epochs_completed"] for row in rows]
-    for row, epoch_us, seconds in zip(rows, steady, total):
+    for row, epoch_us, seconds in zip(rows, steady, total, strict=True):
         assert RECORD_KEYS <= set(row), RECORD_KEYS - set(row)
         assert row["status"] == "completed" and row["epochs_completed"] == 200
         assert row["measured_speedup"] == pytest.approx(steady[0] / epoch_us), (row, steady)
@@ -292,7 +292,7 @@ def test_compare_baseline_row_number_with_replicates(compared: dict) -> None:
     steady = [row["repeat"]["epoch_us"]["median"] for row in rows]
     assert [r["measured_speedup"] for r in rows] == [pytest.approx(steady[1] / m) for m in steady]
     loops = [row["repeat"]["train_seconds"]["median"] for row in rows]
-    for row, loop in zip(rows, loops):
+    for row, loop in zip(rows, loops, strict=True):
         if row["total_speedup"] is not None:
             assert row["total_speedup"] == pytest.approx(loops[1] / loop)
     assert all("id" not in r for r in rows)  # --no-save

@@ -38,7 +38,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory
     jobs = {name: (args, tmp_path_factory.mktemp("explain") / "data")
             for name, args in {**RUNS, **{k: v[0] for k, v in ERRORS.items()}}.items()}
     done = run_many(list(jobs.values()))
-    return {name: (proc, jobs[name][1]) for name, proc in zip(jobs, done)}
+    return {name: (proc, jobs[name][1]) for name, proc in zip(jobs, done, strict=True)}
 
 
 def test_json_carries_the_breakdown_and_the_sentences(outcomes):

@@ -29,7 +29,8 @@ def answers(tmp_path_factory: pytest.TempPathFactory) -> dict:
     jobs = [(args, data) for args in CASES.values()]
     jobs.append((["runs", "show", str(2**63 - 1)], data))
     procs = run_many(jobs)
-    return {"cases": dict(zip(CASES, procs)), "largest": procs[-1], "data": data}
+    return {"cases": dict(zip(CASES, procs[:-1], strict=True)), "largest": procs[-1],
+            "data": data}
 
 
 @pytest.mark.parametrize("name", list(CASES))

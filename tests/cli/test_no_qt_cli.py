@@ -50,7 +50,7 @@ def run_no_qt(args: Sequence[str], data_dir: Path) -> subprocess.CompletedProces
 
 def run_all(jobs: dict[str, tuple[list[str], Path]]) -> dict[str, subprocess.CompletedProcess]:
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        done = dict(zip(jobs, pool.map(lambda job: run_no_qt(*job), jobs.values())))
+        done = dict(zip(jobs, pool.map(lambda job: run_no_qt(*job), jobs.values()), strict=True))
     for proc in done.values():
         assert proc.returncode == 0, describe(proc)
         assert proc.stderr.rstrip().endswith(NO_QT_LINE), describe(proc)

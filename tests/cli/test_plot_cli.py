@@ -38,7 +38,7 @@ def plots(tmp_path_factory: pytest.TempPathFactory) -> dict:
         "narrow": ["--runs", "1", "--out", str(out / "z.png"), "--width", "50"],
     }
     done = run_many([(["plot", *args], data) for args in jobs.values()])
-    return {"out": out, **dict(zip(jobs, done))}
+    return {"out": out, **dict(zip(jobs, done, strict=True))}
 
 
 def test_png_is_drawn_at_the_width_asked(plots: dict) -> None:

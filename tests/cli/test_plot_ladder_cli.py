@@ -83,7 +83,7 @@ def plots(tmp_path_factory: pytest.TempPathFactory) -> dict:
         [sys.executable, "-c", NO_QT, "plot", "--ladder", "--runs", "1,2",
          "--out", str(out / "no-qt.csv")],
         capture_output=True, text=True, check=False, env=cli_env(data), timeout=TIMEOUT_S)
-    return {"out": out, "no-qt": no_qt, **dict(zip(jobs, done))}
+    return {"out": out, "no-qt": no_qt, **dict(zip(jobs, done, strict=True))}
 
 
 def test_png_is_drawn_at_the_width_asked_with_both_kinds_of_bar(plots: dict) -> None:

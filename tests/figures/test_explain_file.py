@@ -38,7 +38,7 @@ def bands(mask: np.ndarray, least: int) -> list[tuple[int, int]]:
     breaks = np.flatnonzero(np.diff(rows) > 1)
     starts = np.r_[rows[0], rows[breaks + 1]]
     ends = np.r_[rows[breaks], rows[-1]]
-    return list(zip(starts.tolist(), ends.tolist()))
+    return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
 
 def test_the_png_is_the_width_asked_and_draws_each_runs_stack(qapp, tmp_path, items) -> None:

@@ -78,7 +78,7 @@ def test_the_cli_refuses_the_store_and_keeps_it(data_dir: Path, tmp_path: Path) 
     targets = [store, link, hard, wal]
     jobs = [(["runs", "export", "--csv", str(t)], data_dir) for t in targets]
     jobs.append((["plot", "--runs", str(ids[0]), "--out", str(link)], data_dir))
-    for target, proc in zip([*targets, link], run_many(jobs)):
+    for target, proc in zip([*targets, link], run_many(jobs), strict=True):
         line = one_line_error(proc)
         assert str(target) in line and "runs store" in line, line
     assert store.read_bytes() == before

@@ -82,7 +82,7 @@ def assert_inert(page: str, runs: list[StoredRun]) -> None:
     # Exactly one block per run, holding the whole command, and the fence closes it.
     assert [content for _, _, content in blocks] == \
         [re.sub(r"\r\n|\r", "\n", command) for command in commands]
-    for start, end, _ in blocks:
+    for _start, end, _ in blocks:
         assert end < len(lines), "a code block runs to the end of the page"
     for number in outside:
         line = lines[number]

@@ -82,10 +82,10 @@ def wait_for_training(proc: subprocess.Popen, marker: Path) -> None:
 def finish(proc: subprocess.Popen, timeout: float = 60) -> subprocess.CompletedProcess:
     try:
         out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired as error:
         proc.kill()
         out, err = proc.communicate()
-        raise AssertionError(f"no exit within {timeout} s of the signal:\n{out}\n{err}")
+        raise AssertionError(f"no exit within {timeout} s of the signal:\n{out}\n{err}") from error
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 

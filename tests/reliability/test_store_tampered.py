@@ -92,10 +92,10 @@ def test_the_store_skips_each_bad_row_and_says_why(tampered):
         runs = store.list_runs()
         curves = store.curves([*good, *bad_runs.values()])
         sweeps = store.list_sweeps()
-        for name, run_id in bad_runs.items():
+        for run_id in bad_runs.values():
             with pytest.raises(StoreError, match=f"^run {run_id} is unreadable: "):
                 store.get(run_id)
-        for name, sweep_id in bad_sweeps.items():
+        for sweep_id in bad_sweeps.values():
             with pytest.raises(StoreError, match=f"^sweep {sweep_id} is unreadable: "):
                 store.get_sweep(sweep_id)
         assert [store.get(i).result.message for i in good] == ["good-1", "good-2"]

@@ -123,7 +123,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict:
     no_qt = subprocess.run(
         [sys.executable, "-c", NO_QT, "report", "--runs", "1", "--out", str(out / "x.html")],
         capture_output=True, text=True, check=False, env=cli_env(data), timeout=TIMEOUT_S)
-    return {"out": out, "no-qt": no_qt, **dict(zip(jobs, done))}
+    return {"out": out, "no-qt": no_qt, **dict(zip(jobs, done, strict=True))}
 
 
 def test_html_is_one_file_with_the_table_and_embedded_images(reports: dict) -> None:

@@ -35,7 +35,7 @@ def every_rung(tmp_path_factory: pytest.TempPathFactory) -> dict:
                             "--json"], data) for engine, record in RUNGS.items()])
     ids = {}
     with RunStore.open(data / DB_NAME) as store:
-        for engine, train, explain in zip(RUNGS, trained, explained):
+        for engine, train, explain in zip(RUNGS, trained, explained, strict=True):
             run = ok_json(train)
             record = ok_json(explain)
             record.pop("sentences")
@@ -46,7 +46,7 @@ def every_rung(tmp_path_factory: pytest.TempPathFactory) -> dict:
     reports = run_many([(["report", "--runs", order, "--out", str(out / f"every.{suffix}")], data)
                         for suffix in ("html", "md")])
     return {"data": data, "out": out, "ids": ids, "trained": trained, "explained": explained,
-            "reports": dict(zip(("html", "md"), reports))}
+            "reports": dict(zip(("html", "md"), reports, strict=True))}
 
 
 def test_every_rung_trains_and_explains_without_an_error(every_rung: dict) -> None:

@@ -42,7 +42,7 @@ def report(tmp_path):
     busy.profiler_overhead_pct = -8.0
     with RunStore.open(tmp_path / "runs.sqlite3") as store:
         ids = [store.save(run_result()) for _ in range(2)]
-        for run_id, b in zip(ids, (quiet, busy)):
+        for run_id, b in zip(ids, (quiet, busy), strict=True):
             store.save_breakdown(run_id, b.to_dict())
         runs = [store.get(run_id) for run_id in ids]
     return build_report(runs, lambda config: "iris-gui train"), quiet, busy
@@ -50,7 +50,7 @@ def report(tmp_path):
 
 def test_each_cpu_section_has_its_estimate_apart_from_its_measured_sentences(report) -> None:
     built, quiet, busy = report
-    for section, b in zip(built.sections, (quiet, busy)):
+    for section, b in zip(built.sections, (quiet, busy), strict=True):
         assert section.sentences == b.sentences()
         assert section.estimate == b.estimate_sentences()
         assert not any(ESTIMATE_MARK in s for s in section.sentences)

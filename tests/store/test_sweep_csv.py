@@ -32,7 +32,7 @@ def test_each_point_meets_its_series_fit() -> None:
     assert len(rows) == 30 and set(rows[0]) == set(SWEEP_COLUMNS)
     fits = {fit.series: fit for fit in result.fits}
     errors = point_fit_errors(result)
-    for row, point, error in zip(rows, result.points, errors):
+    for row, point, error in zip(rows, result.points, errors, strict=True):
         fit = fits[point.series]
         assert row["fit_floor_us"] == fit.floor_us and row["fit_gflops"] == fit.gflops
         assert row["fit_us"] == pytest.approx(float(fit.predict_us(point.flops_per_epoch)))
@@ -40,7 +40,8 @@ def test_each_point_meets_its_series_fit() -> None:
                                                  / point.epoch_us)
         assert row["fit_ok"] is (abs(error) <= FIT_TOLERANCE)
     # The engine's own errors, in each series' order.
-    eager = [e for e, p in zip(errors, result.points) if p.series == "cpu/eager/1 thread"]
+    eager = [e for e, p in zip(errors, result.points, strict=True)
+             if p.series == "cpu/eager/1 thread"]
     assert eager == list(fits["cpu/eager/1 thread"].errors)
 
 

@@ -140,7 +140,7 @@ def test_the_tags_sit_above_the_data_and_inside_the_plot(shown) -> None:
     highest = max(math.log10(p.epoch_us) for p in shown.result().points)
     view = vb.sceneBoundingRect()
     boxes = []
-    for crossing, _, tag in shown.plot.tags():
+    for _crossing, _, tag in shown.plot.tags():
         assert highest < tag.pos().y() < top
         box = tag.sceneBoundingRect()
         assert view.left() - 1 <= box.left() and box.right() <= view.right() + 1

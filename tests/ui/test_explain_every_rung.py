@@ -79,7 +79,7 @@ def test_the_window_explains_runs_of_several_rungs_and_shows_each(
     assert window.explain.status_label.text() == ""  # no failure on show
     labels = [label for label, _ in window.explain.breakdowns()]
     by_engine = {run.result.config.engine: run for run in window.results.model.runs}
-    for engine, record in RUNGS:
+    for engine, _record in RUNGS:
         run = by_engine[engine]
         assert explain_label(run.id, run.result.config) in labels
     assert f"run {by_engine['manual'].id} · cpu · manual · device" in labels

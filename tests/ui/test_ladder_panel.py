@@ -72,11 +72,11 @@ def test_each_timed_row_is_one_bar_in_log_microseconds(shown) -> None:
     # All bars start at one edge; lengths differ by the log of the times' ratio.
     starts = set(pytorch["x0"].tolist()) | set(reference["x0"].tolist())
     assert len(starts) == 1
-    ends = dict(zip(PYTORCH_SLOTS, pytorch["x0"] + pytorch["width"]))
+    ends = dict(zip(PYTORCH_SLOTS, pytorch["x0"] + pytorch["width"], strict=True))
     ends[CPU_NATIVE] = reference["x0"][0] + reference["width"][0]
     assert ends[CPU_EAGER] - ends[CPU_NATIVE] == pytest.approx(math.log10(104 / 7))
     assert ends[GPU_EAGER] - ends[GPU_GRAPH] == pytest.approx(math.log10(320 / 14))
-    for slot, row in zip(BAR_SLOTS, rows):
+    for slot, row in zip(BAR_SLOTS, rows, strict=True):
         assert 10 ** ends[slot] == pytest.approx(row.epoch_us)
 
 
@@ -247,7 +247,7 @@ def test_csv_export_is_one_line_per_row(shown, tmp_path) -> None:
     assert tuple(reader.fieldnames) == LADDER_COLUMNS
     rows = shown.rows()
     assert len(lines) == len(rows) == 11
-    for line, row in zip(lines, rows):
+    for line, row in zip(lines, rows, strict=True):
         assert line == {key: "" if value is None else str(value)
                         for key, value in csv_row(row.to_dict()).items()}
     failed = lines[4]

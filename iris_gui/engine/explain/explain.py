@@ -149,7 +149,7 @@ def _cost(times: dict, paying: tuple[str, str], free: tuple[str, str]) -> tuple[
     NaN when the rung cannot run the pair (the sentence then says it does not apply)."""
     if paying not in times or free not in times:
         return math.nan, math.nan
-    cost = summarize([a - b for a, b in zip(times[paying], times[free])]).median
+    cost = summarize([a - b for a, b in zip(times[paying], times[free], strict=True)]).median
     epoch = summarize(times[paying]).median
     return cost, cost / epoch * 100 if epoch > 0 else math.nan
 

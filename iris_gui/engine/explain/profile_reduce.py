@@ -165,7 +165,8 @@ def _categories(ranges: list, wanted: dict[str, str], epochs: int) -> dict[str, 
         shown = [p for p in PHASES if p != "step" and (p != "data" or p in seen)]
     totals = dict.fromkeys(shown, 0.0)
     gaps = 0.0
-    for previous, current in zip([None, *ranges], ranges):
+    # Each range with the one before it (None for the first): the padded list is one longer.
+    for previous, current in zip([None, *ranges], ranges, strict=False):
         totals[wanted[current.name]] += _elapsed(current)
         if previous is not None:
             gaps += max(0.0, current.time_range.start - previous.time_range.end)

@@ -124,10 +124,10 @@ def launch_signature(args: tuple, kwargs: dict) -> tuple[dict[str, str], dict]:
     launch's arguments: what ``compile_for`` must match to build the variant a launch runs."""
     jit = jit_function()
     _, specialization, _ = _binder(jit, 90)(*args, **kwargs)
-    types = {name: kind for name, (kind, _) in zip(jit.arg_names, specialization)
-             if kind != "constexpr"}
-    attributes = {name: attr for name, (kind, attr) in zip(jit.arg_names, specialization)
-                  if kind != "constexpr" and attr}
+    # One (kind, attribute) per parameter, constexprs included.
+    named = list(zip(jit.arg_names, specialization, strict=True))
+    types = {name: kind for name, (kind, _) in named if kind != "constexpr"}
+    attributes = {name: attr for name, (kind, attr) in named if kind != "constexpr" and attr}
     return types, attributes
 
 def main() -> None:

@@ -159,7 +159,7 @@ def compare_groups(groups: list[list[RunResult]], baseline: int = 0,
     base_epoch_us = steady[chosen].median if chosen is not None else math.nan
     base_total = per_epoch[chosen] if chosen is not None else math.nan
     rows = []
-    for index, (runs, epoch_us, total) in enumerate(zip(kept, steady, per_epoch)):
+    for index, (runs, epoch_us, total) in enumerate(zip(kept, steady, per_epoch, strict=True)):
         compared = chosen is not None and comparable(runs[0])
         rows.append(ComparisonRow(
             label=table_label(runs[0].config),

@@ -22,6 +22,7 @@ import math
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, Protocol
 
 import numpy as np
@@ -252,7 +253,7 @@ def _cross(line: list[PointLike], a: str, b: str, held: dict[str, Any],
     gap = [math.log(times_a[x] / times_b[x]) for x in common]
     low, high = float(common[0]), float(common[-1])
     crossings = []
-    for (x0, g0), (x1, g1) in zip(zip(common, gap), zip(common[1:], gap[1:])):
+    for (x0, g0), (x1, g1) in pairwise(zip(common, gap, strict=True)):
         if g0 == 0 or (g0 > 0) == (g1 > 0):
             continue
         share = g0 / (g0 - g1)  # where the log-ratio, linear in log(x), reaches zero

@@ -98,7 +98,8 @@ class RemoteRunner:
                 if self._stop.is_set():
                     self._kill()
                     self._stop.clear()
-                    raise WorkerCancelled(f"the connection to {self.host.name} was stopped")
+                    raise WorkerCancelled(
+                        f"the connection to {self.host.name} was stopped") from None
                 if time.monotonic() > deadline:
                     self._kill()
                     raise WorkerError(f"{self.host.name}: no answer from {self.host.destination}"

@@ -165,7 +165,7 @@ def _finisher(entry, owner: object, originals: list[torch.Tensor]):
     def finish() -> None:
         _check_owner(entry, owner)
         with torch.no_grad():
-            for target, trained in zip(originals, [*entry.weights, *entry.biases]):
+            for target, trained in zip(originals, [*entry.weights, *entry.biases], strict=True):
                 target.copy_(trained)
     return finish
 

@@ -197,7 +197,7 @@ class CompiledStep:
         """The model's weights, zero optimizer state, this run's lr and momentum: in place,
         so compiled code and recorded graphs keep reading the same addresses."""
         with torch.no_grad():
-            for target, source in zip([*self.weights, *self.biases], originals):
+            for target, source in zip([*self.weights, *self.biases], originals, strict=True):
                 target.copy_(source.detach())
             for tensor in self.state:
                 tensor.zero_()

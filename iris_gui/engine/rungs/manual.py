@@ -151,7 +151,7 @@ class ManualRung(Rung):
 
         def finish() -> None:
             with torch.no_grad():
-                for param, trained in zip(params, weights):
+                for param, trained in zip(params, weights, strict=True):
                     param.copy_(trained)
 
         if p.batches is not None or not p.precision_in_use.plain:

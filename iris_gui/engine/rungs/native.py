@@ -209,7 +209,7 @@ class NativeRung(Rung):
 
         def finish() -> None:
             with torch.no_grad():
-                for tensor, start in zip(tensors, offsets[:-1]):
+                for tensor, start in zip(tensors, offsets[:-1], strict=True):
                     trained = params[start:start + tensor.numel()].reshape(tensor.shape)
                     tensor.copy_(torch.from_numpy(trained))
 

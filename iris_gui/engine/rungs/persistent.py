@@ -113,7 +113,7 @@ class PersistentRung(Rung):
 
         def finish() -> None:
             with torch.no_grad():
-                for target, trained in zip(originals, working):
+                for target, trained in zip(originals, working, strict=True):
                     target.copy_(trained)
 
         return Stepper(run, recorder, block=EPOCHS_PER_LAUNCH, finish=finish, adaptive=True)

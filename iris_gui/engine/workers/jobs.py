@@ -81,7 +81,7 @@ class Partial:
         return result
 
     def _keep_timings(self, result: RunResult) -> None:
-        pairs = zip(self._ends, self._ends[1:])
+        pairs = zip(self._ends, self._ends[1:], strict=False)  # each end with the next
         chunks = [(b[0] - a[0], b[1] - a[1]) for a, b in pairs if b[0] > a[0] and b[1] > a[1]]
         result.chunk_epochs = np.asarray([e for e, _ in chunks], dtype=np.int64)
         result.chunk_seconds = np.asarray([s for _, s in chunks], dtype=np.float64)

@@ -97,7 +97,7 @@ def build_menus(window: QMainWindow) -> WindowActions:
         log_y=action("&Logarithmic Loss Axis", "Ctrl+L"),
         themes={mode: action(MODE_TITLES[mode], None, tip) for mode, tip in zip(MODES, (
             "Follow the system's light or dark colour scheme", "Light whatever the system says",
-            "Dark whatever the system says"))},
+            "Dark whatever the system says"), strict=True)},
         shortcuts=action("&Keyboard Shortcuts", "Ctrl+/", "Every shortcut, in one list"),
         machine=action("What This Machine Can &Measure…", None,
                        "Whether a GPU is here, why not, and what to do here and elsewhere"),

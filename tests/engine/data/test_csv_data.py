@@ -36,7 +36,7 @@ def iris_csv(tmp_path: Path, step: int = 1, name: str = "iris.csv") -> str:
     every ``step``-th row (the file is sorted by species, so every species stays)."""
     bunch = datasets.load_iris()
     lines = [HEADER]
-    for x, y in list(zip(bunch.data, bunch.target))[::step]:
+    for x, y in list(zip(bunch.data, bunch.target, strict=True))[::step]:
         lines.append(",".join(f"{v:g}" for v in x) + f",{bunch.target_names[y]}\n")
     return write(tmp_path, "".join(lines), name)
 

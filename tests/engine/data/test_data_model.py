@@ -46,7 +46,8 @@ def test_model_is_the_seeds_mlp_and_seeded_without_touching_global_rng():
     assert shapes == [(10, 4), (10,), (3, 10), (3,)]
     same = build_model(4, (10,), 3, seed=0)
     other = build_model(4, (10,), 3, seed=1)
-    assert all(torch.equal(a, b) for a, b in zip(model.parameters(), same.parameters()))
+    assert all(torch.equal(a, b)
+               for a, b in zip(model.parameters(), same.parameters(), strict=True))
     assert not torch.equal(model.layers[0].weight, other.layers[0].weight)
     assert model(torch.zeros(5, 4)).shape == (5, 3)
 

@@ -25,7 +25,7 @@ def test_one_reference_per_device_and_other_settings_named() -> None:
     assert {row.reference_id for row in rows} == {2}
     assert by_id[3].settings == "batch 32" and by_id[4].settings == "bfloat16"
     assert by_id[2].settings == by_id[5].settings == ""
-    names = dict(zip((row.run_id for row in rows), rung_names(rows)))
+    names = dict(zip((row.run_id for row in rows), rung_names(rows), strict=True))
     assert names[3] == "eager · batch 32" and names[4] == "eager · bfloat16"
     assert names[2] == "eager (the note's loop) · run 2"
     assert names[1] == "eager (the note's loop) · run 1"

@@ -138,9 +138,9 @@ def test_the_share_survives_the_record():
 
 def test_of_two_crossings_only_the_one_between_calm_points_is_a_finding():
     rows = (100, 1_000, 10_000, 100_000)
-    points = [_made_up(1, r, us, 0.0) for r, us in zip(rows, (10, 100, 1_000, 10_000))]
+    points = [_made_up(1, r, us, 0.0) for r, us in zip(rows, (10, 100, 1_000, 10_000), strict=True)]
     points += [_made_up(2, r, us, share) for r, us, share in
-               zip(rows, (50, 60, 500, 20_000), (0.0, 0.0, 0.0, 0.45))]
+               zip(rows, (50, 60, 500, 20_000), (0.0, 0.0, 0.0, 0.45), strict=True)]
     result = SweepResult(SPEC, points=points).analyse()
     calm, busy = sorted((c for c in result.crossovers if c.at is not None), key=lambda c: c.at)
     assert 100 < calm.at < 1_000 and 10_000 < busy.at < 100_000

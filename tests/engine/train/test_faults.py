@@ -149,7 +149,9 @@ def test_slow_items_slow_the_loaders_rows_and_nothing_else(monkeypatch):
     monkeypatch.setenv(FAULT_ENV, "slow-items:50")
     fault = fault_from_env()
     assert fault == Fault("slow-items", 50)
-    run = lambda first, count: None
+    def run(first, count):
+        return None
+
     assert fault.wrap_run(run) is run
     rows = slowed([10, 20, 30])
     assert isinstance(rows, SlowItems) and rows.seconds == 0.05

@@ -34,7 +34,7 @@ def is_sample(result: RunResult) -> bool:
 
 
 def _env(device: str, threads: int = 1) -> EnvRecord:
-    return EnvRecord(warm_up=SAMPLE_WARM_UP, 
+    return EnvRecord(warm_up=SAMPLE_WARM_UP,
         torch_version="2.13.0", device=device,
         device_name=GPU_NAME if device.startswith("cuda") else CPU_NAME, threads=threads,
         cpu_model=CPU_NAME, os="Linux-6.8.0-49-generic-x86_64-with-glibc2.39", python="3.11.7",

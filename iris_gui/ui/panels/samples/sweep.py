@@ -56,7 +56,7 @@ def _point(device: str, engine: str, threads: int | None, floor_us: float, gflop
 def sample_points() -> list[SweepPoint]:
     """The points in the order a sweep measures them: each row count on every series."""
     return [_point(*series, rows=rows, noise=noise)
-            for rows, noise in zip(DEFAULT_ROWS, _NOISE) for series in _SERIES]
+            for rows, noise in zip(DEFAULT_ROWS, _NOISE, strict=True) for series in _SERIES]
 
 
 def sample_env(accelerators: bool = True) -> dict:
