@@ -19,17 +19,33 @@ def data_dir(tmp_path, monkeypatch):
 
 @pytest.fixture
 def open_window(qtbot, tmp_path, data_dir):
-    """Opens windows on the test's data directory and settings file; closes them after."""
+    """Opens windows on the test's data directory and settings file; closes them after.
+
+    ``worker="this process"`` stands the worker process in with the test's own process (the
+    engine's InProcessRunner, behind the same thread and signals): for a test of what the
+    window shows, where the worker process is not the point, the window is ready in a moment
+    instead of after a process has started and loaded torch. It is the default for
+    ``execution="in-process"``, whose runs never reach the worker process."""
     # Imported here, not at the top: without Qt (a GPU server) this conftest must still load,
     # so that the modules that need Qt are reported as skipped (tests/conftest.py).
     from PySide6.QtCore import QSettings
 
+    from iris_gui.engine.workers.in_process import InProcessRunner
     from iris_gui.ui.app import create_window
+    from iris_gui.ui.jobs import worker as worker_module
     from iris_gui.ui.window.settings import AppSettings
 
     opened = []
+    stand_in = pytest.MonkeyPatch()
 
-    def make(epochs: int | None = None, execution: str | None = None):
+    def make(epochs: int | None = None, execution: str | None = None,
+             worker: str | None = None):
+        if worker is None:
+            worker = "this process" if execution == "in-process" else "process"
+        assert worker in ("process", "this process"), worker
+        stand_in.undo()
+        if worker == "this process":
+            stand_in.setattr(worker_module, "ProcessRunner", lambda _log=None: InProcessRunner())
         settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
         window = create_window(settings)
         qtbot.addWidget(window)
@@ -47,6 +63,7 @@ def open_window(qtbot, tmp_path, data_dir):
     for window in opened:
         if window.isVisible():
             window.close()
+    stand_in.undo()
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ def _ranges(window) -> list[list[float]]:
 
 
 def test_deleting_runs_clears_their_name_and_refits_the_plot(qtbot, open_window):
-    window = open_window()
+    window = open_window(worker="this process")  # the plot and the rows are the point
     _train(qtbot, window, 3000)
     _train(qtbot, window, 300)
     assert window.results.selected_ids() == [1, 2]

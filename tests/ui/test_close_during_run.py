@@ -42,19 +42,19 @@ def test_quit_during_a_run_asks_and_the_next_launch_says_the_run_was_kept(
     assert run.result.status.value == "stopped" and run.result.epochs_completed > 0
     assert (data_dir / NOTE_NAME).exists()
 
-    second = open_window()
+    second = open_window(worker="this process")  # these read the note; nothing trains
     epochs = run.result.epochs_completed
     assert second.status.progress_label.text() == (
         f"Run {run.id} was stopped when the window closed at epoch {epochs:,}; it is kept as "
         "stopped")
     assert not (data_dir / NOTE_NAME).exists()  # said once
     second.close()
-    third = open_window()
+    third = open_window(worker="this process")
     assert "was stopped when the window closed" not in third.status.progress_label.text()
 
 
 def test_quit_with_nothing_running_closes_at_once(qtbot, open_window, data_dir):
-    window = open_window()
+    window = open_window(worker="this process")
     window.actions.quit.trigger()
     assert not window.isVisible() and window.quit_question is None
     assert not (data_dir / NOTE_NAME).exists()

@@ -21,7 +21,7 @@ def explain_current_config(window, qtbot, bars: int) -> None:
 
 
 def test_configurations_differing_in_batch_and_precision_are_two_bars(open_window, qtbot):
-    window = open_window()
+    window = open_window(worker="this process")  # the bars' labels are the point
     window.explain_dock.raise_()
     window.explain.window_spin.setValue(10)
     explain_current_config(window, qtbot, bars=1)

@@ -165,7 +165,7 @@ def test_closing_during_an_in_process_run_ends_within_two_seconds(qtbot, open_wi
 
 
 def test_help_opens_the_log_folder(qtbot, open_window, monkeypatch, data_dir):
-    window = open_window()
+    window = open_window(worker="this process")
     opened = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
     window.actions.open_log_folder.trigger()

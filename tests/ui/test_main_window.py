@@ -91,7 +91,7 @@ def test_runs_and_the_last_config_survive_a_restart(qtbot, open_window):
     with qtbot.waitSignal(first.controller.run_finished, timeout=60_000):
         first.actions.train.trigger()
     first.close()
-    second = open_window()
+    second = open_window(worker="this process")  # what it reads back, not what it runs
     assert second.results.model.rowCount() == 1
     assert second.controls.config() == RunConfig(epochs=300, hidden=(12, 6))
 
@@ -131,7 +131,7 @@ def test_file_menu_exports_and_reports_failures(qtbot, open_window, tmp_path, mo
 
 
 def test_menus_carry_the_usual_shortcuts(qtbot, open_window):
-    window = open_window()
+    window = open_window(worker="this process")
     a = window.actions
     assert a.quit.shortcut().toString() == "Ctrl+Q"
     assert a.train.shortcut().toString() == "Ctrl+Return"

@@ -53,7 +53,7 @@ def view_widget(window, view: str) -> QWidget:
 def laptop(qtbot, open_window):
     """A first launch (no saved settings) at the size the window picks on a 1280×800 screen,
     the Ladder and Crossover showing sample rows so that their plots hold words."""
-    window = open_window()
+    window = open_window(worker="this process")  # nothing trains: how it looks
     window.setGeometry(fit_geometry(None, LAPTOP))
     window.arrange_docks()
     window.ladder.set_rows(sample_rows(), sample=True)
