@@ -2,17 +2,14 @@
 is labelled with its engine, is kept with its run and read back from the store, and clicking a
 run's bar (or its label) puts that run's figures and sentences in the text pane.
 
-The runs are trained by the command line into the test's data directory first (the window's
-own process never imports torch); the window explains them in its worker, as a user would."""
+The runs are trained by the command line into the test's data directory first; the window
+explains them in its worker, as a user would."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 from PySide6.QtCore import QPointF, Qt
+from support.cli import describe, run_cli
 
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.spec.config import RunConfig
@@ -26,16 +23,11 @@ EXPLAIN_MS = 240_000  # four explanations on a busy machine
 
 
 def train_by_cli(data_dir) -> None:
-    """The runs, two at a time: each process spends most of its time importing torch."""
-    env = {**os.environ, "IRIS_GUI_DATA_DIR": str(data_dir)}
-    for pair in (RUNGS[:2], RUNGS[2:]):
-        started = [subprocess.Popen([sys.executable, "-m", "iris_gui", "train", "--engine", engine,
-                                     "--record", record, "--epochs", "200"], env=env,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                   for engine, record in pair]
-        for process in started:
-            _, stderr = process.communicate(timeout=180)
-            assert process.returncode == 0, stderr
+    """The runs, by the command line in this process (what reaches the store is the point)."""
+    for engine, record in RUNGS:
+        done = run_cli(["train", "--engine", engine, "--record", record, "--epochs", "200"],
+                       data_dir)
+        assert done.returncode == 0, describe(done)
 
 
 def text(window) -> str:

@@ -446,7 +446,7 @@ def test_a_trained_runs_row_is_scrolled_into_view_and_selected(qtbot, open_windo
     with sample_store(data_dir / "runs.sqlite3") as seeded:
         for _ in range(40):
             seeded.save(sample_results()[0])
-    window = open_window(epochs=200)
+    window = open_window(epochs=200, worker="this process")  # the table is the point
     panel = window.results
     assert panel.model.rowCount() == 45
     panel.view.scrollToTop()
