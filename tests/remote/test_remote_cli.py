@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.cli import run_cli
 from support.sshd import LoopbackSshd
 
 from iris_gui import __version__
@@ -23,17 +24,15 @@ TIMEOUT_S = 120
 
 
 @pytest.fixture
-def cli(sshd: LoopbackSshd, tmp_path: Path):
-    """``cli(*args)``: ``python -m iris_gui ARGS`` with the harness's ssh config and this
-    test's own config folder (hosts.json) and data folder (the runs store)."""
-    env = {**os.environ, SSH_CONFIG_ENV: str(sshd.config_path),
-           "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "IRIS_GUI_DATA_DIR": str(tmp_path / "data")}
+def cli(sshd: LoopbackSshd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """``cli(*args)``: ``iris-gui ARGS`` in this process (the host's worker is a process of its
+    own, through the sshd) with the harness's ssh config and this test's own config folder
+    (hosts.json) and data folder (the runs store)."""
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "iris_gui", *args], check=False, env=env,
-                              capture_output=True, text=True, timeout=TIMEOUT_S,
-                              stdin=subprocess.DEVNULL)
+        return run_cli(args, tmp_path / "data")
 
     run.hosts_file = tmp_path / "config" / "iris-gui" / "hosts.json"
     return run

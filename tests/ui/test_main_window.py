@@ -108,7 +108,7 @@ def test_an_absent_device_is_a_message_not_a_crash(qtbot, open_window, monkeypat
 
 
 def test_file_menu_exports_and_reports_failures(qtbot, open_window, tmp_path, monkeypatch):
-    window = open_window(epochs=300)
+    window = open_window(epochs=300, worker="this process")  # the exports are the point
     with qtbot.waitSignal(window.controller.run_finished, timeout=60_000):
         window.actions.train.trigger()
     qtbot.waitUntil(lambda: len(window.plot.curves()) == 1)
@@ -185,7 +185,7 @@ def test_the_window_process_never_imports_torch(tmp_path):
 
 
 def test_explain_selected_runs_shows_bars_and_keeps_the_breakdowns(qtbot, open_window, tmp_path):
-    window = open_window(epochs=200)
+    window = open_window(epochs=200, worker="this process")  # the bars and the store
     with qtbot.waitSignal(window.controller.run_finished, timeout=60_000):
         window.controller.train([RunConfig(epochs=200), RunConfig(epochs=200, record="none")],
                                 "process")
@@ -209,7 +209,7 @@ def test_explain_selected_runs_shows_bars_and_keeps_the_breakdowns(qtbot, open_w
 
 
 def test_run_on_every_device_queues_the_notes_experiment(qtbot, open_window):
-    window = open_window(epochs=100)
+    window = open_window(epochs=100, worker="this process")  # the queue is the point
     finished = []
     window.controller.run_finished.connect(lambda token, result: finished.append(result))
     qtbot.mouseClick(window.controls.run_all_button, Qt.MouseButton.LeftButton)

@@ -38,7 +38,7 @@ def _device_ids(window) -> list:
 def test_a_hosts_device_is_listed_trains_and_sweeps(qtbot, open_window, hosts_file,
                                                     ssh_config_env):
     add_host(LAB)
-    window = open_window(epochs=400)
+    window = open_window(epochs=400, worker="this process")  # the host's worker is the point
     qtbot.waitUntil(lambda: "lab:cpu" in _device_ids(window), timeout=CONNECT_MS)
     assert "cpu" in _device_ids(window)  # this machine's devices stay
     combo = window.controls.form.device_combo
@@ -77,7 +77,7 @@ def test_a_hosts_device_is_listed_trains_and_sweeps(qtbot, open_window, hosts_fi
 
 def test_a_host_added_in_the_dialog_joins_the_device_lists(qtbot, open_window, hosts_file,
                                                           ssh_config_env):
-    window = open_window()
+    window = open_window(worker="this process")
     assert _device_ids(window) and "lab:cpu" not in _device_ids(window)
     run_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Run")
     hosts_item = next(a for a in run_menu.actions() if a.text() == "&Hosts…")
@@ -103,7 +103,7 @@ def test_a_host_added_in_the_dialog_joins_the_device_lists(qtbot, open_window, h
 def test_stop_keeps_a_remote_run_and_closing_the_window_ends_the_next_quickly(
         qtbot, open_window, hosts_file, ssh_config_env):
     add_host(LAB)
-    window = open_window(epochs=5_000_000)
+    window = open_window(epochs=5_000_000, worker="this process")
     qtbot.waitUntil(lambda: "lab:cpu" in _device_ids(window), timeout=CONNECT_MS)
     combo = window.controls.form.device_combo
     combo.setCurrentIndex(combo.findData("lab:cpu"))
@@ -147,7 +147,7 @@ def _running(pid: int) -> bool:
 def test_an_unreachable_host_is_one_line_and_the_window_carries_on(
         qtbot, open_window, hosts_file, ssh_config_env):
     add_host(Host("attic", "iris-nokey", command=f"{sys.executable} -m iris_gui"))
-    window = open_window(epochs=200)
+    window = open_window(epochs=200, worker="this process")
     qtbot.waitUntil(lambda: window.status.currentMessage().startswith("Not connected: "),
                     timeout=CONNECT_MS)
     message = window.status.currentMessage()
