@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.cli import IRIS, TIMEOUT_S, cli_env, describe, ok_json
+from support.cli import IRIS, TIMEOUT_S, cli_env, ok_json
 
 from iris_gui.engine.timing.contention import BUSY_SHARE, read_schedstat
 
@@ -65,7 +65,7 @@ for _ in range(attempts):
     core = quietest()
     os.sched_setaffinity(0, {core})
     core0, own0, wall0 = core_busy(core), own(), time.monotonic()
-    result = train(RunConfig(epochs=5000))
+    result = train(RunConfig(epochs=3000))
     others = max(0.0, (core_busy(core) - core0) - (own() - own0)) / (time.monotonic() - wall0)
     tried.append({"record": result.to_dict(), "others": others})
     if others < disturbed:
@@ -127,16 +127,3 @@ def test_a_run_sharing_its_core_with_a_busy_process_is_flagged_and_a_quiet_one_i
     assert quiet["contention"] == ""
     assert 0 <= tried[-1][0] < min(BUSY_SHARE, share), (tried, share)
 
-
-def test_the_text_summary_names_a_busy_run_in_one_line(tmp_path):
-    core = min(os.sched_getaffinity(0))
-    spinner = _spinning(core)
-    try:
-        proc = _train_on(core, tmp_path, [TRAIN[0], *TRAIN[2:]])
-    finally:
-        spinner.kill()
-        spinner.wait()
-    assert proc.returncode == 0, describe(proc)
-    lines = [line for line in proc.stdout.splitlines() if "the CPU was busy" in line]
-    assert len(lines) == 1, proc.stdout
-    assert lines[0].strip().startswith("busy CPU") and "timings are not comparable" in lines[0]

@@ -72,3 +72,18 @@ def test_runs_list_marks_busy_and_noisy_runs(tmp_path) -> None:
     assert out.rstrip().endswith("re-run it when the machine is quieter")
     code, out, _ = status_out_err(["runs", "list", "--json"], data)
     assert '"noisy": true' in out and '"cpu_busy": true' in out
+
+
+def test_the_text_summary_names_a_busy_run_in_one_line(tmp_path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    with RunStore.open(data / DB_NAME) as store:
+        busy, quiet = store.save(made_run(100.0, wait=0.38)), store.save(made_run(100.0))
+    code, out, err = status_out_err(["runs", "show", str(busy)], data)
+    assert code == 0 and err == "", err
+    lines = [line for line in out.splitlines() if "the CPU was busy" in line]
+    assert len(lines) == 1, out
+    assert lines[0].strip().startswith("busy CPU") and "timings are not comparable" in lines[0]
+    assert "38%" in lines[0]
+    code, out, _ = status_out_err(["runs", "show", str(quiet)], data)
+    assert code == 0 and "the CPU was busy" not in out and "busy CPU" not in out
