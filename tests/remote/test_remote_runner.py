@@ -75,15 +75,25 @@ def ssh_env(sshd: LoopbackSshd) -> Iterator[str]:
         yield str(sshd.config_path)
 
 
+# As srun without -u forwards a job's output: a line at a time, each line once it is whole.
+LINE_FORWARDER = ("import sys\n"
+                  "for line in sys.stdin.buffer:\n"
+                  "    sys.stdout.buffer.write(line)\n"
+                  "    sys.stdout.buffer.flush()\n")
+
+
 @pytest.fixture(scope="module")
 def fake_srun(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A stand-in for Slurm's ``srun``: records that it was used (and with what), skips its
-    own options and execs the command, as srun does on a cluster's login node."""
+    own options and runs the command, as srun does on a cluster's login node, forwarding the
+    job's output a line at a time as srun does without ``-u``."""
     folder = tmp_path_factory.mktemp("fake srun")
     marker, wrapper = folder / "srun used", folder / "srun"
     record = f"{{ printf used; printf ' [%s]' \"$@\"; echo; }} >> {shlex.quote(str(marker))}"
-    wrapper.write_text(f'#!/bin/sh\n{record}\nwhile [ "${{1#-}}" != "$1" ]; do shift; done\n'
-                       'exec "$@"\n')
+    forward = f"{shlex.quote(sys.executable)} -c {shlex.quote(LINE_FORWARDER)}"
+    wrapper.write_text(f'#!/bin/bash\nset -o pipefail\n{record}\n'
+                       'while [ "${1#-}" != "$1" ]; do shift; done\n'
+                       f'"$@" | {forward}\n')
     wrapper.chmod(0o755)
     return wrapper, marker
 

@@ -1,8 +1,11 @@
 """Messages between machines: length-prefixed JSON, arrays as base64 of little-endian numbers.
 
 Never pickle across machines: unpickling runs whatever the other side names, and the other side
-is a process reached over a network. A frame is a 4-byte big-endian length and that many bytes
-of UTF-8 JSON holding ``[kind, payload]``. NaN and infinities pass as Python's JSON writes them
+is a process reached over a network. A frame is a 4-byte big-endian length, that many bytes
+of UTF-8 JSON holding ``[kind, payload]``, and a newline the reader checks and skips: a launcher
+between the ends that forwards output a line at a time (Slurm's ``srun`` without ``-u``, a pipe
+through ``stdbuf -oL``) passes each frame on whole instead of holding it for a newline that
+would never come. JSON escapes the newlines in its strings, so the last byte is the only one. NaN and infinities pass as Python's JSON writes them
 (both ends are this program). An array is ``{"$nd": dtype, "shape": [...], "b64": ...}`` with
 dtype one of ``ARRAY_DTYPES``; a ``Chunk`` is ``{"$chunk": {...}}``; tuples arrive as lists.
 
@@ -30,6 +33,7 @@ MAX_NOISE = 64 * 1024
 MAX_FRAME = 256 * 2**20
 ARRAY_DTYPES = {"<f4": np.float32, "<f8": np.float64, "<i4": np.int32, "<i8": np.int64}
 _LENGTH = struct.Struct(">I")
+_END = b"\n"
 
 
 class FramingError(EngineError):
@@ -81,7 +85,7 @@ def encode(kind: str, payload: Any = None) -> bytes:
     if len(body) > MAX_FRAME:
         raise FramingError(f"a {kind!r} message of {len(body):,} bytes is over the "
                            f"{MAX_FRAME:,} byte limit")
-    return _LENGTH.pack(len(body)) + body
+    return _LENGTH.pack(len(body)) + body + _END
 
 
 def decode(body: bytes) -> tuple[str, Any]:
@@ -117,7 +121,10 @@ def read_frame(stream: IO[bytes]) -> tuple[str, Any]:
     if size > MAX_FRAME:
         raise FramingError(f"a message of {size:,} bytes was announced (over the {MAX_FRAME:,} "
                            "byte limit): the stream is corrupt")
-    return decode(read_exactly(stream, size))
+    body = read_exactly(stream, size)
+    if read_exactly(stream, len(_END)) != _END:
+        raise FramingError("a message did not end where its length said: the stream is corrupt")
+    return decode(body)
 
 
 def skip_to_magic(stream: IO[bytes]) -> bytes:

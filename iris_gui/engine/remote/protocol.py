@@ -20,7 +20,7 @@ from iris_gui import __version__
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.spec.errors import EngineError
 
-PROTOCOL = 1
+PROTOCOL = 2  # raised with every change to the framing or a message: both ends speak one
 
 
 class HandshakeError(EngineError):

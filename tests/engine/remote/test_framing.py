@@ -239,10 +239,44 @@ def test_a_frame_of_exactly_the_limit_is_announced_fine(monkeypatch: pytest.Monk
         encode("k", "x" * 100)
     exact = json.dumps(["k", "y" * 56], separators=(",", ":")).encode()
     assert len(exact) == 64
-    assert read_frame(io.BytesIO(struct.pack(">I", 64) + exact)) == ("k", "y" * 56)
+    assert read_frame(io.BytesIO(struct.pack(">I", 64) + exact + b"\n")) == ("k", "y" * 56)
     over = json.dumps(["k", "y" * 57], separators=(",", ":")).encode()
     with pytest.raises(FramingError, match="65 bytes was announced"):
-        read_frame(io.BytesIO(struct.pack(">I", len(over)) + over))
+        read_frame(io.BytesIO(struct.pack(">I", len(over)) + over + b"\n"))
+
+
+class LineForwarder(io.RawIOBase):
+    """What a launcher that forwards output a line at a time (srun without -u) lets through:
+    the bytes up to the last newline written; the rest waits for one."""
+
+    def __init__(self, written: bytes) -> None:
+        self.released = io.BytesIO(written[: written.rfind(b"\n") + 1])
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self.released.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def test_a_line_at_a_time_forwarder_passes_every_frame_whole() -> None:
+    frames = [encode("hello", {"text": "two\nlines", "protocol": 2}),
+              encode("chunk", {"losses": np.arange(10, dtype=np.float32)}), encode("stop")]
+    # A newline in a string is escaped: each frame's own last byte is the newline it ends with.
+    assert all(frame.endswith(b"\n") and b"\n" not in frame[4:-1] for frame in frames)
+    stream = LineForwarder(b"".join(frames))
+    assert [read_frame(stream)[0] for _ in frames] == ["hello", "chunk", "stop"]
+
+
+def test_a_frame_that_does_not_end_where_its_length_says_is_refused() -> None:
+    frame = encode("chunk", [1, 2, 3])
+    with pytest.raises(FramingError, match="did not end where its length said") as caught:
+        read_frame(io.BytesIO(frame[:-1] + b"x" + encode("stop")))
+    assert not isinstance(caught.value, StreamClosed)
+    with pytest.raises(StreamClosed):  # the channel closed before the frame's last byte
+        read_frame(io.BytesIO(frame[:-1]))
 
 
 def test_an_empty_stream_is_closed() -> None:
