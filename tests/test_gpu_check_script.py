@@ -240,52 +240,76 @@ def _start(tmp_path: Path) -> subprocess.Popen:
                             env=environment(tmp_path, GPU_CHECK_SIMULATE=STEP_SECONDS))
 
 
-@pytest.mark.parametrize("seconds", [0.4, 1.3, 2.6, 4.1])
-def test_a_run_stopped_by_sigterm_packs_what_it_has_and_says_so(tmp_path, seconds):
-    check = _start(tmp_path)
-    time.sleep(seconds)
-    check.send_signal(signal.SIGTERM)
-    assert check.wait(timeout=60) == 128 + signal.SIGTERM
-    out = tmp_path / "out"
-    files = assert_whole(out)
-    text = (out / "summary.txt").read_text()
-    if "stopped by SIGTERM" not in text:  # the machine was too slow to start in time
-        assert set(summary_rows(out).values()) <= {"not run"}, text
-        return
-    rows = summary_rows(out)
-    cut = [name for name, code in rows.items() if code == str(128 + signal.SIGTERM)]
-    assert len(cut) <= 1, rows
-    for name in cut:  # the step under way: what it printed before the stop is kept
-        step = next(s for s in plan.STEPS if s.name == name)
-        assert step.file in files
+def _signalled_at(tmp_path: Path, moments: list[float], send) -> list[tuple[float, Path, int]]:
+    """One whole run per moment, all under way at once (their steps mostly wait), each sent
+    ``send`` that many seconds after its start: (moment, its folder, its exit status)."""
+    folders = [tmp_path / f"at-{moment}" for moment in moments]
+    for folder in folders:
+        folder.mkdir()
+    started = [(time.monotonic(), _start(folder)) for folder in folders]
+    for moment, (began, check) in sorted(zip(moments, started, strict=True)):
+        time.sleep(max(0.0, began + moment - time.monotonic()))  # until that run's moment
+        send(check)
+    return [(moment, folder, check.wait(timeout=60))
+            for moment, folder, (_, check) in zip(moments, folders, started, strict=True)]
 
 
-@pytest.mark.parametrize("seconds", [0.5, 1.6, 2.9, 4.3])
-def test_a_run_killed_at_any_moment_leaves_every_finished_step(tmp_path, seconds):
-    check = _start(tmp_path)
-    time.sleep(seconds)
-    check.kill()
-    check.wait(timeout=60)
-    out = tmp_path / "out"
-    if not (out / "gpu-check.tar.gz").exists():  # killed before its first archive
-        assert not (out / "summary.txt").exists() or set(summary_rows(out).values()) <= {
-            "not run"}
-        return
-    assert_whole(out)
+def test_a_run_stopped_by_sigterm_at_any_moment_packs_what_it_has_and_says_so(tmp_path):
+    for seconds, folder, code in _signalled_at(tmp_path, [0.4, 1.3, 2.6, 4.1],
+                                               lambda check: check.send_signal(signal.SIGTERM)):
+        assert code == 128 + signal.SIGTERM, seconds
+        out = folder / "out"
+        files = assert_whole(out)
+        text = (out / "summary.txt").read_text()
+        if "stopped by SIGTERM" not in text:  # the machine was too slow to start in time
+            assert set(summary_rows(out).values()) <= {"not run"}, (seconds, text)
+            continue
+        rows = summary_rows(out)
+        cut = [name for name, code in rows.items() if code == str(128 + signal.SIGTERM)]
+        assert len(cut) <= 1, (seconds, rows)
+        for name in cut:  # the step under way: what it printed before the stop is kept
+            step = next(s for s in plan.STEPS if s.name == name)
+            assert step.file in files, seconds
+
+
+def test_a_run_killed_at_any_moment_leaves_every_finished_step(tmp_path):
     by_name = {step.name: step for step in plan.STEPS}
-    finished = [name for name, code in summary_rows(out).items()
-                if code == "0" and not by_name[name].file.endswith(".json")]
-    log = (out / "gpu-check.log").read_text()
-    assert all(f"simulated {name}: done" in log for name in finished)
+    for seconds, folder, _ in _signalled_at(tmp_path, [0.5, 1.6, 2.9, 4.3],
+                                            lambda check: check.kill()):
+        out = folder / "out"
+        if not (out / "gpu-check.tar.gz").exists():  # killed before its first archive
+            assert not (out / "summary.txt").exists() or set(summary_rows(out).values()) <= {
+                "not run"}, seconds
+            continue
+        assert_whole(out)
+        finished = [name for name, code in summary_rows(out).items()
+                    if code == "0" and not by_name[name].file.endswith(".json")]
+        log = (out / "gpu-check.log").read_text()
+        assert all(f"simulated {name}: done" in log for name in finished), seconds
 
 
-def test_a_step_that_ignores_sigterm_is_killed_at_its_limit_and_the_next_one_runs(tmp_path):
-    done = run_check(tmp_path, GPU_CHECK_SIMULATE="0.05",
-                     GPU_CHECK_SIMULATE_HANG="install wheels")
-    assert done.returncode == 0, done.stdout + done.stderr
-    rows = summary_rows(tmp_path / "out")
+@pytest.fixture(scope="module", autouse=True)
+def hung_run(tmp_path_factory: pytest.TempPathFactory):
+    """A whole run whose first step ignores SIGTERM, started with the module's first test:
+    its step's limit (10 s) passes while the other tests run."""
+    folder = tmp_path_factory.mktemp("hung")
+    check = subprocess.Popen(["bash", str(SCRIPT)], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True,
+                             env=environment(folder, GPU_CHECK_SIMULATE="0.05",
+                                             GPU_CHECK_SIMULATE_HANG="install wheels"))
+    yield folder, check
+    if check.poll() is None:  # a test run that never asked for it
+        check.kill()
+    check.communicate()
+
+
+def test_a_step_that_ignores_sigterm_is_killed_at_its_limit_and_the_next_one_runs(hung_run):
+    folder, check = hung_run
+    output, _ = check.communicate(timeout=120)
+    assert check.returncode == 0, output
+    rows = summary_rows(folder / "out")
     assert rows["install wheels"] == "137" and rows["environment"] == "0"
-    assert "timed out after 10 s" in done.stdout
+    assert "timed out after 10 s" in output
 
 
 IMPORT_CONFTEST = """
