@@ -40,9 +40,12 @@ import pytest
 from support.cli import IRIS, cli_env
 from support.kill import Watched, alive, children_of, spawn
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="SIGKILL and /proc")
-
 LONG = os.environ.get("IRIS_GUI_LONG_TRIALS") == "1"
+# The long trials take minutes on a quiet machine and several times that beside other work:
+# their limit is pytest-timeout's 300 s scaled to what they do, not the quick trials' own.
+pytestmark = [pytest.mark.skipif(sys.platform != "linux", reason="SIGKILL and /proc"),
+              pytest.mark.timeout(1800 if LONG else 300)]
+
 SEED = int(os.environ.get("KILL9_SEED", "9"))
 CLI_TRIALS = 60 if LONG else 3
 CONCURRENT_ROUNDS = 12 if LONG else 1
