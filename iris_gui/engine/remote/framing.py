@@ -5,8 +5,8 @@ is a process reached over a network. A frame is a 4-byte big-endian length, that
 of UTF-8 JSON holding ``[kind, payload]``, and a newline the reader checks and skips: a launcher
 between the ends that forwards output a line at a time (Slurm's ``srun`` without ``-u``, a pipe
 through ``stdbuf -oL``) passes each frame on whole instead of holding it for a newline that
-would never come. JSON escapes the newlines in its strings, so the last byte is the only one. NaN and infinities pass as Python's JSON writes them
-(both ends are this program). An array is ``{"$nd": dtype, "shape": [...], "b64": ...}`` with
+would never come. JSON escapes the newlines in its strings, so the last byte is the only one.
+NaN and infinities pass as Python's JSON writes them (both ends are this program). An array is ``{"$nd": dtype, "shape": [...], "b64": ...}`` with
 dtype one of ``ARRAY_DTYPES``; a ``Chunk`` is ``{"$chunk": {...}}``; tuples arrive as lists.
 
 The stream starts with ``MAGIC``, written by the remote end before its first frame: a login
