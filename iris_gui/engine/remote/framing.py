@@ -6,8 +6,9 @@ of UTF-8 JSON holding ``[kind, payload]``, and a newline the reader checks and s
 between the ends that forwards output a line at a time (Slurm's ``srun`` without ``-u``, a pipe
 through ``stdbuf -oL``) passes each frame on whole instead of holding it for a newline that
 would never come. JSON escapes the newlines in its strings, so the last byte is the only one.
-NaN and infinities pass as Python's JSON writes them (both ends are this program). An array is ``{"$nd": dtype, "shape": [...], "b64": ...}`` with
-dtype one of ``ARRAY_DTYPES``; a ``Chunk`` is ``{"$chunk": {...}}``; tuples arrive as lists.
+NaN and infinities pass as Python's JSON writes them (both ends are this program). An array
+is ``{"$nd": dtype, "shape": [...], "b64": ...}`` with dtype one of ``ARRAY_DTYPES``; a
+``Chunk`` is ``{"$chunk": {...}}``; tuples arrive as lists.
 
 The stream starts with ``MAGIC``, written by the remote end before its first frame: a login
 shell that prints a banner to stdout (a ``.bashrc`` echo) would otherwise be read as a length.
