@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 HOST = "127.0.0.1"
 ALIASES = ("iris-test", "iris-unknown", "iris-nokey")
 READY_TIMEOUT_S = 15.0
+LOGIN_VARIABLES = ("HOME", "SLURM_CONF")  # what authorized_keys may set for a login
 START_ATTEMPTS = 3  # a free port can be taken by someone else before sshd binds it
 
 # The client options of every alias: nothing of the user's (known hosts, agent, multiplexing) is
@@ -245,10 +246,19 @@ class LoopbackSshd:
         # ~ (``iris-gui hosts setup``'s virtual environment) stays out of the user's home.
         self.home = root / "home"
         self.home.mkdir(mode=0o700)
-        self.authorized_keys_path = _write(
-            root / "authorized_keys", f'environment="HOME={self.home}" {user_public}\n')
+        self.user_public = user_public
+        self.authorized_keys_path = root / "authorized_keys"
+        self.set_login_environment()
         self.empty_known_hosts_path = _write(root / "known_hosts_empty", "")
         self.log_path = root / "sshd.log"
+
+    def set_login_environment(self, **variables: str) -> None:
+        """What a login sets besides HOME (``SLURM_CONF``, as a cluster's login node does);
+        sshd reads ``authorized_keys`` at every login, so it holds from the next one."""
+        assert set(variables) <= set(LOGIN_VARIABLES), variables
+        options = ",".join(f'environment="{name}={value}"'
+                           for name, value in {"HOME": str(self.home), **variables}.items())
+        _write(self.authorized_keys_path, f"{options} {self.user_public}\n")
 
     def _write_configs(self, port: int) -> None:
         root = self.root
@@ -268,7 +278,7 @@ class LoopbackSshd:
             "KbdInteractiveAuthentication no",
             "UsePAM no",
             "StrictModes no",
-            "PermitUserEnvironment HOME",
+            f"PermitUserEnvironment {','.join(LOGIN_VARIABLES)}",
             "PrintMotd no",
             "PrintLastLog no",
             "UseDNS no",

@@ -1,0 +1,113 @@
+"""The remote worker through a real Slurm: ``scripts/slurm_cluster.py``'s one-node cluster on
+this machine, reached through the loopback sshd, with the docs' own ``srun`` prefix.
+
+Plain ``srun`` (no ``-u``) forwards the job's output a line at a time: these runs pass only
+because every frame ends with a newline. The host's worker is a Slurm job step with a fake GPU
+(``--gres=gpu:1``), and it is this machine, so its environment can be read in /proc.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.slurm import Cluster, slurm
+from support.sshd import LoopbackSshd, wait_for
+
+from iris_gui.engine.records.result import RunStatus
+from iris_gui.engine.remote.hosts import Host
+from iris_gui.engine.remote.runner import RemoteRunner
+from iris_gui.engine.remote.ssh import SSH_CONFIG_ENV
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.trainer import train
+
+__all__ = ["slurm"]
+
+pytestmark = pytest.mark.slow
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "remote.md"
+PYTHON_IRIS_GUI = f"{shlex.quote(sys.executable)} -m iris_gui"
+
+
+def docs_prefix() -> str:
+    """The ``--prefix`` of the docs' Slurm example, as written there."""
+    found = re.search(r"iris-gui hosts add \S+ \S+ --prefix \"(srun [^\"]+)\"", DOCS.read_text())
+    assert found, "docs/remote.md has no `hosts add ... --prefix \"srun ...\"` example"
+    return found.group(1)
+
+
+def environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
+@pytest.fixture(scope="module")
+def hpc(sshd: LoopbackSshd, slurm: Cluster) -> Iterator[RemoteRunner]:
+    """The docs' Slurm host, connected once for the module."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
+        runner = RemoteRunner(Host("hpc", "iris-test", prefix=docs_prefix(),
+                                   command=PYTHON_IRIS_GUI))
+        try:
+            runner.start()
+            yield runner
+        finally:
+            runner.close()
+
+
+def test_the_worker_is_a_slurm_job_with_the_gpu_it_asked_for(hpc: RemoteRunner,
+                                                             slurm: Cluster) -> None:
+    assert "--gres=gpu:1" in docs_prefix().split()
+    worker = environ(hpc.remote_pid)
+    assert worker["SLURM_JOB_ID"] in slurm.jobs()
+    assert worker["CUDA_VISIBLE_DEVICES"] == "0"  # the fake GPU Slurm gave this job
+    assert hpc.devices and hpc.devices[0].id == "hpc:cpu"
+
+
+def test_a_run_through_srun_equals_the_local_run(hpc: RemoteRunner) -> None:
+    config = RunConfig(epochs=20_000, seed=3, device="hpc:cpu", engine="eager", threads=1)
+    chunks: list = []
+    remote = hpc.run(config, chunks.append)
+    local = train(config.replace(device="cpu"))
+    assert remote.status is RunStatus.COMPLETED, remote.message
+    assert remote.epochs_completed == 20_000 and len(remote.losses) == 20_000
+    # A result frame of 20,000 losses is one line of about 110 KB: srun passes it whole.
+    assert np.array_equal(remote.losses, local.losses)
+    assert remote.env.host == "hpc" and remote.env.execution == "ssh"
+    assert len(chunks) >= 2 and chunks[-1].epochs_done == 20_000
+
+
+def test_a_stopped_run_and_the_next_share_the_job(hpc: RemoteRunner) -> None:
+    job = environ(hpc.remote_pid)["SLURM_JOB_ID"]
+    chunks: list = []
+
+    def observe(chunk: object) -> None:
+        chunks.append(chunk)
+        if len(chunks) == 1:
+            hpc.request_stop()
+
+    stopped = hpc.run(RunConfig(epochs=2_000_000, device="hpc:cpu"), observe)
+    assert stopped.status is RunStatus.STOPPED, stopped.message
+    assert 0 < stopped.epochs_completed < 2_000_000
+    after = hpc.run(RunConfig(epochs=300, device="hpc:cpu"))
+    assert after.status is RunStatus.COMPLETED, after.message
+    assert environ(hpc.remote_pid)["SLURM_JOB_ID"] == job
+
+
+def test_closing_the_connection_ends_the_job(sshd: LoopbackSshd, slurm: Cluster,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
+    runner = RemoteRunner(Host("hpc2", "iris-test", prefix=docs_prefix(),
+                               command=PYTHON_IRIS_GUI))
+    try:
+        runner.start()
+        job = environ(runner.remote_pid)["SLURM_JOB_ID"]
+        assert job in slurm.jobs()
+    finally:
+        runner.close()
+    wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to end job {job}")
