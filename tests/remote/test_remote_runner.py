@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import sys
 import threading
 import time
@@ -175,6 +176,23 @@ def test_a_run_through_ssh_equals_the_local_run(lab: RemoteRunner) -> None:
     assert observer.chunks[-1].epochs_done == 1500
     assert np.array_equal(np.concatenate([c.losses for c in observer.chunks]), remote.losses)
 
+
+
+def test_a_worker_told_to_end_stops_its_run_and_sends_it_back(
+        own_runners: list[RemoteRunner]) -> None:
+    """SIGTERM on the host (a scheduler ending the job) stops the run at its next chunk: the
+    epochs trained come back as ``stopped``, and the worker then ends."""
+    runner = RemoteRunner(lab_host(name="ending"))
+    own_runners.append(runner)
+    runner.start()
+    pid = runner.remote_pid
+    observer = Chunks(then=lambda: os.kill(pid, signal.SIGTERM))
+    result = runner.run(RunConfig(epochs=LONG, device="ending:cpu"), observer)
+    assert result.status is RunStatus.STOPPED, result.message
+    assert 0 < result.epochs_completed < LONG == result.config.epochs
+    assert len(result.losses) == result.epochs_completed
+    assert result.message.endswith(": ending ended the worker (SIGTERM)"), result.message
+    wait_for(lambda: not alive(pid), 10, "the worker to end after its answer")
 
 def test_a_refused_config_is_a_config_error(lab: RemoteRunner) -> None:
     pid = lab.remote_pid

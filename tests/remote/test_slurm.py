@@ -111,3 +111,29 @@ def test_closing_the_connection_ends_the_job(sshd: LoopbackSshd, slurm: Cluster,
     finally:
         runner.close()
     wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to end job {job}")
+
+
+def test_a_cancelled_job_keeps_its_run_as_stopped_and_names_slurm(
+        sshd: LoopbackSshd, slurm: Cluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
+    runner = RemoteRunner(Host("hpc3", "iris-test", prefix=docs_prefix(),
+                               command=PYTHON_IRIS_GUI))
+    chunks: list = []
+    try:
+        runner.start()
+        job = environ(runner.remote_pid)["SLURM_JOB_ID"]
+
+        def observe(chunk: object) -> None:
+            chunks.append(chunk)
+            if len(chunks) == 1:
+                slurm.command("scancel", job)
+
+        result = runner.run(RunConfig(epochs=2_000_000, device="hpc3:cpu"), observe)
+    finally:
+        runner.close()
+    # SIGTERM, then KillWait before SIGKILL: the worker stops at its next chunk and answers.
+    assert result.status is RunStatus.STOPPED, result.message
+    assert 0 < result.epochs_completed < 2_000_000
+    assert len(result.losses) == result.epochs_completed
+    assert result.message.endswith(f": Slurm cancelled job {job} (scancel)"), result.message
+    wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to end job {job}")

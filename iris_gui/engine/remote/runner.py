@@ -30,6 +30,7 @@ from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.names import host_device, split_device
 from iris_gui.engine.remote.protocol import check_hello
 from iris_gui.engine.remote.remote_results import prefixed_sweep, remote_result
+from iris_gui.engine.remote.slurm import ended_by
 from iris_gui.engine.remote.ssh import explain_failure, worker_argv
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
@@ -183,6 +184,15 @@ class RemoteRunner:
         self._kill()
         return explain_failure(self.host, code, "\n".join(self._stderr))
 
+    def _ended_by(self, wait: float = 2.0) -> str:
+        """Why a run stopped that nobody here stopped: the host ended its worker (SIGTERM),
+        named as Slurm names it when its line comes through stderr (waited for briefly, as
+        it may trail the result)."""
+        deadline = time.monotonic() + wait
+        while (reason := ended_by(list(self._stderr))) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return reason or f"{self.host.name} ended the worker (SIGTERM)"
+
     def _send(self, kind: str, payload: Any = None) -> None:
         data = framing.encode(kind, payload)
         with self._write_lock:
@@ -247,6 +257,8 @@ class RemoteRunner:
             kind, payload = self._next_message(stop_seen)
             result = listener.hear(kind, payload)
             if result is not None:
+                if result.status is RunStatus.STOPPED and not self._stop.is_set():
+                    result.message = f"{result.message}: {self._ended_by()}"
                 return remote_result(result, config, self.host)
             if kind == "timeout":
                 self._kill()

@@ -8,6 +8,9 @@ same functions: worker_process.py). Three things differ from a pipe between two 
   stderr, so a library that prints cannot corrupt the stream.
 - A stop is a message, not a shared event: a reader thread takes every frame off stdin, sets
   the stop for the job it names and queues the rest for the main thread.
+- SIGTERM (a scheduler's time limit or ``scancel``, which SIGKILL follows seconds later)
+  stops the job at its next chunk, sends what it has, and ends the process; with no job
+  running it ends at once.
 - When the channel closes (the window quit, the link died, ssh was killed), stdin ends and the
   process exits at once, in the middle of a job if need be: nothing is left running on a host
   that nobody is listening to.
@@ -20,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import signal
 import sys
 import threading
 from typing import Any, BinaryIO
@@ -54,6 +58,7 @@ class JobStop:
         self._lock = threading.Lock()
         self._stopped: set[int] = set()
         self.current: int | None = None
+        self.terminated = False  # SIGTERM came: end once the job has answered
 
     def request(self, job: int) -> None:
         with self._lock:
@@ -84,6 +89,19 @@ def _read_stdin(stream: BinaryIO, jobs: queue.Queue, stop: JobStop) -> None:
             jobs.put((kind, payload))
 
 
+def end_on_sigterm(stop: JobStop) -> None:
+    """SIGTERM stops the running job (its answer still goes out), or ends an idle worker."""
+
+    def handler(signum: int, _frame: object) -> None:
+        job = stop.current
+        if job is None:
+            os._exit(128 + signum)
+        stop.terminated = True
+        stop.request(job)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
     channel = FrameChannel(stdout)
     stdout.write(framing.MAGIC)
@@ -98,6 +116,8 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
     channel.send(("hello", hello))
     jobs: queue.Queue = queue.Queue()
     stop = JobStop()
+    if threading.current_thread() is threading.main_thread():
+        end_on_sigterm(stop)
     threading.Thread(target=_read_stdin, args=(stdin, jobs, stop), daemon=True,
                      name="iris-gui-stdin").start()
     from iris_gui.engine.train.devices import describe_devices, discover_devices
@@ -125,6 +145,8 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
         finally:
             stop.finish(job)
         channel.send(answer)
+        if stop.terminated:
+            return
 
 
 def main() -> int:

@@ -1,0 +1,33 @@
+"""What Slurm says about a job on its way back through ssh, read from srun's stderr.
+
+A job that Slurm ends (at its time limit, by ``scancel``) gets SIGTERM and, KillWait seconds
+later (30 s on most clusters), SIGKILL; the worker stops its run at the next chunk and sends
+it back as ``stopped``. Slurm's own reason is a line that slurmstepd writes into the job's
+stderr, ``*** STEP 22.0 ON node7 CANCELLED AT 2026-12-03T19:06:06 DUE TO TIME LIMIT ***``:
+this module turns it into the words the run keeps.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# slurmstepd's line for a job or step that it ends, with or without a reason.
+ENDED = re.compile(r"\*\*\* (?:JOB|STEP) (?P<job>\d+)(?:\.\S+)? ON \S+ (?P<what>CANCELLED|"
+                   r"PREEMPTED|FAILED) AT \S+(?: DUE TO (?P<why>[A-Z ]+))? \*\*\*")
+
+
+def ended_by(lines: Iterable[str]) -> str | None:
+    """"Slurm cancelled job 22 at its time limit", or None where no such line was seen."""
+    for line in reversed(list(lines)):
+        found = ENDED.search(line)
+        if found is None:
+            continue
+        job, what, why = found["job"], found["what"].lower(), found["why"]
+        if why == "TIME LIMIT":
+            return f"Slurm cancelled job {job} at its time limit"
+        if why:
+            return f"Slurm {what} job {job} ({why.lower()})"
+        return f"Slurm {what} job {job} (scancel)" if what == "cancelled" else \
+            f"Slurm {what} job {job}"
+    return None
