@@ -9,7 +9,7 @@ import json
 import sys
 import time
 
-from iris_gui.cli.output import table
+from iris_gui.cli.output import status_line, table
 from iris_gui.engine.remote.hosts import Host, add_host, find_host, load_hosts, remove_host
 from iris_gui.engine.spec.errors import EngineError
 
@@ -48,6 +48,7 @@ def _test(host: Host, as_json: bool) -> int:
     from iris_gui.engine.remote.runner import RemoteRunner
 
     runner = RemoteRunner(host)
+    runner.on_status = status_line
     began = time.perf_counter()
     try:
         devices = runner.start()

@@ -14,7 +14,7 @@ import json
 import math
 from typing import Any
 
-from iris_gui.cli.output import number, seconds, table
+from iris_gui.cli.output import number, seconds, status_line, table
 from iris_gui.cli.parser import config_from_args
 from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.spec.engines import ENGINES
@@ -78,7 +78,7 @@ def ladder_command(args: argparse.Namespace) -> int:
     from iris_gui.engine.records.ladder import ladder_rows
     from iris_gui.engine.remote.host_runners import HostRunners
 
-    hosts = HostRunners()  # connected while planning, reused for the runs, closed by them
+    hosts = HostRunners(status=status_line)  # connected while planning, reused for the runs, closed by them
     try:
         configs, unavailable = _plan(args, hosts)
     except BaseException:

@@ -90,3 +90,9 @@ class ProgressBar:
         if self.enabled:
             self.stream.write("\r" + " " * 100 + "\r")
             self.stream.flush()
+
+
+def status_line(line: str) -> None:
+    """A line about a connection in progress (a host's job waiting in Slurm's queue), on
+    stderr so that stdout stays the command's answer."""
+    print(line, file=sys.stderr, flush=True)

@@ -10,7 +10,7 @@ import threading
 from contextlib import closing
 from typing import Any
 
-from iris_gui.cli.output import ProgressBar
+from iris_gui.cli.output import ProgressBar, status_line
 from iris_gui.cli.parser import config_from_args
 from iris_gui.cli.session import open_store
 from iris_gui.cli.signals import GUARD
@@ -92,7 +92,7 @@ def run_configs(configs: list[RunConfig], args: argparse.Namespace,
     stop = threading.Event()
     # A caller that has asked the hosts already (the ladder, for their engines) passes their
     # connections on; they are closed here either way.
-    hosts = hosts if hosts is not None else HostRunners()
+    hosts = hosts if hosts is not None else HostRunners(status=status_line)
     # The stop is in place before the store opens: a signal from here on keeps the run.
     with GUARD.stopping(stop), open_store(not args.no_save) as store, closing(hosts):
         for index, config in enumerate(configs):

@@ -8,7 +8,7 @@ import json
 import math
 import sys
 
-from iris_gui.cli.output import number, table
+from iris_gui.cli.output import number, status_line, table
 from iris_gui.cli.session import StopOnInterrupt, open_store
 from iris_gui.engine.records.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.batch_settings import batch_text
@@ -32,7 +32,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     spec = spec_from_args(args)
     stop = StopOnInterrupt()
     progress = _Progress() if not args.json and sys.stderr.isatty() else None
-    hosts = HostRunners()
+    hosts = HostRunners(status=status_line)
     try:
         with stop.installed():
             result = hosts.sweep(spec, lambda part, relay: run_sweep(part, relay, stop),

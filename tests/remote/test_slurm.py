@@ -25,6 +25,7 @@ from iris_gui.engine.remote.runner import RemoteRunner
 from iris_gui.engine.remote.ssh import SSH_CONFIG_ENV
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.trainer import train
+from iris_gui.engine.workers.runner import WorkerError
 
 __all__ = ["slurm"]
 
@@ -137,3 +138,27 @@ def test_a_cancelled_job_keeps_its_run_as_stopped_and_names_slurm(
     assert len(result.losses) == result.epochs_completed
     assert result.message.endswith(f": Slurm cancelled job {job} (scancel)"), result.message
     wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to end job {job}")
+
+
+def test_a_job_waiting_in_the_queue_is_named_and_cancelled_on_giving_up(
+        sshd: LoopbackSshd, slurm: Cluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
+    node = slurm.script.node_name(slurm.root)
+    runner = RemoteRunner(Host("hpc4", "iris-test", prefix=docs_prefix(),
+                               command=PYTHON_IRIS_GUI))
+    said: list[str] = []
+    runner.on_status = said.append
+    slurm.command("scontrol", "update", f"nodename={node}", "state=drain", "reason=iris-test")
+    try:
+        with pytest.raises(WorkerError) as refused:
+            runner.start(timeout=6)
+    finally:
+        runner.close()
+        slurm.command("scontrol", "update", f"nodename={node}", "state=resume")
+    queued = re.fullmatch(r"hpc4: waiting in Slurm's queue \(job (\d+)\)", said[0] if said else "")
+    assert queued, said
+    job = queued[1]
+    assert str(refused.value) == (f"hpc4: still waiting in Slurm's queue (job {job}) after 6 s; "
+                                  f"job {job} was cancelled")
+    # srun would have waited on after ssh ended: the job is gone, not started later.
+    wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to forget job {job}")

@@ -41,8 +41,10 @@ def stop_watched(runner: Any, stop: Callable[[], bool]) -> Iterator[None]:
 
 
 class HostRunners:
-    def __init__(self, hosts: list[Host] | None = None) -> None:
+    def __init__(self, hosts: list[Host] | None = None,
+                 status: Callable[[str], None] | None = None) -> None:
         self._hosts = hosts
+        self._status = status  # each runner's lines while connecting (a queued Slurm job)
         self._runners: dict[str, RemoteRunner] = {}
 
     def hosts(self) -> list[Host]:
@@ -54,7 +56,9 @@ class HostRunners:
             return None
         if name not in self._runners:
             known = {h.name: h for h in self.hosts()}
-            self._runners[name] = RemoteRunner(known[name] if name in known else find_host(name))
+            runner = RemoteRunner(known[name] if name in known else find_host(name))
+            runner.on_status = self._status
+            self._runners[name] = runner
         return self._runners[name]
 
     def run(self, config: RunConfig, observer: Any, stop: Callable[[], bool]) -> RunResult:

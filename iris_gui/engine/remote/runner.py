@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import logging
 import queue
+import shlex
 import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -30,8 +32,8 @@ from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.names import host_device, split_device
 from iris_gui.engine.remote.protocol import check_hello
 from iris_gui.engine.remote.remote_results import prefixed_sweep, remote_result
-from iris_gui.engine.remote.slurm import ended_by
-from iris_gui.engine.remote.ssh import explain_failure, worker_argv
+from iris_gui.engine.remote.slurm import allocated_job, ended_by, queued_job, scancel_words
+from iris_gui.engine.remote.ssh import explain_failure, ssh_argv, worker_argv
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, SweepListener
@@ -74,6 +76,9 @@ class RemoteRunner:
         self._grace = STOP_GRACE_SECONDS
         self._job = 0
         self._closing = False  # close() was asked: a channel that ends is not a lost one
+        self.queued: int | None = None  # the Slurm job srun says waits in the queue
+        # Told each line worth showing while connecting ("lab: waiting in Slurm's queue").
+        self.on_status: Callable[[str], None] | None = None
 
     @property
     def alive(self) -> bool:
@@ -97,12 +102,17 @@ class RemoteRunner:
                 break
             except queue.Empty:
                 if self._stop.is_set():
-                    self._kill()
+                    cancelled = self._give_up()
                     self._stop.clear()
                     raise WorkerCancelled(
-                        f"the connection to {self.host.name} was stopped") from None
+                        f"the connection to {self.host.name} was stopped{cancelled}") from None
                 if time.monotonic() > deadline:
-                    self._kill()
+                    queued = self.queued
+                    cancelled = self._give_up()
+                    if queued is not None:
+                        raise WorkerError(f"{self.host.name}: still waiting in Slurm's queue "
+                                          f"(job {queued}) after {timeout:.0f} s{cancelled}"
+                                          ) from None
                     raise WorkerError(f"{self.host.name}: no answer from {self.host.destination}"
                                       f" within {timeout:.0f} s") from None
         if (kind, payload) == CLOSED:
@@ -117,8 +127,29 @@ class RemoteRunner:
         self.devices = [replace(d, id=host_device(self.host.name, d.id)) for d in hello.devices]
         return self.devices
 
+    def _give_up(self) -> str:
+        """End a connection that never started; a job still in Slurm's queue would outlive
+        ssh (srun waits on), so it is cancelled through a second login. What was done, as a
+        clause of the caller's line."""
+        job = self.queued
+        self._kill()
+        if job is None:
+            return ""
+        argv = ssh_argv(self.host.destination, scancel_words(shlex.split(self.host.prefix), job))
+        try:
+            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
+                                  timeout=30, check=False)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"; job {job} could not be cancelled ({error}): scancel it yourself"
+        if done.returncode != 0:
+            said = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no reason"]
+            return f"; job {job} could not be cancelled ({said[0]}): scancel it yourself"
+        self.queued = None
+        return f"; job {job} was cancelled"
+
     def _connect(self) -> None:
         self._closing = False
+        self.queued = None
         self._messages = queue.Queue()
         self._stderr.clear()
         argv = worker_argv(self.host)
@@ -164,12 +195,22 @@ class RemoteRunner:
             for raw in process.stderr:
                 line = raw.decode(errors="replace").rstrip()
                 if line:
+                    self._heard_from_slurm(line)
                     self._stderr.append(line)
                     log.info("%s: %s", self.host.name, line)
         except (OSError, ValueError):
             pass
         finally:
             process.stderr.close()
+
+    def _heard_from_slurm(self, line: str) -> None:
+        job = queued_job(line)
+        if job is not None:
+            self.queued = job
+            if self.on_status is not None:
+                self.on_status(f"{self.host.name}: waiting in Slurm's queue (job {job})")
+        elif allocated_job(line) is not None:
+            self.queued = None
 
     def _failure(self) -> str:
         """Why the connection ended, in one line (waits briefly for ssh's exit and last words)."""

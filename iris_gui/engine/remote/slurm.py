@@ -31,3 +31,25 @@ def ended_by(lines: Iterable[str]) -> str | None:
         return f"Slurm {what} job {job} (scancel)" if what == "cancelled" else \
             f"Slurm {what} job {job}"
     return None
+
+
+QUEUED = re.compile(r"srun: job (\d+) queued and waiting for resources")
+ALLOCATED = re.compile(r"srun: job (\d+) has been allocated resources")
+
+
+def queued_job(line: str) -> int | None:
+    """The job srun says is waiting in the queue, from one line of its stderr."""
+    found = QUEUED.search(line)
+    return int(found[1]) if found else None
+
+
+def allocated_job(line: str) -> int | None:
+    found = ALLOCATED.search(line)
+    return int(found[1]) if found else None
+
+
+def scancel_words(prefix_words: list[str], job: int) -> list[str]:
+    """``scancel JOB``, from the folder of the prefix's srun when it names one."""
+    launcher = prefix_words[0] if prefix_words else ""
+    folder = launcher.rpartition("/")[0] if launcher.endswith("srun") else ""
+    return [f"{folder}/scancel" if folder else "scancel", str(job)]
