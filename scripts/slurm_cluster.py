@@ -161,15 +161,19 @@ def _daemon(root: Path, name: str) -> None:
                            + _log_tail(root / "log" / f"{name}.log"))
 
 
+READY_STATES = ("idle", "mix", "alloc")  # the node answers (a trailing '*' says it does not)
+
+
 def wait_until_idle(root: Path, timeout: float = READY_SECONDS) -> None:
-    """Poll until the node takes jobs (sinfo says idle), or raise with the logs' tails."""
+    """Poll until the node takes jobs (idle, or running some already), or raise with the
+    logs' tails."""
     deadline = time.monotonic() + timeout
     delay = 0.05
     while True:
         state = subprocess.run(["sinfo", "-h", "-o", "%t"], env=environment(root),
                                capture_output=True, text=True, timeout=30,
                                check=False).stdout.strip()
-        if state == "idle":
+        if state in READY_STATES:
             return
         if time.monotonic() > deadline:
             raise ClusterError(

@@ -162,3 +162,34 @@ def test_a_job_waiting_in_the_queue_is_named_and_cancelled_on_giving_up(
                                   f"job {job} was cancelled")
     # srun would have waited on after ssh ended: the job is gone, not started later.
     wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to forget job {job}")
+
+
+def test_the_controller_down_mid_run_and_at_connect(
+        sshd: LoopbackSshd, slurm: Cluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
+    running = RemoteRunner(Host("hpc5", "iris-test", prefix=docs_prefix(),
+                                command=PYTHON_IRIS_GUI))
+    later = RemoteRunner(Host("hpc6", "iris-test", prefix=docs_prefix(),
+                              command=PYTHON_IRIS_GUI))
+    chunks: list = []
+
+    def observe(chunk: object) -> None:
+        chunks.append(chunk)
+        if len(chunks) == 1:
+            slurm.script.stop_daemon(slurm.root, "slurmctld")
+
+    try:
+        running.start()
+        # A job that runs needs only its node: the run goes on without the controller.
+        result = running.run(RunConfig(epochs=20_000, device="hpc5:cpu"), observe)
+        assert result.status is RunStatus.COMPLETED, result.message
+        with pytest.raises(WorkerError) as refused:
+            later.start(timeout=60)
+    finally:
+        running.close()
+        later.close()
+        slurm.script.start_daemon(slurm.root, "slurmctld")
+        slurm.script.wait_until_idle(slurm.root)
+    message = str(refused.value)
+    assert message.startswith("hpc6: the connection to iris-test ended (exit code 1): srun: ")
+    assert "Unable to contact slurm controller" in message and "\n" not in message
