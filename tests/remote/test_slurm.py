@@ -42,6 +42,11 @@ def docs_prefix() -> str:
     return found.group(1)
 
 
+def docs_host(name: str) -> RemoteRunner:
+    """A runner for the docs' Slurm host, under ``name`` (each its own connection and job)."""
+    return RemoteRunner(Host(name, "iris-test", prefix=docs_prefix(), command=PYTHON_IRIS_GUI))
+
+
 def environ(pid: int) -> dict[str, str]:
     raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
@@ -52,8 +57,7 @@ def hpc(sshd: LoopbackSshd, slurm: Cluster) -> Iterator[RemoteRunner]:
     """The docs' Slurm host, connected once for the module."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
-        runner = RemoteRunner(Host("hpc", "iris-test", prefix=docs_prefix(),
-                                   command=PYTHON_IRIS_GUI))
+        runner = docs_host("hpc")
         try:
             runner.start()
             yield runner
@@ -100,11 +104,8 @@ def test_a_stopped_run_and_the_next_share_the_job(hpc: RemoteRunner) -> None:
     assert environ(hpc.remote_pid)["SLURM_JOB_ID"] == job
 
 
-def test_closing_the_connection_ends_the_job(sshd: LoopbackSshd, slurm: Cluster,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
-    runner = RemoteRunner(Host("hpc2", "iris-test", prefix=docs_prefix(),
-                               command=PYTHON_IRIS_GUI))
+def test_closing_the_connection_ends_the_job(ssh_config_env: str, slurm: Cluster) -> None:
+    runner = docs_host("hpc2")
     try:
         runner.start()
         job = environ(runner.remote_pid)["SLURM_JOB_ID"]
@@ -115,10 +116,8 @@ def test_closing_the_connection_ends_the_job(sshd: LoopbackSshd, slurm: Cluster,
 
 
 def test_a_cancelled_job_keeps_its_run_as_stopped_and_names_slurm(
-        sshd: LoopbackSshd, slurm: Cluster, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
-    runner = RemoteRunner(Host("hpc3", "iris-test", prefix=docs_prefix(),
-                               command=PYTHON_IRIS_GUI))
+        ssh_config_env: str, slurm: Cluster) -> None:
+    runner = docs_host("hpc3")
     chunks: list = []
     try:
         runner.start()
@@ -141,11 +140,9 @@ def test_a_cancelled_job_keeps_its_run_as_stopped_and_names_slurm(
 
 
 def test_a_job_waiting_in_the_queue_is_named_and_cancelled_on_giving_up(
-        sshd: LoopbackSshd, slurm: Cluster, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
+        ssh_config_env: str, slurm: Cluster) -> None:
     node = slurm.script.node_name(slurm.root)
-    runner = RemoteRunner(Host("hpc4", "iris-test", prefix=docs_prefix(),
-                               command=PYTHON_IRIS_GUI))
+    runner = docs_host("hpc4")
     said: list[str] = []
     runner.on_status = said.append
     slurm.command("scontrol", "update", f"nodename={node}", "state=drain", "reason=iris-test")
@@ -165,12 +162,9 @@ def test_a_job_waiting_in_the_queue_is_named_and_cancelled_on_giving_up(
 
 
 def test_the_controller_down_mid_run_and_at_connect(
-        sshd: LoopbackSshd, slurm: Cluster, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
-    running = RemoteRunner(Host("hpc5", "iris-test", prefix=docs_prefix(),
-                                command=PYTHON_IRIS_GUI))
-    later = RemoteRunner(Host("hpc6", "iris-test", prefix=docs_prefix(),
-                              command=PYTHON_IRIS_GUI))
+        ssh_config_env: str, slurm: Cluster) -> None:
+    running = docs_host("hpc5")
+    later = docs_host("hpc6")
     chunks: list = []
 
     def observe(chunk: object) -> None:
