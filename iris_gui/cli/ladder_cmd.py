@@ -78,7 +78,8 @@ def ladder_command(args: argparse.Namespace) -> int:
     from iris_gui.engine.records.ladder import ladder_rows
     from iris_gui.engine.remote.host_runners import HostRunners
 
-    hosts = HostRunners(status=status_line)  # connected while planning, reused for the runs, closed by them
+    # Connected while planning, reused for the runs, closed by them.
+    hosts = HostRunners(status=status_line)
     try:
         configs, unavailable = _plan(args, hosts)
     except BaseException:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import shlex
 import subprocess
 import threading
 import time
@@ -32,8 +31,8 @@ from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.names import host_device, split_device
 from iris_gui.engine.remote.protocol import check_hello
 from iris_gui.engine.remote.remote_results import prefixed_sweep, remote_result
-from iris_gui.engine.remote.slurm import allocated_job, ended_by, queued_job, scancel_words
-from iris_gui.engine.remote.ssh import explain_failure, ssh_argv, worker_argv
+from iris_gui.engine.remote.slurm import allocated_job, cancel_queued, ended_by, queued_job
+from iris_gui.engine.remote.ssh import explain_failure, worker_argv
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, SweepListener
@@ -128,24 +127,10 @@ class RemoteRunner:
         return self.devices
 
     def _give_up(self) -> str:
-        """End a connection that never started; a job still in Slurm's queue would outlive
-        ssh (srun waits on), so it is cancelled through a second login. What was done, as a
-        clause of the caller's line."""
-        job = self.queued
+        """End a connection that never started, and a job of it still in Slurm's queue."""
+        job, self.queued = self.queued, None
         self._kill()
-        if job is None:
-            return ""
-        argv = ssh_argv(self.host.destination, scancel_words(shlex.split(self.host.prefix), job))
-        try:
-            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
-                                  timeout=30, check=False)
-        except (OSError, subprocess.TimeoutExpired) as error:
-            return f"; job {job} could not be cancelled ({error}): scancel it yourself"
-        if done.returncode != 0:
-            said = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no reason"]
-            return f"; job {job} could not be cancelled ({said[0]}): scancel it yourself"
-        self.queued = None
-        return f"; job {job} was cancelled"
+        return "" if job is None else cancel_queued(self.host, job)
 
     def _connect(self) -> None:
         self._closing = False

@@ -10,7 +10,12 @@ this module turns it into the words the run keeps.
 from __future__ import annotations
 
 import re
+import shlex
+import subprocess
 from collections.abc import Iterable
+
+from iris_gui.engine.remote.hosts import Host
+from iris_gui.engine.remote.ssh import ssh_argv
 
 # slurmstepd's line for a job or step that it ends, with or without a reason.
 ENDED = re.compile(r"\*\*\* (?:JOB|STEP) (?P<job>\d+)(?:\.\S+)? ON \S+ (?P<what>CANCELLED|"
@@ -53,3 +58,18 @@ def scancel_words(prefix_words: list[str], job: int) -> list[str]:
     launcher = prefix_words[0] if prefix_words else ""
     folder = launcher.rpartition("/")[0] if launcher.endswith("srun") else ""
     return [f"{folder}/scancel" if folder else "scancel", str(job)]
+
+
+def cancel_queued(host: Host, job: int) -> str:
+    """Cancel ``job`` on ``host`` through a login of its own (srun, still waiting in the queue,
+    would outlive the ssh that started it); what was done, as a clause of the caller's line."""
+    argv = ssh_argv(host.destination, scancel_words(shlex.split(host.prefix), job))
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"; job {job} could not be cancelled ({error}): scancel it yourself"
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no reason"]
+        return f"; job {job} could not be cancelled ({said[0]}): scancel it yourself"
+    return f"; job {job} was cancelled"
