@@ -5,34 +5,24 @@
 taken by the engine on the host, so the link is never inside a measurement; what the link
 costs is when a chunk reaches the plot (benchmarks/remote_overhead.py).
 
-Two threads per connection read ssh's stdout (frames, into a queue) and stderr (its last lines,
-for the one-line reason when the connection fails). A run whose connection is lost is kept as
-``failed`` with the epochs received; a stop not answered within the grace ends the ssh process,
-which ends the worker on the host (its stdin closes).
+The connection itself (ssh, the greeting, the readers, Slurm's lines) is connection.py's. A run
+whose connection is lost is kept as ``failed`` with the epochs received; a stop not answered
+within the grace ends the ssh process, which ends the worker on the host (its stdin closes).
 """
 
 from __future__ import annotations
 
-import logging
 import queue
-import subprocess
-import threading
 import time
-from collections import deque
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
-from iris_gui.engine.remote import framing
-from iris_gui.engine.remote.hosts import Host
+from iris_gui.engine.remote.connection import CLOSED, START_TIMEOUT_SECONDS, Connection
 from iris_gui.engine.remote.names import host_device, split_device
-from iris_gui.engine.remote.protocol import check_hello
 from iris_gui.engine.remote.remote_results import prefixed_sweep, remote_result
-from iris_gui.engine.remote.slurm import allocated_job, cancel_queued, ended_by, queued_job
-from iris_gui.engine.remote.ssh import explain_failure, worker_argv
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, SweepListener
@@ -42,13 +32,9 @@ from iris_gui.engine.workers.runner import (
     JobFailed,
     WorkerCancelled,
     WorkerCrashed,
-    WorkerError,
 )
 
-log = logging.getLogger(__name__)
-
-START_TIMEOUT_SECONDS = 120.0  # ssh, then torch's import and a warm-up on the host
-CLOSED = ("closed", None)  # the reader's last message: the channel ended
+__all__ = ["START_TIMEOUT_SECONDS", "RemoteRunner", "refuse_data_file"]
 
 
 def refuse_data_file(config: RunConfig, host: str) -> None:
@@ -59,177 +45,7 @@ def refuse_data_file(config: RunConfig, host: str) -> None:
                           f"machine's devices, or copy it to {host} and run iris-gui there")
 
 
-class RemoteRunner:
-    def __init__(self, host: Host) -> None:
-        self.host = host
-        self.devices: list[DeviceInfo] = []
-        self.torch_version = ""
-        self.remote_pid = 0
-        self._process: subprocess.Popen[bytes] | None = None
-        self._messages: queue.Queue = queue.Queue()
-        self._stderr: deque[str] = deque(maxlen=40)
-        self._stderr_reader: threading.Thread | None = None
-        self._write_lock = threading.Lock()
-        self._start_lock = threading.Lock()
-        self._stop = threading.Event()
-        self._grace = STOP_GRACE_SECONDS
-        self._job = 0
-        self._closing = False  # close() was asked: a channel that ends is not a lost one
-        self.queued: int | None = None  # the Slurm job srun says waits in the queue
-        # Told each line worth showing while connecting ("lab: waiting in Slurm's queue").
-        self.on_status: Callable[[str], None] | None = None
-
-    @property
-    def alive(self) -> bool:
-        return self._process is not None and self._process.poll() is None
-
-    def start(self, timeout: float = START_TIMEOUT_SECONDS) -> list[DeviceInfo]:
-        """Connect and wait for the host's greeting; WorkerError in one line if it fails. A
-        second caller while a connection is being made (a run asked for while the window
-        connects its hosts) waits for that one instead of making another."""
-        with self._start_lock:
-            return self._start(timeout)
-
-    def _start(self, timeout: float) -> list[DeviceInfo]:
-        if self.alive:
-            return self.devices
-        self._connect()
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                kind, payload = self._messages.get(timeout=POLL_SECONDS)
-                break
-            except queue.Empty:
-                if self._stop.is_set():
-                    cancelled = self._give_up()
-                    self._stop.clear()
-                    raise WorkerCancelled(
-                        f"the connection to {self.host.name} was stopped{cancelled}") from None
-                if time.monotonic() > deadline:
-                    queued = self.queued
-                    cancelled = self._give_up()
-                    if queued is not None:
-                        raise WorkerError(f"{self.host.name}: still waiting in Slurm's queue "
-                                          f"(job {queued}) after {timeout:.0f} s{cancelled}"
-                                          ) from None
-                    raise WorkerError(f"{self.host.name}: no answer from {self.host.destination}"
-                                      f" within {timeout:.0f} s") from None
-        if (kind, payload) == CLOSED:
-            raise WorkerError(self._failure())
-        try:
-            hello = check_hello(self.host.name, kind, payload)
-        except Exception:
-            self._kill()
-            raise
-        self.remote_pid = hello.pid
-        self.torch_version = hello.torch_version
-        self.devices = [replace(d, id=host_device(self.host.name, d.id)) for d in hello.devices]
-        return self.devices
-
-    def _give_up(self) -> str:
-        """End a connection that never started, and a job of it still in Slurm's queue."""
-        job, self.queued = self.queued, None
-        self._kill()
-        return "" if job is None else cancel_queued(self.host, job)
-
-    def _connect(self) -> None:
-        self._closing = False
-        self.queued = None
-        self._messages = queue.Queue()
-        self._stderr.clear()
-        argv = worker_argv(self.host)
-        log.info("connecting to %s: %s", self.host.name, argv)
-        try:
-            # A session of its own: Ctrl+C in the terminal stops the run through the protocol
-            # (the run is kept), rather than killing ssh under it.
-            self._process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                             stderr=subprocess.PIPE, start_new_session=True)
-        except OSError as error:
-            raise WorkerError(f"{self.host.name}: ssh could not be started ({error}); install "
-                              "the OpenSSH client") from None
-        threading.Thread(target=self._read_frames, args=(self._process, self._messages),
-                         daemon=True, name=f"iris-gui-ssh-{self.host.name}").start()
-        self._stderr_reader = threading.Thread(
-            target=self._read_stderr, args=(self._process,), daemon=True,
-            name=f"iris-gui-ssh-err-{self.host.name}")
-        self._stderr_reader.start()
-
-    def _read_frames(self, process: subprocess.Popen[bytes], messages: queue.Queue) -> None:
-        stream = process.stdout
-        assert stream is not None, "ssh starts with stdout=PIPE"
-        try:
-            noise = framing.skip_to_magic(stream)
-            if noise.strip():
-                log.info("%s printed before the worker started: %r", self.host.name, noise[:200])
-            while True:
-                messages.put(framing.read_frame(stream))
-        except framing.FramingError as error:
-            if not isinstance(error, framing.StreamClosed):
-                self._stderr.append(str(error))
-                log.error("%s: %s", self.host.name, error)
-        except (OSError, ValueError):
-            pass
-        finally:
-            # Each reader closes the pipe it read once it has ended: no thread reads a closed one.
-            stream.close()
-        messages.put(CLOSED)
-
-    def _read_stderr(self, process: subprocess.Popen[bytes]) -> None:
-        assert process.stderr is not None, "ssh starts with stderr=PIPE"
-        try:
-            for raw in process.stderr:
-                line = raw.decode(errors="replace").rstrip()
-                if line:
-                    self._heard_from_slurm(line)
-                    self._stderr.append(line)
-                    log.info("%s: %s", self.host.name, line)
-        except (OSError, ValueError):
-            pass
-        finally:
-            process.stderr.close()
-
-    def _heard_from_slurm(self, line: str) -> None:
-        job = queued_job(line)
-        if job is not None:
-            self.queued = job
-            if self.on_status is not None:
-                self.on_status(f"{self.host.name}: waiting in Slurm's queue (job {job})")
-        elif allocated_job(line) is not None:
-            self.queued = None
-
-    def _failure(self) -> str:
-        """Why the connection ended, in one line (waits briefly for ssh's exit and last words)."""
-        code = None
-        if self._process is not None:
-            try:
-                code = self._process.wait(3.0)
-            except subprocess.TimeoutExpired:
-                pass
-        if self._stderr_reader is not None:
-            self._stderr_reader.join(2.0)  # ssh's last words may still be in the pipe
-        self._kill()
-        return explain_failure(self.host, code, "\n".join(self._stderr))
-
-    def _ended_by(self, wait: float = 2.0) -> str:
-        """Why a run stopped that nobody here stopped: the host ended its worker (SIGTERM),
-        named as Slurm names it when its line comes through stderr (waited for briefly, as
-        it may trail the result)."""
-        deadline = time.monotonic() + wait
-        while (reason := ended_by(list(self._stderr))) is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return reason or f"{self.host.name} ended the worker (SIGTERM)"
-
-    def _send(self, kind: str, payload: Any = None) -> None:
-        data = framing.encode(kind, payload)
-        with self._write_lock:
-            if self._process is None or self._process.stdin is None:
-                return
-            try:
-                self._process.stdin.write(data)
-                self._process.stdin.flush()
-            except (OSError, ValueError):
-                pass  # the reader sees the channel close and says why
-
+class RemoteRunner(Connection):
     def request_stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
         self._grace = grace
         self._stop.set()
@@ -352,34 +168,3 @@ class RemoteRunner:
 
     def _device_name(self, device_id: str) -> str:
         return next((d.name for d in self.devices if d.id == device_id), device_id)
-
-    def _kill(self) -> None:
-        process, self._process = self._process, None
-        if process is None:
-            return
-        assert process.stdin is not None, "ssh starts with stdin=PIPE"
-        for stream in (process.stdin,):
-            try:
-                stream.close()
-            except (OSError, ValueError):
-                pass
-        if process.poll() is None:
-            process.kill()
-        try:
-            process.wait(2.0)
-        except subprocess.TimeoutExpired:
-            pass
-
-    def close(self, timeout: float = 0.5) -> None:
-        """Ask the worker to quit and close the channel; ends ssh if it lingers. A run in
-        progress on another thread ends as stopped."""
-        self._closing = True
-        if self.alive:
-            self._send("quit")
-            try:
-                assert self._process is not None and self._process.stdin is not None
-                self._process.stdin.close()
-                self._process.wait(timeout)
-            except (OSError, ValueError, subprocess.TimeoutExpired):
-                pass
-        self._kill()
