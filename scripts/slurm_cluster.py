@@ -9,8 +9,10 @@ gres.conf; the controller's state, the node's spool, the logs and pid files. Not
 to /etc: a command finds the cluster through ``SLURM_CONF=DIR/slurm.conf`` (an ssh login gets
 it from the test sshd's ``environment=``, as a cluster's login node sets it for its users).
 Traffic stays on 127.0.0.1, on ports chosen free at start. The node is this machine as
-``slurmd -C`` describes it, with two fake GPUs as GRES: character devices (``/dev/null``'s
-numbers; Slurm refuses a plain file), so ``--gres=gpu:1`` sets ``CUDA_VISIBLE_DEVICES``.
+``slurmd -C`` describes it, with four fake GPUs as GRES: character devices (``/dev/null``'s
+numbers; Slurm refuses a plain file), so ``--gres=gpu:1`` sets ``CUDA_VISIBLE_DEVICES``. Its
+cores are shared by up to four jobs (the tests hold a connection, a run at its time limit and
+a sweep's two jobs at once on a machine of two cores); a GPU is never shared.
 
 It needs root (the daemons run as root, ``SlurmUser=root``) and Debian's ``slurmctld``,
 ``slurmd``, ``slurm-client`` and ``munge``. KillWait is 10 s: time for a job's worker to stop at
@@ -33,7 +35,8 @@ TOOLS = ("munged", "mungekey", "slurmctld", "slurmd", "srun", "squeue", "sinfo",
          "scancel")
 READY_SECONDS = 60.0
 KILL_WAIT = 10
-GPUS = 2
+GPUS = 4
+JOBS_PER_CORE = 4
 
 
 class ClusterError(RuntimeError):
@@ -112,7 +115,7 @@ def _write_configs(root: Path) -> None:
         "SwitchType=switch/none",
         "SchedulerType=sched/builtin",
         "SelectType=select/cons_tres",
-        "SelectTypeParameters=CR_Core",  # two one-core jobs share the node
+        "SelectTypeParameters=CR_Core",
         "ReturnToService=2",
         "GresTypes=gpu",
         f"KillWait={KILL_WAIT}",
@@ -122,7 +125,8 @@ def _write_configs(root: Path) -> None:
         "SlurmctldTimeout=30",
         "SlurmdTimeout=30",
         f"{node} NodeAddr=127.0.0.1 NodeHostname={name} Gres=gpu:{GPUS} State=UNKNOWN",
-        "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
+        ("PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP "
+         f"OverSubscribe=FORCE:{JOBS_PER_CORE}"),
     ]
     (root / "slurm.conf").write_text("\n".join(conf) + "\n")
     (root / "gres.conf").write_text(

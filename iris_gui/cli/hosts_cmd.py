@@ -45,6 +45,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _test(host: Host, as_json: bool) -> int:
+    from iris_gui.engine.remote.placement import placement_words
     from iris_gui.engine.remote.runner import RemoteRunner
 
     runner = RemoteRunner(host)
@@ -60,10 +61,12 @@ def _test(host: Host, as_json: bool) -> int:
     seconds = time.perf_counter() - began
     if as_json:
         print(json.dumps({"host": host.name, "seconds": seconds, "torch_version":
-                          runner.torch_version, "devices": [d.to_dict() for d in devices]},
-                         indent=2))
+                          runner.torch_version, "placement": runner.placement,
+                          "devices": [d.to_dict() for d in devices]}, indent=2))
         return 0
-    print(f"{host.name}: connected in {seconds:.1f} s, torch {runner.torch_version}")
+    placed = placement_words(runner.placement)
+    print(f"{host.name}: connected in {seconds:.1f} s, torch {runner.torch_version}"
+          + (f"; {placed}" if placed else ""))
     for device in devices:
         print(f"  {device.describe()}")
     return 0

@@ -86,6 +86,9 @@ def _show(args: argparse.Namespace, store) -> int:
     env = r.env
     print(f"  environment   torch {env.torch_version}, Python {env.python}, {env.os}")
     print(f"                CPU {env.cpu_model}, {env.execution}")
+    if env.host:
+        print(f"  host          {env.host} ({env.host_destination}), over ssh"
+              + (f"; {env.host_placement}" if env.host_placement else ""))
     if env.warm_up:
         print(f"  warm-up       {env.warm_up}")
     return 0

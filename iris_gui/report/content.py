@@ -125,6 +125,7 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
         ("timing", timing_standing(result)),
         ("device", env.device_name or env.device or config.device),
         ("host", f"{env.host} ({env.host_destination}), over ssh" if env.host else ""),
+        ("placed", env.host_placement),
         ("torch", env.torch_version), ("CPU", env.cpu_model), ("OS", env.os),
         ("Python", env.python), ("threads", str(env.threads)), ("execution", env.execution),
         ("warm-up", env.warm_up), ("started", result.started_at), ("saved", run.created_at),

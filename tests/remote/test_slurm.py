@@ -8,14 +8,17 @@ because every frame ends with a newline. The host's worker is a Slurm job step w
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sys
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support.cli import run_cli
 from support.slurm import Cluster, slurm
 from support.sshd import LoopbackSshd, wait_for
 
@@ -35,21 +38,48 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "remote.md"
 PYTHON_IRIS_GUI = f"{shlex.quote(sys.executable)} -m iris_gui"
 
 
+def docs_example() -> list[str]:
+    """The docs' Slurm example, ``hosts add hpc login... --prefix "srun ..."``, as words."""
+    found = re.search(r"iris-gui (hosts add \S+ \S+ --prefix \"srun [^\"]+\")", DOCS.read_text())
+    assert found, "docs/remote.md has no `hosts add ... --prefix \"srun ...\"` example"
+    return shlex.split(found.group(1))
+
+
 def docs_prefix() -> str:
     """The ``--prefix`` of the docs' Slurm example, as written there."""
-    found = re.search(r"iris-gui hosts add \S+ \S+ --prefix \"(srun [^\"]+)\"", DOCS.read_text())
-    assert found, "docs/remote.md has no `hosts add ... --prefix \"srun ...\"` example"
-    return found.group(1)
+    words = docs_example()
+    return words[words.index("--prefix") + 1]
 
 
-def docs_host(name: str) -> RemoteRunner:
+def docs_host(name: str, prefix: str = "") -> RemoteRunner:
     """A runner for the docs' Slurm host, under ``name`` (each its own connection and job)."""
-    return RemoteRunner(Host(name, "iris-test", prefix=docs_prefix(), command=PYTHON_IRIS_GUI))
+    return RemoteRunner(Host(name, "iris-test", prefix=prefix or docs_prefix(),
+                             command=PYTHON_IRIS_GUI))
 
 
 def environ(pid: int) -> dict[str, str]:
     raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def time_limited(sshd: LoopbackSshd, slurm: Cluster) -> Iterator[Future]:
+    """A run far longer than its job's one-minute limit (``--time=1``), started with the module
+    so that the minute (and Slurm's check of the limit, every 30 s) passes beside the other
+    tests: a future of (the run, its job id)."""
+    with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(1) as pool:
+        patch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
+        runner = docs_host("hpc-1min", re.sub(r"--time=\d+", "--time=1", docs_prefix()))
+
+        def run() -> tuple[object, str]:
+            runner.start()
+            job = runner.placement["SLURM_JOB_ID"]
+            return runner.run(RunConfig(epochs=10_000_000, device="hpc-1min:cpu", threads=1)), job
+
+        try:
+            yield pool.submit(run)
+        finally:
+            runner.close()
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +100,12 @@ def test_the_worker_is_a_slurm_job_with_the_gpu_it_asked_for(hpc: RemoteRunner,
     assert "--gres=gpu:1" in docs_prefix().split()
     worker = environ(hpc.remote_pid)
     assert worker["SLURM_JOB_ID"] in slurm.jobs()
-    assert worker["CUDA_VISIBLE_DEVICES"] == "0"  # the fake GPU Slurm gave this job
+    assert worker["CUDA_VISIBLE_DEVICES"] in ("0", "1", "2", "3")  # a fake GPU of the job's
     assert hpc.devices and hpc.devices[0].id == "hpc:cpu"
+    # The worker says so in its greeting: `hosts test`, each run's record.
+    assert hpc.placement == {"SLURM_JOB_ID": worker["SLURM_JOB_ID"],
+                             "SLURMD_NODENAME": slurm.script.node_name(slurm.root),
+                             "CUDA_VISIBLE_DEVICES": worker["CUDA_VISIBLE_DEVICES"]}
 
 
 def test_a_run_through_srun_equals_the_local_run(hpc: RemoteRunner) -> None:
@@ -84,6 +118,7 @@ def test_a_run_through_srun_equals_the_local_run(hpc: RemoteRunner) -> None:
     # A result frame of 20,000 losses is one line of about 110 KB: srun passes it whole.
     assert np.array_equal(remote.losses, local.losses)
     assert remote.env.host == "hpc" and remote.env.execution == "ssh"
+    assert remote.env.host_placement.startswith(f"Slurm job {hpc.placement['SLURM_JOB_ID']} on ")
     assert len(chunks) >= 2 and chunks[-1].epochs_done == 20_000
 
 
@@ -187,3 +222,44 @@ def test_the_controller_down_mid_run_and_at_connect(
     message = str(refused.value)
     assert message.startswith("hpc6: the connection to iris-test ended (exit code 1): srun: ")
     assert "Unable to contact slurm controller" in message and "\n" not in message
+
+
+def test_a_run_at_its_jobs_time_limit_is_kept_as_stopped_and_names_the_limit(
+        time_limited: Future, slurm: Cluster) -> None:
+    # A minute, Slurm's next check of the limit (30 s), KillWait (10 s), a chunk: well inside.
+    result, job = time_limited.result(timeout=200)
+    assert result.status is RunStatus.STOPPED, result.message
+    assert 0 < result.epochs_completed < 10_000_000
+    assert len(result.losses) == -(-result.epochs_completed // result.loss_stride)
+    assert result.message.endswith(f": Slurm cancelled job {job} at its time limit"), \
+        result.message
+    wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to end job {job}")
+
+
+def test_the_docs_example_added_as_written_connects_and_trains(
+        ssh_config_env: str, slurm: Cluster, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    words = docs_example()
+    name = words[2]
+    words[3] = "iris-test"  # the loopback sshd's alias where the docs name a login node
+    added = run_cli([*words, "--command", PYTHON_IRIS_GUI], tmp_path / "data")
+    assert added.returncode == 0, added.stderr
+    tested = run_cli(["hosts", "test", name], tmp_path / "data")
+    assert tested.returncode == 0, tested.stderr
+    node = slurm.script.node_name(slurm.root)
+    said = re.match(rf"{name}: connected in [\d.]+ s, torch \S+; Slurm job (\d+) on {node}, "
+                    r"CUDA_VISIBLE_DEVICES=\d$", tested.stdout.splitlines()[0])
+    assert said, tested.stdout
+    trained = run_cli(["train", "--device", f"{name}:cpu", "--epochs", "300", "--json"],
+                      tmp_path / "data")
+    assert trained.returncode == 0, trained.stderr
+    record = json.loads(trained.stdout)
+    assert record["status"] == "completed" and record["epochs_completed"] == 300
+    placed = re.fullmatch(rf"Slurm job (\d+) on {node}, CUDA_VISIBLE_DEVICES=\d",
+                          record["env"]["host_placement"])
+    assert placed, record["env"]
+    # Each command's connection was a job of its own, ended with the command.
+    jobs = {said[1], placed[1]}
+    assert len(jobs) == 2
+    wait_for(lambda: not jobs & set(slurm.jobs()), 30, f"Slurm to end jobs {sorted(jobs)}")

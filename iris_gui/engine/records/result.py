@@ -116,6 +116,9 @@ class EnvRecord:
     # destination; empty for this machine.
     host: str = ""
     host_destination: str = ""
+    # Where the host's scheduler placed the worker: "Slurm job 12 on node1,
+    # CUDA_VISIBLE_DEVICES=0"; empty where none did.
+    host_placement: str = ""
 
 
 # Identity equality: a result holds numpy arrays, whose == is elementwise, and two runs with

@@ -45,6 +45,7 @@ class Connection:
         self.devices: list[DeviceInfo] = []
         self.torch_version = ""
         self.remote_pid = 0
+        self.placement: dict[str, str] = {}  # the worker's Slurm job and GPUs (placement.py)
         self._process: subprocess.Popen[bytes] | None = None
         self._messages: queue.Queue = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=40)
@@ -103,6 +104,7 @@ class Connection:
             raise
         self.remote_pid = hello.pid
         self.torch_version = hello.torch_version
+        self.placement = hello.placement
         self.devices = [replace(d, id=host_device(self.host.name, d.id)) for d in hello.devices]
         return self.devices
 

@@ -2,10 +2,11 @@
 differ.
 
 The remote end's first frame is ``hello``: protocol number, product version, torch version,
-Python, host name, process id and devices. The local end accepts it only when both the protocol
-and the product version match: timings from another version of the engine would sit beside this
-one's as if measured the same way. A mismatch names both versions and the one command that
-fixes it. A remote end that cannot import torch answers ``refused`` with one line instead.
+Python, host name, process id, devices and where a scheduler placed it (placement.py). The
+local end accepts it only when both the protocol and the product version match: timings from
+another version of the engine would sit beside this one's as if measured the same way. A
+mismatch names both versions and the one command that fixes it. A remote end that cannot
+import torch answers ``refused`` with one line instead.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from typing import Any
 
 from iris_gui import __version__
 from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.remote.placement import placement, read_placement
 from iris_gui.engine.spec.errors import EngineError
 
-PROTOCOL = 2  # raised with every change to the framing or a message: both ends speak one
+PROTOCOL = 3  # raised with every change to the framing or a message: both ends speak one
 
 
 class HandshakeError(EngineError):
@@ -36,6 +38,7 @@ class Hello:
     hostname: str
     pid: int
     devices: list[DeviceInfo] = field(default_factory=list)
+    placement: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_payload(cls, payload: Any) -> Hello:
@@ -43,7 +46,8 @@ class Hello:
             return cls(int(payload["protocol"]), str(payload["product"]),
                        str(payload.get("torch_version", "")), str(payload.get("python", "")),
                        str(payload.get("hostname", "")), int(payload.get("pid", 0)),
-                       [DeviceInfo.from_dict(d) for d in payload.get("devices", [])])
+                       [DeviceInfo.from_dict(d) for d in payload.get("devices", [])],
+                       read_placement(payload.get("placement", {})))
         except (KeyError, TypeError, ValueError) as error:
             raise HandshakeError(f"the far end's greeting could not be read ({error}): it is "
                                  "not iris-gui's worker") from None
@@ -60,7 +64,8 @@ def worker_hello() -> dict[str, Any]:
     warm_process(torch.device("cpu"))
     return {"protocol": PROTOCOL, "product": __version__, "torch_version": str(torch.__version__),
             "python": platform.python_version(), "hostname": socket.gethostname(),
-            "pid": os.getpid(), "devices": [d.to_dict() for d in describe_devices()]}
+            "pid": os.getpid(), "devices": [d.to_dict() for d in describe_devices()],
+            "placement": placement(os.environ)}
 
 
 def check_hello(host: str, kind: str, payload: Any) -> Hello:

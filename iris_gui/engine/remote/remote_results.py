@@ -16,11 +16,13 @@ from iris_gui.engine.remote.names import host_device
 from iris_gui.engine.spec.config import RunConfig
 
 
-def remote_result(result: RunResult, config: RunConfig, host: Host) -> RunResult:
-    """``result`` with the config as asked (device ``HOST:...``) and the host in its record."""
+def remote_result(result: RunResult, config: RunConfig, host: Host,
+                  placement: str = "") -> RunResult:
+    """``result`` with the config as asked (device ``HOST:...``) and the host in its record,
+    with where the host's scheduler placed the worker (``Slurm job 12 on node1, ...``)."""
     result.config = config
     result.env = replace(result.env, device=config.device, execution="ssh", host=host.name,
-                         host_destination=host.destination)
+                         host_destination=host.destination, host_placement=placement)
     return result
 
 

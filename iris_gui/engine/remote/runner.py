@@ -22,6 +22,7 @@ from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.remote.connection import CLOSED, START_TIMEOUT_SECONDS, Connection
 from iris_gui.engine.remote.names import host_device, split_device
+from iris_gui.engine.remote.placement import placement_words
 from iris_gui.engine.remote.remote_results import prefixed_sweep, remote_result
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
@@ -101,25 +102,25 @@ class RemoteRunner(Connection):
             if result is not None:
                 if result.status is RunStatus.STOPPED and not self._stop.is_set():
                     result.message = f"{result.message}: {self._ended_by()}"
-                return remote_result(result, config, self.host)
+                return self._kept(result, config)
             if kind == "timeout":
                 self._kill()
                 result = partial.result(RunStatus.STOPPED, (
                     f"stopped after {partial.epochs_done:,} of {config.epochs:,} epochs; "
                     f"{self.host.name} did not answer within {self._grace:g} s and the "
                     "connection was closed"))
-                return remote_result(result, config, self.host)
+                return self._kept(result, config)
             elif (kind, payload) == CLOSED and self._closing:
                 result = partial.result(RunStatus.STOPPED, (
                     f"stopped after {partial.epochs_done:,} of {config.epochs:,} epochs: the "
                     f"connection to {self.host.name} was closed"))
-                return remote_result(result, config, self.host)
+                return self._kept(result, config)
             elif (kind, payload) == CLOSED:
                 reason = self._failure()
                 result = partial.result(RunStatus.FAILED, (
                     f"connection to {self.host.name} lost at epoch {partial.epochs_done:,} "
                     f"({reason})"))
-                return remote_result(result, config, self.host)
+                return self._kept(result, config)
 
     def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
         try:
@@ -165,6 +166,9 @@ class RemoteRunner(Connection):
         finally:
             self._stop.clear()
             self._grace = STOP_GRACE_SECONDS
+
+    def _kept(self, result: RunResult, config: RunConfig) -> RunResult:
+        return remote_result(result, config, self.host, placement_words(self.placement))
 
     def _device_name(self, device_id: str) -> str:
         return next((d.name for d in self.devices if d.id == device_id), device_id)

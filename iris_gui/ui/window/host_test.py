@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal, Slot
 
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.remote.hosts import Host
+from iris_gui.engine.remote.placement import placement_words
 from iris_gui.engine.remote.runner import RemoteRunner
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.workers.runner import WorkerCancelled
@@ -22,10 +23,12 @@ from iris_gui.ui.jobs.host_connect import HOST_CONNECT_SECONDS, named
 log = logging.getLogger(__name__)
 
 
-def connected_text(host: Host, devices: list[DeviceInfo], torch_version: str) -> str:
-    """``lab: connected, torch 2.5.1`` and one line per device, as the device lists show it."""
+def connected_text(host: Host, devices: list[DeviceInfo], torch_version: str,
+                   placed: str = "") -> str:
+    """``lab: connected, torch 2.5.1``, where the host's scheduler placed the worker, and one
+    line per device, as the device lists show it."""
     return "\n".join([f"{host.name}: connected, torch {torch_version or 'unknown'}",
-                      *(device.describe() for device in devices)])
+                      *([placed] if placed else []), *(device.describe() for device in devices)])
 
 
 class ConnectionTest(QObject):
@@ -50,7 +53,8 @@ class ConnectionTest(QObject):
     def _test(self) -> None:
         try:
             devices = self._runner.start(self.timeout)
-            outcome = (True, connected_text(self.host, devices, self._runner.torch_version))
+            outcome = (True, connected_text(self.host, devices, self._runner.torch_version,
+                                             placement_words(self._runner.placement)))
         except WorkerCancelled:
             outcome = (False, f"{self.host.name}: the test was cancelled")
         except EngineError as error:

@@ -187,10 +187,12 @@ def _config(result: RunResult) -> QGroupBox:
 
 def _environment(result: RunResult) -> QGroupBox:
     env = result.env
+    host = [("Host", f"{env.host} ({env.host_destination})")] if env.host else []
+    placed = [("Placed", env.host_placement)] if env.host_placement else []
     return form_group("Environment", [
         ("PyTorch", env.torch_version), ("Device", env.device), ("Device name", env.device_name),
         ("Threads", str(env.threads)), ("CPU", env.cpu_model), ("OS", env.os),
-        ("Python", env.python), ("Execution", env.execution),
+        ("Python", env.python), ("Execution", env.execution), *host, *placed,
         ("Warm-up", env.warm_up or MISSING),
     ])
 

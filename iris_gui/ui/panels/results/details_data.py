@@ -31,7 +31,9 @@ _SELECTABLE = (Qt.TextInteractionFlag.TextSelectableByMouse
 
 
 def selectable(text: str) -> QLabel:
+    """A value as it was recorded: plain text, so a host's or a file's words never restyle."""
     label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     label.setTextInteractionFlags(_SELECTABLE)
     return label
 
