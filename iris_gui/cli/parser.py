@@ -309,6 +309,9 @@ def _add_sweep_commands(commands: argparse._SubParsersAction) -> None:
                        help="each point's timed window, at least (default 0.3)")
     sweep.add_argument("--min-epochs", type=int, default=spec.min_epochs,
                        help="each point's timed window, at least (default 20)")
+    sweep.add_argument("--parallel", type=int, default=1, metavar="N",
+                       help="on a Slurm host (prefix srun ...): its points on N jobs at once, "
+                            "each its own node (default 1)")
     sweep.add_argument("--json", action="store_true")
     sweep.add_argument("--no-save", action="store_true")
     sweep.set_defaults(command_parser=sweep)

@@ -32,8 +32,9 @@ def sweep_command(args: argparse.Namespace) -> int:
     spec = spec_from_args(args)
     stop = StopOnInterrupt()
     progress = _Progress() if not args.json and sys.stderr.isatty() else None
-    hosts = HostRunners(status=status_line)
+    hosts = HostRunners(status=status_line, parallel=args.parallel)
     try:
+        hosts.check_parallel(spec.devices)
         with stop.installed():
             result = hosts.sweep(spec, lambda part, relay: run_sweep(part, relay, stop),
                                  progress, stop)
@@ -105,6 +106,8 @@ def describe(result: SweepResult, sweep_id: int | None) -> str:
     lines.append("crossovers:")
     lines += [f"  {c.sentence()}" for c in result.crossovers] or [("  none (fewer than two "
                                                                   "series or sizes measured)")]
+    lines += [f"{host}: measured on {len(env['jobs'])} Slurm jobs ({'; '.join(env['jobs'])})"
+              for host, env in result.env.get("hosts", {}).items() if env.get("jobs")]
     lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)
 

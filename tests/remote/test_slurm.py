@@ -23,7 +23,9 @@ from support.slurm import Cluster, slurm
 from support.sshd import LoopbackSshd, wait_for
 
 from iris_gui.engine.records.result import RunStatus
+from iris_gui.engine.records.sweep_model import SweepSpec
 from iris_gui.engine.remote.hosts import Host
+from iris_gui.engine.remote.job_pool import JobPool
 from iris_gui.engine.remote.runner import RemoteRunner
 from iris_gui.engine.remote.ssh import SSH_CONFIG_ENV
 from iris_gui.engine.spec.config import RunConfig
@@ -239,12 +241,8 @@ def test_a_run_at_its_jobs_time_limit_is_kept_as_stopped_and_names_the_limit(
 def test_the_docs_example_added_as_written_connects_and_trains(
         ssh_config_env: str, slurm: Cluster, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    words = docs_example()
-    name = words[2]
-    words[3] = "iris-test"  # the loopback sshd's alias where the docs name a login node
-    added = run_cli([*words, "--command", PYTHON_IRIS_GUI], tmp_path / "data")
-    assert added.returncode == 0, added.stderr
+    name = docs_example()[2]
+    added_docs_host(name, tmp_path, monkeypatch)
     tested = run_cli(["hosts", "test", name], tmp_path / "data")
     assert tested.returncode == 0, tested.stderr
     node = slurm.script.node_name(slurm.root)
@@ -263,3 +261,65 @@ def test_the_docs_example_added_as_written_connects_and_trains(
     jobs = {said[1], placed[1]}
     assert len(jobs) == 2
     wait_for(lambda: not jobs & set(slurm.jobs()), 30, f"Slurm to end jobs {sorted(jobs)}")
+
+
+def added_docs_host(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The docs' example added as ``name`` through the CLI, into this test's own hosts file."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    words = docs_example()
+    words[2:4] = [name, "iris-test"]  # the loopback sshd's alias for the docs' login node
+    added = run_cli([*words, "--command", PYTHON_IRIS_GUI], tmp_path / "data")
+    assert added.returncode == 0, added.stderr
+
+
+def test_a_sweep_on_two_jobs_at_once_measures_every_point_once(
+        ssh_config_env: str, slurm: Cluster, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    added_docs_host("hpcs", tmp_path, monkeypatch)
+    rows = [120, 1_000, 2_000, 5_000]
+    done = run_cli(["sweep", "--devices", "hpcs:cpu", "--engines", "eager,lean", "--threads",
+                    "1", "--rows", ",".join(map(str, rows)), "--min-seconds", "0.05",
+                    "--parallel", "2", "--json"], tmp_path / "data")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "completed", result["message"]
+    # In the sweep's order, whichever job measured them: rows x series, each once.
+    assert [(p["rows"], p["engine"]) for p in result["points"]] == \
+        [(r, e) for r in rows for e in ("eager", "lean")]
+    assert all(p["device"] == "hpcs:cpu" and p["status"] == "completed"
+               for p in result["points"])
+    jobs = result["env"]["hosts"]["hpcs"]["jobs"]
+    assert len(jobs) == 2 and all(j.startswith("Slurm job ") for j in jobs), jobs
+    node = slurm.script.node_name(slurm.root)
+    assert any(n.endswith("measured each other (on a cluster, --exclusive in the prefix gives "
+                          "each job a node of its own)") and f"({node})" in n
+               for n in result["notes"]), result["notes"]
+    ids = {re.match(r"Slurm job (\d+)", j)[1] for j in jobs}
+    wait_for(lambda: not ids & set(slurm.jobs()), 30, f"Slurm to end jobs {sorted(ids)}")
+
+
+def test_a_job_cancelled_mid_sweep_gives_its_size_to_another_job(
+        ssh_config_env: str, slurm: Cluster) -> None:
+    host = docs_host("hpcp").host
+    pool = JobPool(host, 2)
+    cancelled: list[str] = []
+
+    def observe(point: object, done: int, total: int) -> None:
+        # The first point of a size: its second series has two seconds to go on that job.
+        if not cancelled:
+            cancelled.append(pool.current_job())
+            slurm.command("scancel", cancelled[0])
+
+    spec = SweepSpec(rows=(120, 500, 1_000, 2_000), hidden=(10,), devices=("hpcp:cpu",),
+                     engines=("eager", "lean"), threads=("1",), min_seconds=2.0)
+    try:
+        result = pool.sweep(spec, observe)
+    finally:
+        pool.close()
+    assert result.status == "completed", result.message
+    assert [(p.rows, p.engine) for p in result.points] == \
+        [(r, e) for r in spec.rows for e in ("eager", "lean")]
+    again = [n for n in result.notes if n.startswith(f"job {cancelled[0]} ended while measuring")]
+    assert len(again) == 1 and again[0].endswith("that size was measured again on another job")
+    assert f"Slurm cancelled job {cancelled[0]} (scancel)" in again[0], again
+    assert len(result.env["jobs"]) == 3  # the cancelled job's slot went on with a new one

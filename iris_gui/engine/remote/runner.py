@@ -154,6 +154,8 @@ class RemoteRunner(Connection):
                 kind, payload = self._next_message([0.0])
                 result = listener.hear(kind, payload)
                 if result is not None:
+                    if result.status == "stopped" and not self._stop.is_set():
+                        result.message = f"{result.message}: {self._ended_by()}"
                     return prefixed_sweep(result, spec, self.host)
                 if kind in ("failed", "timeout") or (kind, payload) == CLOSED:
                     if kind == "timeout":

@@ -53,6 +53,12 @@ def allocated_job(line: str) -> int | None:
     return int(found[1]) if found else None
 
 
+def starts_jobs(host: Host) -> bool:
+    """Whether each connection to ``host`` is a Slurm job of its own (its prefix runs srun)."""
+    words = shlex.split(host.prefix)
+    return bool(words) and words[0].rpartition("/")[2] == "srun"
+
+
 def scancel_words(prefix_words: list[str], job: int) -> list[str]:
     """``scancel JOB``, from the folder of the prefix's srun when it names one."""
     launcher = prefix_words[0] if prefix_words else ""

@@ -3,7 +3,8 @@ turn, and the points are put together into one result, fitted and crossed as one
 
 Machines are swept one after another, never at once: two sweeps at the same time would share
 this machine's cores (the local one's, and the ssh and JSON work of the remote one's) and the
-points would measure each other.
+points would measure each other. Only a host whose prefix starts a Slurm job per connection
+may sweep on several jobs at once (``pooled``, job_pool.py): each job is a node's own.
 """
 
 from __future__ import annotations
@@ -41,7 +42,10 @@ def devices_by_machine(devices: tuple[str, ...]) -> dict[str | None, tuple[str, 
 
 
 def sweep_across(spec: SweepSpec, local_sweep: LocalSweep, hosts: HostsSource,
-                 observer: Callable[[SweepPoint, int, int], None] | None = None) -> SweepResult:
+                 observer: Callable[[SweepPoint, int, int], None] | None = None,
+                 pooled: Callable[[str], Any] | None = None) -> SweepResult:
+    """``pooled(device)``: a sweeper of that device's host on several jobs (a JobPool), or
+    None to sweep the host on its one connection."""
     groups = devices_by_machine(spec.devices)
     if list(groups) == [None]:
         return local_sweep(spec, observer)
@@ -60,7 +64,8 @@ def sweep_across(spec: SweepSpec, local_sweep: LocalSweep, hosts: HostsSource,
         if host is None:
             part = local_sweep(sub, relay)
         else:
-            runner = hosts.for_device(devices[0])
+            runner = (pooled(devices[0]) if pooled is not None else None) or \
+                hosts.for_device(devices[0])
             assert runner is not None
             part = runner.sweep(sub, relay)
         done_before += len(part.points)
