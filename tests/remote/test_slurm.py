@@ -323,3 +323,22 @@ def test_a_job_cancelled_mid_sweep_gives_its_size_to_another_job(
     assert len(again) == 1 and again[0].endswith("that size was measured again on another job")
     assert f"Slurm cancelled job {cancelled[0]} (scancel)" in again[0], again
     assert len(result.env["jobs"]) == 3  # the cancelled job's slot went on with a new one
+
+
+def test_closing_a_connection_whose_job_is_queued_cancels_the_job(
+        ssh_config_env: str, slurm: Cluster) -> None:
+    node = slurm.script.node_name(slurm.root)
+    runner = docs_host("hpc7")
+    slurm.command("scontrol", "update", f"nodename={node}", "state=drain", "reason=iris-test")
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            connecting = pool.submit(runner.start, 60)
+            job = str(wait_for(lambda: runner.queued, 30, "srun to say the job is queued"))
+            assert job in slurm.jobs()
+            runner.close()  # as the window's close does, from another thread
+            with pytest.raises(WorkerError):
+                connecting.result(timeout=30)
+    finally:
+        runner.close()
+        slurm.command("scontrol", "update", f"nodename={node}", "state=resume")
+    wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to forget job {job}")

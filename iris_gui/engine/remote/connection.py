@@ -231,8 +231,12 @@ class Connection:
 
     def close(self, timeout: float = 0.5) -> None:
         """Ask the worker to quit and close the channel; ends ssh if it lingers. A run in
-        progress on another thread ends as stopped."""
+        progress on another thread ends as stopped; a job still in Slurm's queue is cancelled
+        (srun would wait on after ssh ends, and start it later)."""
         self._closing = True
+        if self.queued is not None:
+            self._give_up()
+            return
         if self.alive:
             self._send("quit")
             try:

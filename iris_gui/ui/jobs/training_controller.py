@@ -51,6 +51,7 @@ class TrainingController(QObject):
     message = Signal(str)
     hosts_connecting = Signal(list)  # the names of the hosts being connected
     host_failed = Signal(str, str)  # host name, one-line reason (the others are listed)
+    host_status = Signal(str)  # a line while a host connects (a job waiting in Slurm's queue)
     queue_changed = Signal(int)  # runs still waiting
     explained = Signal(object, object, dict)  # run id or None, RunConfig, breakdown dict
     explain_failed = Signal(object, object, str)  # run id or None, RunConfig, one-line reason
@@ -86,6 +87,7 @@ class TrainingController(QObject):
         self._reconnect_requested.connect(self._worker.reconnect_hosts)
         self._worker.hosts_connecting.connect(self.hosts_connecting)
         self._worker.host_failed.connect(self.host_failed)
+        self._worker.host_status.connect(self.host_status)
         self._worker.ready.connect(self._on_ready)
         self._worker.start_failed.connect(self.message)
         self._worker.run_started.connect(self._on_started)

@@ -40,6 +40,7 @@ class TrainingWorker(QObject):
     start_failed = Signal(str)
     hosts_connecting = Signal(list)  # the names of the hosts being connected
     host_failed = Signal(str, str)  # host name, one-line reason
+    host_status = Signal(str)  # a line while a host connects ("hpc: waiting in Slurm's queue")
     run_started = Signal(int, object)  # token, RunConfig
     chunk_ready = Signal(int, object)  # token, Chunk
     run_finished = Signal(int, object)  # token, RunResult
@@ -106,7 +107,7 @@ class TrainingWorker(QObject):
         except HostsError as error:
             hosts = []
             self.host_failed.emit("hosts", str(error))
-        self._hosts = HostRunners(hosts)
+        self._hosts = HostRunners(hosts, status=self._host_said)
         version = self._runners[self._active].torch_version
         accelerator = self._runners[self._active].accelerator
         if not hosts:
@@ -133,6 +134,14 @@ class TrainingWorker(QObject):
         # Off this thread: a run on this machine never waits for a slow or dead host (a run
         # on a host that is still connecting waits for it in RemoteRunner.start).
         threading.Thread(target=connect, daemon=True, name="iris-gui-hosts").start()
+
+    def _host_said(self, line: str) -> None:
+        """From a connection's stderr reader: queued to the GUI thread. A line that arrives as
+        the window closes, once this object is gone, is dropped."""
+        try:
+            self.host_status.emit(line)
+        except RuntimeError:
+            log.info("after close: %s", line)
 
     def _remote_runner(self, device: str) -> RemoteRunner | None:
         """The host's runner for a ``HOST:...`` device; None for this machine's devices."""

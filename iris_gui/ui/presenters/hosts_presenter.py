@@ -1,5 +1,5 @@
 """HostsPresenter: the hosts' part of the window: the Hosts dialog, and what the status bar
-says while hosts connect and when one does not answer.
+says while hosts connect (a job waiting in Slurm's queue too) and when one does not answer.
 
 The connecting itself is the worker thread's (ui/jobs/worker.py); this only reports it. A host
 that fails is named in the status bar, in a line short enough to share it with a run's summary,
@@ -31,6 +31,7 @@ class HostsPresenter(QObject):
         self.failures: dict[str, str] = {}  # this round of connecting: host name -> line
         views.controller.hosts_connecting.connect(self._on_connecting)
         views.controller.host_failed.connect(self._on_failed)
+        views.controller.host_status.connect(self._on_status)
 
     def show_dialog(self, parent: QWidget) -> HostsDialog:
         """Run → Hosts…: one dialog, raised if it is open already."""
@@ -52,6 +53,10 @@ class HostsPresenter(QObject):
     def _on_connecting(self, names: list) -> None:
         self.failures = {}
         self.views.status.showMessage(f"Connecting to {', '.join(names)}…", FAILURE_MS)
+
+    def _on_status(self, line: str) -> None:
+        """What a connecting host's launcher says, as "hpc: waiting in Slurm's queue (job 22)"."""
+        self.views.status.showMessage(f"{line}…", FAILURE_MS)
 
     def _on_failed(self, name: str, line: str) -> None:
         self.failures[name] = line
