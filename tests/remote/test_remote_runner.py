@@ -2,8 +2,9 @@
 
 The "remote" side is this machine, reached through ssh with the harness's keys and config; its
 PATH is sshd's default, so the hosts here name this venv's Python as their command. A worker
-takes seconds to start (it imports torch), so one connection (``lab``, launched through a
-stand-in for ``srun``) is shared, and the two tests that end it (a killed ssh, a close) come
+takes seconds to start (it imports torch), so one connection (``lab``, launched through the
+real ``srun`` of tests/support/slurm.py's one-node cluster where it runs, else straight) is
+shared, and the two tests that end it (a killed ssh, a close) come
 last; the fake workers (a banner, a version mismatch, a deaf host) need no torch and have their
 own connections.
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.slurm import Cluster, slurm_if_here
 from support.sshd import LoopbackSshd, alive, wait_for
 
 from iris_gui import __version__
@@ -38,9 +40,7 @@ from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS, WorkerError
 PYTHON_IRIS_GUI = f"{shlex.quote(sys.executable)} -m iris_gui"
 LONG = 2_000_000  # epochs: a run that is still going when a test ends it
 
-
-
-
+__all__ = ["slurm_if_here"]
 
 
 def cmdline(pid: int) -> list[str]:
@@ -76,33 +76,12 @@ def ssh_env(sshd: LoopbackSshd) -> Iterator[str]:
         yield str(sshd.config_path)
 
 
-# As srun without -u forwards a job's output: a line at a time, each line once it is whole.
-LINE_FORWARDER = ("import sys\n"
-                  "for line in sys.stdin.buffer:\n"
-                  "    sys.stdout.buffer.write(line)\n"
-                  "    sys.stdout.buffer.flush()\n")
-
-
 @pytest.fixture(scope="module")
-def fake_srun(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A stand-in for Slurm's ``srun``: records that it was used (and with what), skips its
-    own options and runs the command, as srun does on a cluster's login node, forwarding the
-    job's output a line at a time as srun does without ``-u``."""
-    folder = tmp_path_factory.mktemp("fake srun")
-    marker, wrapper = folder / "srun used", folder / "srun"
-    record = f"{{ printf used; printf ' [%s]' \"$@\"; echo; }} >> {shlex.quote(str(marker))}"
-    forward = f"{shlex.quote(sys.executable)} -c {shlex.quote(LINE_FORWARDER)}"
-    wrapper.write_text(f'#!/bin/bash\nset -o pipefail\n{record}\n'
-                       'while [ "${1#-}" != "$1" ]; do shift; done\n'
-                       f'"$@" | {forward}\n')
-    wrapper.chmod(0o755)
-    return wrapper, marker
-
-
-@pytest.fixture(scope="module")
-def hosts(ssh_env: str, fake_srun: tuple[Path, Path]) -> Iterator[HostRunners]:
-    """The shared host, launched through the stand-in for srun with an option of its own."""
-    prefix = f"{shlex.quote(str(fake_srun[0]))} --gres=gpu:1 --comment='two words'"
+def hosts(ssh_env: str, slurm_if_here: Cluster | str) -> Iterator[HostRunners]:
+    """The shared host, launched through srun with options of its own where the test cluster
+    runs (srun forwards the job's output a line at a time), else straight through ssh."""
+    prefix = "srun --gres=gpu:1 --comment='two words'" if isinstance(slurm_if_here, Cluster) \
+        else ""
     runners = HostRunners([lab_host(prefix=prefix)])
     try:
         yield runners
@@ -266,16 +245,18 @@ def test_a_sweep_across_this_machine_and_the_host(hosts: HostRunners, lab: Remot
     assert lab.alive
 
 
-def test_the_launch_prefix_is_used(lab: RemoteRunner, fake_srun: tuple[Path, Path]) -> None:
-    lines = fake_srun[1].read_text().splitlines()
-    assert lines, "the stand-in for srun was not used"
-    # ssh's quoting keeps the prefix's words apart: the wrapper saw exactly them
-    wanted = ["--gres=gpu:1", "--comment=two words", sys.executable, "-m", "iris_gui", "worker",
-              "--stdio"]
-    assert all(line == "used" + "".join(f" [{w}]" for w in wanted) for line in lines), lines
+def test_the_launch_prefix_is_used(lab: RemoteRunner, slurm_if_here: Cluster | str) -> None:
+    if not isinstance(slurm_if_here, Cluster):
+        pytest.skip(slurm_if_here)
+    job = lab.placement["SLURM_JOB_ID"]
+    assert job in slurm_if_here.jobs()
+    # ssh's quoting keeps the prefix's words apart: srun got the comment as one word
+    comment = slurm_if_here.command("squeue", "-h", "-j", job, "-o", "%k").strip()
+    assert comment == "two words"
+    assert "CUDA_VISIBLE_DEVICES" in lab.placement  # --gres=gpu:1 reached the worker
     result = lab.run(RunConfig(epochs=200, device="lab:cpu"))
     assert result.status is RunStatus.COMPLETED and result.epochs_completed == 200
-    assert result.env.host == "lab"
+    assert result.env.host == "lab" and result.env.host_placement.startswith(f"Slurm job {job}")
 
 
 # -- refusals -------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ installed); a failure where they are installed but do not start.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import subprocess
@@ -56,12 +57,9 @@ def skip_reason(script: ModuleType) -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def slurm(sshd: LoopbackSshd) -> Iterator[Cluster]:
-    script = cluster_script()
-    reason = skip_reason(script)
-    if reason is not None:
-        pytest.skip(f"no test Slurm: {reason}")
+@contextlib.contextmanager
+def started(script: ModuleType, sshd: LoopbackSshd) -> Iterator[Cluster]:
+    """The cluster, started and reachable through ``sshd``; a failure if it does not start."""
     root = Path(tempfile.mkdtemp(prefix="iris-slurm-"))
     try:
         script.start(root)
@@ -76,3 +74,26 @@ def slurm(sshd: LoopbackSshd) -> Iterator[Cluster]:
         sshd.set_login_environment()
         script.stop(root)
         subprocess.run(["rm", "-rf", str(root)], check=False)
+
+
+@pytest.fixture(scope="module")
+def slurm(sshd: LoopbackSshd) -> Iterator[Cluster]:
+    script = cluster_script()
+    reason = skip_reason(script)
+    if reason is not None:
+        pytest.skip(f"no test Slurm: {reason}")
+    with started(script, sshd) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def slurm_if_here(sshd: LoopbackSshd) -> Iterator[Cluster | str]:
+    """The cluster where it can run, else the reason it cannot (for a module whose tests
+    mostly need only ssh: they go on without Slurm, and those that need it skip)."""
+    script = cluster_script()
+    reason = skip_reason(script)
+    if reason is not None:
+        yield f"no test Slurm: {reason}"
+        return
+    with started(script, sshd) as cluster:
+        yield cluster
