@@ -259,6 +259,14 @@ def test_the_launch_prefix_is_used(lab: RemoteRunner, slurm_if_here: Cluster | s
     assert result.env.host == "lab" and result.env.host_placement.startswith(f"Slurm job {job}")
 
 
+def test_a_prefix_that_buffers_by_line_works(own_runners: list[RemoteRunner]) -> None:
+    runner = RemoteRunner(lab_host(name="lined", prefix="stdbuf -oL -eL"))
+    own_runners.append(runner)
+    assert [d.id for d in runner.start()][0] == "lined:cpu"
+    result = runner.run(RunConfig(epochs=300, device="lined:cpu"))
+    assert result.status is RunStatus.COMPLETED and len(result.losses) == 300
+
+
 # -- refusals -------------------------------------------------------------------------------
 
 
