@@ -160,12 +160,18 @@ def test_a_run_through_ssh_equals_the_local_run(lab: RemoteRunner) -> None:
 def test_a_worker_told_to_end_stops_its_run_and_sends_it_back(
         own_runners: list[RemoteRunner]) -> None:
     """SIGTERM on the host (a scheduler ending the job) stops the run at its next chunk: the
-    epochs trained come back as ``stopped``, and the worker then ends."""
+    epochs trained come back as ``stopped``, and the worker then ends. Sent as Slurm sends it
+    at a time limit (SIGTERM, SIGCONT, SIGTERM at once): the second changes nothing."""
     runner = RemoteRunner(lab_host(name="ending"))
     own_runners.append(runner)
     runner.start()
     pid = runner.remote_pid
-    observer = Chunks(then=lambda: os.kill(pid, signal.SIGTERM))
+
+    def as_slurm_ends_a_job() -> None:
+        for signum in (signal.SIGTERM, signal.SIGCONT, signal.SIGTERM):
+            os.kill(pid, signum)
+
+    observer = Chunks(then=as_slurm_ends_a_job)
     result = runner.run(RunConfig(epochs=LONG, device="ending:cpu"), observer)
     assert result.status is RunStatus.STOPPED, result.message
     assert 0 < result.epochs_completed < LONG == result.config.epochs

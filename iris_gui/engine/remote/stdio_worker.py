@@ -10,7 +10,8 @@ same functions: worker_process.py). Three things differ from a pipe between two 
   the stop for the job it names and queues the rest for the main thread.
 - SIGTERM (a scheduler's time limit or ``scancel``, which SIGKILL follows seconds later)
   stops the job at its next chunk, sends what it has, and ends the process; with no job
-  running it ends at once.
+  running it ends at once. Slurm sends it more than once (SIGTERM, SIGCONT, SIGTERM at a
+  time limit): a later one changes nothing while the answer is on its way.
 - When the channel closes (the window quit, the link died, ssh was killed), stdin ends and the
   process exits at once, in the middle of a job if need be: nothing is left running on a host
   that nobody is listening to.
@@ -52,19 +53,33 @@ class FrameChannel:
 
 
 class JobStop:
-    """A stop for one job by its number: a stop may arrive just before its job does."""
+    """A stop for one job by its number: a stop may arrive just before its job does.
+
+    ``terminate`` is called from a signal handler, which runs in the main thread between two
+    of its bytecodes, perhaps while that thread holds the lock in ``is_set``: it takes no lock
+    and only sets flags that ``is_set`` reads.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._stopped: set[int] = set()
         self.current: int | None = None
+        self.busy = False  # a job runs, or its answer is still being sent
         self.terminated = False  # SIGTERM came: end once the job has answered
 
     def request(self, job: int) -> None:
         with self._lock:
             self._stopped.add(job)
 
+    def terminate(self) -> bool:
+        """The host ends this worker: stop whatever runs; whether the process may end now
+        (no job is running and no answer is being sent)."""
+        self.terminated = True
+        return not self.busy
+
     def is_set(self) -> bool:
+        if self.terminated:
+            return True
         with self._lock:
             return self.current in self._stopped
 
@@ -93,11 +108,8 @@ def end_on_sigterm(stop: JobStop) -> None:
     """SIGTERM stops the running job (its answer still goes out), or ends an idle worker."""
 
     def handler(signum: int, _frame: object) -> None:
-        job = stop.current
-        if job is None:
+        if stop.terminate():
             os._exit(128 + signum)
-        stop.terminated = True
-        stop.request(job)
 
     signal.signal(signal.SIGTERM, handler)
 
@@ -132,7 +144,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
             channel.send(("devices", [d.to_dict() for d in describe_devices()]))
             continue
         job, body = payload
-        stop.current = job
+        stop.current, stop.busy = job, True
         try:
             if kind == "explain":
                 answer = explain_job(*body)
@@ -145,6 +157,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
         finally:
             stop.finish(job)
         channel.send(answer)
+        stop.busy = False
         if stop.terminated:
             return
 
