@@ -5,7 +5,7 @@ The same run (the note's config: iris, eager, loss recorded every epoch, 1 intra
 first on even ones), with one warm connection and one warm worker process kept across replicates:
 
 - remote: ``RemoteRunner`` through ``ssh`` to a real ``sshd`` on 127.0.0.1 that this script
-  starts itself (tests/remote/sshd.py's ``LoopbackSshd``: temporary keys, an ``ssh -F`` config,
+  starts itself (tests/support/sshd.py's ``LoopbackSshd``: temporary keys, an ``ssh -F`` config,
   alias ``iris-test``; the host's command is this Python's ``-m iris_gui``), or, with
   ``--host NAME``, a saved host (its device ``NAME:cpu``, or ``--device``);
 - local: ``ProcessRunner``, the window's warm worker process, over a pipe.
@@ -77,11 +77,11 @@ from _remote_report import (
 START_TIMEOUT_S = 180.0
 SETTLE_MS = 150  # after a run's result: let its last flush and paint happen before the next run
 PANEL_SIZE = (1000, 600)
-SSHD_MODULE = Path(__file__).resolve().parent.parent / "tests" / "remote" / "sshd.py"
+SSHD_MODULE = Path(__file__).resolve().parent.parent / "tests" / "support" / "sshd.py"
 
 
 def load_sshd_module() -> Any:
-    """tests/remote/sshd.py, imported by path (tests is not a package this script can import)."""
+    """tests/support/sshd.py, imported by path (tests is not a package this script can import)."""
     spec = importlib.util.spec_from_file_location("iris_test_sshd", SSHD_MODULE)
     if spec is None or spec.loader is None:
         raise SystemExit(f"cannot load {SSHD_MODULE}")

@@ -13,6 +13,7 @@ from iris_gui.cli.session import StopOnInterrupt, open_store
 from iris_gui.engine.records.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.batch_settings import batch_text
 from iris_gui.engine.timing.contention import BUSY_SHARE
+from iris_gui.engine.words.counted import counted
 from iris_gui.store.sweep_csv import point_fit_errors
 
 
@@ -106,7 +107,8 @@ def describe(result: SweepResult, sweep_id: int | None) -> str:
     lines.append("crossovers:")
     lines += [f"  {c.sentence()}" for c in result.crossovers] or [("  none (fewer than two "
                                                                   "series or sizes measured)")]
-    lines += [f"{host}: measured on {len(env['jobs'])} Slurm jobs ({'; '.join(env['jobs'])})"
+    lines += [f"{host}: measured on {counted(len(env['jobs']), 'Slurm job')} "
+              f"({'; '.join(env['jobs'])})"
               for host, env in result.env.get("hosts", {}).items() if env.get("jobs")]
     lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines)

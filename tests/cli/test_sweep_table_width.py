@@ -25,3 +25,15 @@ def test_messages_are_footnotes_and_rows_stay_narrow() -> None:
     assert any(row.rstrip().endswith("failed [2]") for row in rows)
     assert f"  [1] {BUSY}" in lines and "  [2] CUDA error: out of memory" in lines
     assert text.count(BUSY) == 1
+
+
+def test_a_hosts_slurm_jobs_are_named_under_the_table() -> None:
+    result = sample_sweep()
+    one = "Slurm job 12 on node1, CUDA_VISIBLE_DEVICES=0"
+    two = "Slurm job 13 on node2, CUDA_VISIBLE_DEVICES=0"
+    env = {**result.env, "hosts": {"hpc": {"jobs": [one]}, "big": {"jobs": [one, two]},
+                                   "lab": {}}}
+    lines = describe(replace(result, env=env), 7).splitlines()
+    assert f"hpc: measured on 1 Slurm job ({one})" in lines
+    assert f"big: measured on 2 Slurm jobs ({one}; {two})" in lines
+    assert not any(line.startswith("lab:") for line in lines)

@@ -268,7 +268,7 @@ def test_the_launch_prefix_is_used(lab: RemoteRunner, slurm_if_here: Cluster | s
 def test_a_prefix_that_buffers_by_line_works(own_runners: list[RemoteRunner]) -> None:
     runner = RemoteRunner(lab_host(name="lined", prefix="stdbuf -oL -eL"))
     own_runners.append(runner)
-    assert [d.id for d in runner.start()][0] == "lined:cpu"
+    assert next(d.id for d in runner.start()) == "lined:cpu"
     result = runner.run(RunConfig(epochs=300, device="lined:cpu"))
     assert result.status is RunStatus.COMPLETED and len(result.losses) == 300
 

@@ -145,6 +145,18 @@ def test_a_stopped_run_and_the_next_share_the_job(hpc: RemoteRunner) -> None:
     assert environ(hpc.remote_pid)["SLURM_JOB_ID"] == job
 
 
+def test_a_sweep_on_one_job_names_its_job(hpc: RemoteRunner) -> None:
+    spec = SweepSpec(rows=(120, 240), hidden=(10,), devices=("hpc:cpu",), engines=("lean",),
+                     threads=("1",), min_seconds=0.02)
+    result = hpc.sweep(spec)
+    assert result.status == "completed", result.message
+    assert [p.rows for p in result.points] == [120, 240]
+    placed = hpc.placement
+    assert result.env["jobs"] == [f"Slurm job {placed['SLURM_JOB_ID']} on "
+                                  + f"{placed['SLURMD_NODENAME']}, CUDA_VISIBLE_DEVICES="
+                                  + placed["CUDA_VISIBLE_DEVICES"]]
+
+
 def test_closing_the_connection_ends_the_job(ssh_config_env: str, slurm: Cluster) -> None:
     runner = docs_host("hpc2")
     try:

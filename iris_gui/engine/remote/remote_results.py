@@ -26,8 +26,10 @@ def remote_result(result: RunResult, config: RunConfig, host: Host,
     return result
 
 
-def prefixed_sweep(result: SweepResult, spec: SweepSpec, host: Host) -> SweepResult:
-    """A host's sweep with its devices named ``HOST:...`` (points, fits, crossovers, env)."""
+def prefixed_sweep(result: SweepResult, spec: SweepSpec, host: Host,
+                   placement: str = "") -> SweepResult:
+    """A host's sweep with its devices named ``HOST:...`` (points, fits, crossovers, env), and
+    the job its scheduler ran it in (``jobs``, as a sweep over several jobs names each)."""
     for point in result.points:
         point.device = host_device(host.name, point.device)
     result.spec = spec
@@ -39,5 +41,7 @@ def prefixed_sweep(result: SweepResult, spec: SweepSpec, host: Host) -> SweepRes
         env["device_names"] = {host_device(host.name, d): name
                                for d, name in env["device_names"].items()}
     env["host"], env["host_destination"] = host.name, host.destination
+    if placement:
+        env["jobs"] = [placement]
     result.env = env
     return result.analyse()

@@ -156,7 +156,7 @@ class RemoteRunner(Connection):
                 if result is not None:
                     if result.status == "stopped" and not self._stop.is_set():
                         result.message = f"{result.message}: {self._ended_by()}"
-                    return prefixed_sweep(result, spec, self.host)
+                    return prefixed_sweep(result, spec, self.host, placement_words(self.placement))
                 if kind in ("failed", "timeout") or (kind, payload) == CLOSED:
                     if kind == "timeout":
                         self._kill()
