@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+from support.sshd import wait_for
 
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.runs import RunStore
@@ -251,13 +252,15 @@ def test_a_terminal_interrupt_closes_the_app_cleanly(tmp_path):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         # The app shows the window, installs its Ctrl+C handler, then starts the worker
-        # process (a spawned child): once that child exists the window is up and the handler
-        # in place, and the worker is starting.
+        # process (forked by the app's forkserver, a child of the app): once the worker exists
+        # the window is up and the handler in place.
         deadline = time.monotonic() + READY_MS / 1000
+        servers: list[int] = []
         workers: list[int] = []
         while not workers and app.poll() is None and time.monotonic() < deadline:
-            workers = [pid for pid, cmdline in _children(app.pid).items()
-                       if b"--multiprocessing-fork" in cmdline]
+            servers = [pid for pid, cmdline in _children(app.pid).items()
+                       if b"multiprocessing.forkserver" in cmdline]
+            workers = [pid for server in servers for pid in _children(server)]
             time.sleep(0.05)
         assert app.poll() is None, app.communicate()[1]
         assert workers, "no worker process appeared"
@@ -270,3 +273,5 @@ def test_a_terminal_interrupt_closes_the_app_cleanly(tmp_path):
     assert app.returncode == 0, err
     assert "leaked semaphore" not in err and "Traceback" not in err
     assert not any(_alive(pid) for pid in workers), "the worker outlived the app"
+    # The forkserver ends when it reads the end of its pipe from the app, a moment later.
+    wait_for(lambda: not any(_alive(pid) for pid in servers), 10, "the forkserver to end")

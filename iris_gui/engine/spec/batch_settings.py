@@ -37,8 +37,8 @@ def default_persistent(workers: Any) -> bool:
 
 def loader_start_method() -> str:
     """How the loader starts its workers: the platform's default, as a user's own script
-    would, wherever the run trains (the window's worker process is itself spawned, and torch
-    would otherwise start its workers that way too, each importing torch again)."""
+    would, wherever the run trains (the window's worker process is itself started by a
+    forkserver or spawned, and torch would otherwise start its workers that way too)."""
     return multiprocessing.get_all_start_methods()[0]
 
 

@@ -3,10 +3,18 @@
 Measured on a 2-core machine with a prototype: training in a thread of the GUI process, beside
 a plot redrawing at 25 Hz, took about 2.2x as long as headless (the two contend for the GIL);
 the same loop in a child process with one intra-op thread matched headless. With this app's
-cheaper redraws, benchmarks/gui_overhead.py still measures the in-process choice at about 1.2x. So the app trains in a child process
-(spawned, kept warm so Train answers at once, restarted if it dies), streaming chunks back over
-a pipe. ``in_process.InProcessRunner`` keeps the other choice available so the difference can
-be shown.
+cheaper redraws, benchmarks/gui_overhead.py still measures the in-process choice at about 1.2x.
+So the app trains in a child process (kept warm so Train answers at once, restarted if it
+dies), streaming chunks back over a pipe. ``in_process.InProcessRunner`` keeps the other
+choice available so the difference can be shown.
+
+The child is forked from a forkserver that has imported torch and the trainer once
+(engine/train/preload.py), so a worker restarted after a crash, a kill or a failed accelerator
+run is ready in a fraction of a second instead of seconds. The server imports only, so no
+child inherits CUDA's or OpenMP's state; and each child takes this process's environment as
+it is when the child starts, as a spawned one would. Where there is no forkserver (Windows) or
+the app is a frozen bundle (which starts its children through its own executable), children
+are spawned.
 
 Every runner has one interface, ``jobs.Runner``: ``start() -> devices``, ``run(config,
 observer) -> RunResult``, ``explain``, ``sweep`` (called from one thread), ``request_stop(grace)``
@@ -16,6 +24,8 @@ observer) -> RunResult``, ``explain``, ``sweep`` (called from one thread), ``req
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
+import sys
 import time
 from multiprocessing.connection import Connection
 from typing import Any
@@ -36,6 +46,17 @@ from iris_gui.engine.workers.worker_process import worker_main
 STOP_GRACE_SECONDS = 2.0
 START_TIMEOUT_SECONDS = 120.0
 POLL_SECONDS = 0.02
+# What the forkserver imports before it forks the first worker.
+PRELOAD = ("iris_gui.engine.train.preload", "iris_gui.engine.workers.worker_process")
+
+
+def worker_context() -> Any:
+    """How worker processes start: forked from the warm forkserver, else spawned."""
+    if getattr(sys, "frozen", False) or "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    context = mp.get_context("forkserver")
+    context.set_forkserver_preload(list(PRELOAD))
+    return context
 
 
 class WorkerError(EngineError):
@@ -59,7 +80,7 @@ class ProcessRunner:
 
     def __init__(self, log_path: str | None = None) -> None:
         self._log_path = log_path
-        self._context = mp.get_context("spawn")
+        self._context = worker_context()
         self._stop = self._context.Event()
         self._process: Any = None
         self._conn: Connection | None = None
@@ -78,7 +99,8 @@ class ProcessRunner:
             return self.devices
         ours, theirs = self._context.Pipe()
         self._process = self._context.Process(
-            target=worker_main, args=(theirs, self._stop, self._log_path), name="iris-gui-worker", daemon=True)
+            target=worker_main, args=(theirs, self._stop, self._log_path, dict(os.environ)),
+            name="iris-gui-worker", daemon=True)
         self._process.start()
         theirs.close()
         self._conn = ours

@@ -25,8 +25,16 @@ from iris_gui.engine.spec.errors import EngineError
 log = logging.getLogger(__name__)
 
 
-def worker_main(conn: Connection, stop: Any, log_path: str | None = None) -> None:
-    """The child: import torch once, report the devices, then train whatever it is sent."""
+def worker_main(conn: Connection, stop: Any, log_path: str | None = None,
+                environ: dict[str, str] | None = None) -> None:
+    """The child: import torch once, report the devices, then train whatever it is sent.
+
+    ``environ`` is the parent's environment when it started this process: a child forked
+    from the forkserver would otherwise have the server's, as it was when the server started.
+    """
+    if environ is not None:
+        os.environ.clear()
+        os.environ.update(environ)
     # Kineto prints a line on every profiler start and stop (explain); the app's terminal is
     # not the place for them, and a missing device trace is reported in a breakdown's notes.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
