@@ -168,7 +168,7 @@ def main():
     print("after a run:", sorted(m for m in ("torch", "sklearn") if m in sys.modules))
     w.close()
 
-if __name__ == "__main__":  # the worker is spawned: it re-imports this file
+if __name__ == "__main__":  # the worker, forked or spawned, imports this file again
     main()
 """
 

@@ -1,7 +1,7 @@
 """Quitting the window after runs whose DataLoader had worker processes prints no warning of
 leaked semaphores (multiprocessing's resource tracker, which reports at the very end).
 
-A DataLoader started the way the window's own spawned worker is started registers named
+A DataLoader started the way the window's own worker is started registers named
 semaphores with the window's tracker; a worker killed while its loader runs (a stop not
 answered in time) left 14 of them to be reported at quit. The whole sequence runs in its own
 process, because the tracker speaks only when the last process holding it ends.

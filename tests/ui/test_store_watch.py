@@ -1,9 +1,13 @@
 """The open window shows the runs and sweeps other processes save in its store (the CLI), and
-drops the runs they delete, without moving what the user looks at."""
+drops the runs they delete, without moving what the user looks at.
+
+The CLI runs in this process, on connections of its own: the watch reads SQLite's
+``data_version``, which moves for any other connection's commit, this process's or another's
+(tests/store/test_store_change_counter.py shows another process's)."""
 
 from __future__ import annotations
 
-from support.cli import run_process
+from support.cli import run_cli
 
 from iris_gui.store.runs import RunStore
 
@@ -28,22 +32,22 @@ def test_cli_runs_and_sweeps_appear_and_deleted_runs_go(qtbot, window_on, data_d
     store = RunStore.open()  # the data directory the CLI below uses too
     window = window_on(store)
     assert _shown_ids(window) == []
-    _ok(run_process(["train", "--epochs", "50"], data_dir))
+    _ok(run_cli(["train", "--epochs", "50"], data_dir))
     qtbot.waitUntil(lambda: _shown_ids(window) == [1], timeout=SEEN_MS)
 
     # The user looks at run 1; a second CLI run joins the table and leaves that alone.
     window.results.select_ids([1])
-    _ok(run_process(["train", "--epochs", "50", "--record", "none"], data_dir))
+    _ok(run_cli(["train", "--epochs", "50", "--record", "none"], data_dir))
     qtbot.waitUntil(lambda: _shown_ids(window) == [1, 2], timeout=SEEN_MS)
     assert window.results.selected_ids() == [1]
 
     combo = window.crossover.history_combo
     assert combo.count() == 1 and not combo.isEnabled()  # "No earlier sweeps"
-    _ok(run_process(SWEEP, data_dir))
+    _ok(run_cli(SWEEP, data_dir))
     qtbot.waitUntil(lambda: combo.count() == 2, timeout=SEEN_MS)
     assert combo.itemText(1).startswith("sweep 1 · ") and combo.isEnabled()
 
-    _ok(run_process(["runs", "delete", "2"], data_dir))
+    _ok(run_cli(["runs", "delete", "2"], data_dir))
     qtbot.waitUntil(lambda: _shown_ids(window) == [1], timeout=SEEN_MS)
     assert window.results.selected_ids() == [1]
 

@@ -52,7 +52,7 @@ def test_raise_at_epoch_fails_the_run_and_keeps_the_epochs_before_it(monkeypatch
 
 @pytest.fixture
 def faulty_worker(monkeypatch, tmp_path):
-    """A worker process started with IRIS_GUI_FAULT set (the child inherits it at spawn)."""
+    """A worker process started with IRIS_GUI_FAULT set (each worker takes the environment it starts with)."""
     made = []
 
     def start(fault: str) -> ProcessRunner:

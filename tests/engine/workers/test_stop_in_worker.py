@@ -29,7 +29,7 @@ SLOW = RunConfig(batch=8, data_path="loader", workers=2, epochs=1_000)
 
 @pytest.fixture
 def slow_worker(monkeypatch, tmp_path):
-    monkeypatch.setenv(FAULT_ENV, "slow-items:50")  # the child inherits it at spawn
+    monkeypatch.setenv(FAULT_ENV, "slow-items:50")  # the worker takes it when it starts
     runner = ProcessRunner(str(tmp_path / "worker.log"))
     runner.start()
     yield runner
