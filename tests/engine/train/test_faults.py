@@ -52,7 +52,8 @@ def test_raise_at_epoch_fails_the_run_and_keeps_the_epochs_before_it(monkeypatch
 
 @pytest.fixture
 def faulty_worker(monkeypatch, tmp_path):
-    """A worker process started with IRIS_GUI_FAULT set (each worker takes the environment it starts with)."""
+    """A worker process started with IRIS_GUI_FAULT set (a worker takes the environment as it
+    is when it starts)."""
     made = []
 
     def start(fault: str) -> ProcessRunner:
