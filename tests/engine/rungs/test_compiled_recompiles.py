@@ -1,8 +1,16 @@
 """The ``compiled`` rung in a long-lived process: many
 configurations in one process never run eagerly under its name, no output of one compiled call
 is read after the next (what CUDA graphs forbid), and on CUDA the graphs are recorded in build,
-before the clock. CPU tests run ``EPOCHS_PER_CALL = 2``: a smaller traced graph compiles in
-seconds rather than a minute, and the rung's logic does not depend on the size."""
+before the clock.
+
+What these CPU tests check is the rung's own logic over dynamo (its cache, guards, recompile
+limits, resets, the outputs it reads), not the code inductor generates: dynamo traces with the
+``aot_eager`` backend in place of inductor (support.compile_counts.stand_in_backend), which
+keeps every guard and limit real and leaves out inductor's C++ compiles, tens of seconds each
+on a small machine. They run ``EPOCHS_PER_CALL = 2``: the rung's logic does not depend on the
+size. That inductor's code agrees with eager, for SGD, momentum and Adam, and compiles nothing
+in the loop is checked with inductor itself in test_rungs_compiled_graph.py and
+test_minibatch_compiled_graph.py; the CUDA tests here compile with inductor too."""
 
 from __future__ import annotations
 
@@ -14,7 +22,7 @@ import sys
 
 import pytest
 import torch
-from support.compile_counts import count_compiles
+from support.compile_counts import count_compiles, stand_in_backend
 
 from iris_gui.engine.records.ladder import curve_deviation
 from iris_gui.engine.records.result import RunStatus
@@ -28,30 +36,33 @@ pytestmark = pytest.mark.slow
 CPU = torch.device("cpu")
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(),
                                 reason="no CUDA device on this machine")
-REAL_COMPILE = torch.compile
 
 
 @pytest.fixture
 def small_steps(monkeypatch):
-    """A fresh process's compiler state, two epochs per compiled call."""
+    """A fresh process's compiler state, two epochs per compiled call, and dynamo handing its
+    graphs to aot_eager rather than inductor."""
     reason = availability("compiled", CPU)
     if reason is not None:
         pytest.skip(reason)
     monkeypatch.setattr(compiled, "EPOCHS_PER_CALL", 2)
+    stand_in_backend(monkeypatch)
     compiled_step.reset_compiled()
     yield
     compiled_step.reset_compiled()
 
 
 def probing_compile(flags: list[bool]):
-    """torch.compile, but every call also reports whether it ran traced code: the probe's
-    ``is_compiling()`` is a constant True in dynamo's output and False if Python ran it."""
+    """torch.compile as it is now (the stand-in backend's), but every call also reports
+    whether it ran traced code: the probe's ``is_compiling()`` is a constant True in dynamo's
+    output and False if Python ran it."""
+    compile_now = torch.compile
 
     def compile_(fn, **options):
         def probe(*args):
             return fn(*args), torch.compiler.is_compiling()
 
-        traced = REAL_COMPILE(probe, **options)
+        traced = compile_now(probe, **options)
 
         def call(*args):
             result, ran_traced = traced(*args)
@@ -64,13 +75,15 @@ def probing_compile(flags: list[bool]):
 
 
 def overwriting_compile(returned: list):
-    """torch.compile, but each call first overwrites (with NaN) every tensor the previous
-    call returned, as a CUDA graph replay overwrites its outputs: a rung that feeds an output
-    back in, or reads one after the next call, trains on NaN."""
+    """torch.compile as it is now (the stand-in backend's), but each call first overwrites
+    (with NaN) every tensor the previous call returned, as a CUDA graph replay overwrites its
+    outputs: a rung that feeds an output back in, or reads one after the next call, trains on
+    NaN."""
     previous: list[torch.Tensor] = []
+    compile_now = torch.compile
 
     def compile_(fn, **options):
-        traced = REAL_COMPILE(fn, **options)
+        traced = compile_now(fn, **options)
 
         def call(*args):
             with torch.no_grad():

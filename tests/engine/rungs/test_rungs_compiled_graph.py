@@ -42,8 +42,9 @@ def assert_steady_state_fits_the_loop(t) -> None:
 # The note's own configuration at the product's epochs per call (the graph the ladder's tests
 # compile too: inductor's cache on disk compiles it once for the run); Adam's two layers at two
 # per call: its graph of eight epochs takes most of a minute to compile cold, and agreement with
-# eager does not depend on how many epochs one call holds. Momentum's agreement is checked with
-# each configuration of test_compiled_recompiles.py.
+# eager does not depend on how many epochs one call holds. SGD with momentum agrees with eager
+# through inductor in test_minibatch_compiled_graph.py (the same step, once per batch);
+# test_compiled_recompiles.py checks the rung's logic over dynamo with a stand-in backend.
 @pytest.fixture(scope="module", params=[
     ({}, compiled_rung.EPOCHS_PER_CALL),
     ({"optimizer": "adam", "lr": 0.005, "hidden": (12, 6)}, 2),
