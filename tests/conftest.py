@@ -18,6 +18,14 @@ from support import isolation
 
 isolation.begin()
 
+# torch.compile's and Triton's caches of compiled code default to /tmp/torchinductor_$USER and
+# ~/.triton, which the user's own work shares. The suite keeps them in this checkout instead
+# (.cache/, git-ignored), across runs: an empty inductor cache costs the suite about a minute
+# of C++ compiles (its check of the CPU's vector instructions alone is 16 s on 2 cores).
+_CACHE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".cache")
+os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(_CACHE, "torchinductor"))
+os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(_CACHE, "triton"))
+
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the run if anything under the user's real config or data locations was created,
