@@ -5,15 +5,13 @@ baseline. A one-chunk steady state shows no "± 0.0"."""
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QToolButton
+from support.cli import run_cli
 from support.dialog_forms import form_rows
 
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
@@ -206,13 +204,12 @@ def test_the_details_say_the_timings_are_partial_and_compare_nothing(qtbot, pane
     assert "Partial" not in form_rows(whole, "Timings")
 
 
-def test_a_run_failed_by_the_fault_hook_reads_partial(qtbot, tmp_path):
-    """End to end: a real run that the fault hook breaks off, saved by the CLI, then read."""
+def test_a_run_failed_by_the_fault_hook_reads_partial(qtbot, tmp_path, monkeypatch):
+    """End to end: a real run that the fault hook breaks off, saved by the CLI (in this
+    process), then read."""
     data = tmp_path / "fault-data"
-    env = {**os.environ, "IRIS_GUI_DATA_DIR": str(data),
-           "IRIS_GUI_FAULT": "raise-at-epoch:1500"}
-    done = subprocess.run([sys.executable, "-m", "iris_gui", "train", "--epochs", "2000"],
-                          env=env, capture_output=True, text=True, timeout=180, check=False)
+    monkeypatch.setenv("IRIS_GUI_FAULT", "raise-at-epoch:1500")
+    done = run_cli(["train", "--epochs", "2000"], data)
     assert done.returncode == 1, done.stderr
     with RunStore.open(data / "runs.sqlite3") as store:
         widget = ResultsPanel(store)
