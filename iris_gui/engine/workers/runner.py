@@ -23,6 +23,7 @@ observer) -> RunResult``, ``explain``, ``sweep`` (called from one thread), ``req
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import os
 import sys
@@ -38,6 +39,8 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError, EngineError
 from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, SweepListener
 from iris_gui.engine.workers.worker_process import worker_main
+
+log = logging.getLogger(__name__)
 
 # How long a stopped run may take to hand back its result before its process is killed. A
 # chunk lasts ~30 ms and a mini-batch or loader epoch hears the stop between its batches
@@ -98,11 +101,13 @@ class ProcessRunner:
         if self.alive:
             return self.devices
         ours, theirs = self._context.Pipe()
-        self._process = self._context.Process(
-            target=worker_main, args=(theirs, self._stop, self._log_path, dict(os.environ)),
-            name="iris-gui-worker", daemon=True)
-        self._process.start()
-        theirs.close()
+        try:
+            self._process = self._launch(theirs)
+        except OSError as error:
+            ours.close()
+            raise WorkerError(f"the worker process could not be started ({error})") from None
+        finally:
+            theirs.close()
         self._conn = ours
         deadline = time.monotonic() + timeout
         while not ours.poll(0.05):
@@ -128,6 +133,27 @@ class ProcessRunner:
         self._take_devices(payload)
         self.torch_version = payload["torch_version"]
         return self.devices
+
+    def _launch(self, theirs: Connection) -> Any:
+        """The started worker process. A forkserver that cannot start (its socket's path under
+        a long TMPDIR is past the 108 bytes a Unix socket's name may have) gives way to spawn,
+        for this runner's life."""
+        def started() -> Any:
+            process = self._context.Process(
+                target=worker_main, args=(theirs, self._stop, self._log_path, dict(os.environ)),
+                name="iris-gui-worker", daemon=True)
+            process.start()
+            return process
+
+        try:
+            return started()
+        except OSError:
+            if self._context.get_start_method() != "forkserver":
+                raise
+            log.warning("the worker's forkserver could not start; spawning the worker",
+                        exc_info=True)
+            self._context = mp.get_context("spawn")
+            return started()
 
     def _take_devices(self, payload: dict[str, Any]) -> None:
         self.devices = [DeviceInfo.from_dict(d) for d in payload["devices"]]

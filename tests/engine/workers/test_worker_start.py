@@ -5,6 +5,7 @@ spawned where the app is a frozen bundle or the platform has no forkserver."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 import subprocess
 import sys
 
@@ -72,3 +73,29 @@ def test_each_worker_takes_the_environment_as_it_is_when_it_starts(
     assert faulted.status is RunStatus.FAILED, faulted.message
     assert f"{FAULT_ENV}=raise-at-epoch:5" in faulted.message
     assert faulted.epochs_completed == 5
+
+
+LONG_TMPDIR_RUN = """
+import sys
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.workers.runner import ProcessRunner
+
+if __name__ == "__main__":
+    runner = ProcessRunner()
+    try:
+        print(runner.run(RunConfig(epochs=20)).status.value, runner._context.get_start_method())
+    finally:
+        runner.close()
+"""
+
+
+def test_a_tmpdir_too_deep_for_the_forkservers_socket_spawns_the_worker(tmp_path) -> None:
+    """A Unix socket's path has at most 108 bytes, and the forkserver's lies under TMPDIR."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    script = tmp_path / "run.py"
+    script.write_text(LONG_TMPDIR_RUN)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120, check=False, env={**os.environ, "TMPDIR": str(deep)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["completed", "spawn"]
