@@ -46,8 +46,12 @@ class Publisher:
     def _temporary(self, name: str) -> Path:
         return self.staging / name if self.staging is not None else self.out / f"{name}.part"
 
-    def summary(self, text: str) -> None:
+    def publish(self, text: str) -> None:
+        """The summary ``text`` and the archive that holds it. The archive goes first: a run
+        killed between the two renames leaves a summary one step behind its archive, never
+        one that names as finished a step the archive lacks."""
         (self.work / SUMMARY).write_text(text, encoding="utf-8")
+        self.archive()
         temporary = self._temporary(SUMMARY)
         temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, self.out / SUMMARY)

@@ -105,8 +105,7 @@ class Check:
         return [f"left out of the archive: {f}" for f in (publisher.left_out if publisher else [])]
 
     def publish(self, ending: str) -> None:
-        self.publisher.summary(self.summary(ending))
-        self.publisher.archive()
+        self.publisher.publish(self.summary(ending))
 
     def on_signal(self, signum: int, _frame) -> None:
         self.signal_name = self.signal_name or signal.Signals(signum).name
