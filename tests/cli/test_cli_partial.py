@@ -7,17 +7,15 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
-from support.cli import IRIS, TIMEOUT_S, cli_env, describe, run_cli
+from support.cli import describe, run_cli
 
 from iris_gui.cli.compare_table import comparison_table
 from iris_gui.engine.records.compare import compare_groups
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.faults import FAULT_ENV
 
 # Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
 pytestmark = pytest.mark.slow
@@ -28,24 +26,21 @@ PARTIAL_NOTE = ("(partial): the run failed part-way; its timings cover only the 
 COMPARE = ["compare", "--devices", "cpu", "--records", "every-epoch,none", "--epochs", "2000"]
 
 
-def _faulted(args: list[str], data: Path) -> subprocess.CompletedProcess:
-    env = {**cli_env(data), "IRIS_GUI_FAULT": FAULT}
-    return subprocess.run([*IRIS, *args], capture_output=True, text=True, check=False, env=env,
-                          timeout=TIMEOUT_S)
-
-
 @pytest.fixture(scope="module")
 def faulted(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """A store with a run the fault hook broke off at epoch 1,500 of 2,000 (run 1) and a
-    completed run (run 2); and a compare whose every run the hook broke off."""
+    completed run (run 2); and a compare whose every run the hook broke off. In this process:
+    the hook reads IRIS_GUI_FAULT when a run starts, so it strikes a command run here as it
+    would one in a process of its own."""
     store = tmp_path_factory.mktemp("partial-store")
-    jobs = {"text": (COMPARE, tmp_path_factory.mktemp("partial-compare")),
-            "json": (COMPARE + ["--json"], tmp_path_factory.mktemp("partial-compare-json"))}
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        compares = {name: pool.submit(_faulted, *job) for name, job in jobs.items()}
-        failed = _faulted(["train", "--epochs", "2000"], store)
-        completed = run_cli(["train", "--epochs", "300"], store)
-        results = {name: future.result() for name, future in compares.items()}
+    results = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(FAULT_ENV, FAULT)
+        results["text"] = run_cli(COMPARE, tmp_path_factory.mktemp("partial-compare"))
+        results["json"] = run_cli(COMPARE + ["--json"],
+                                  tmp_path_factory.mktemp("partial-compare-json"))
+        failed = run_cli(["train", "--epochs", "2000"], store)
+    completed = run_cli(["train", "--epochs", "300"], store)
     assert failed.returncode == 1, describe(failed)
     assert completed.returncode == 0, describe(completed)
     results["list"] = run_cli(["runs", "list"], store)

@@ -1,4 +1,4 @@
-"""``iris-gui sweep`` and ``iris-gui sweeps`` through subprocesses."""
+"""``iris-gui sweep`` and ``iris-gui sweeps``, in this process."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def default_sweep(tmp_path_factory):
     """The default sweep's grid, as a user would type it: every device here, eager and manual,
-    one thread and all, rows 120 to 1,000,000, hidden 10; each point's timed window shortened
-    (the figures are not what is tested, and the defaults' 0.3 s made this the suite's
-    longest fixture)."""
+    one thread and all, rows 120 to 1,000,000, hidden 10; each point's timed window the
+    shortest the sweep allows (the figures are not what is tested, and the defaults' 0.3 s
+    made this the suite's longest fixture)."""
     data = tmp_path_factory.mktemp("sweep")
-    return data, ok_json(run_cli(["sweep", "--min-seconds", "0.05", "--min-epochs", "3",
+    return data, ok_json(run_cli(["sweep", "--min-seconds", "0.01", "--min-epochs", "2",
                                   "--json"], data, timeout=300))
 
 

@@ -1,30 +1,34 @@
 """The commands that need no window work where PySide6 and pyqtgraph are not installed (a GPU
-server's system Python): each runs ``python -m iris_gui`` in a subprocess whose Python refuses
-every Qt import, as tests/engine/test_no_qt.py does for the engine, and reports any attempt."""
+server's system Python): one ``python`` process whose every Qt import is refused runs each
+command in turn through ``iris_gui.cli.main``, as tests/engine/test_no_qt.py does for the
+engine, and notes every attempt, command by command. One process is enough: an attempt made
+while any command runs (or while the package imports) is caught, whichever command makes it
+first, and torch loads once instead of once per command."""
 
 from __future__ import annotations
 
 import csv
+import json
 import subprocess
 import sys
 import textwrap
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
-from support.cli import TIMEOUT_S, WORKERS, cli_env, describe, ok_json
+from support.cli import TIMEOUT_S, cli_env, describe, ok_json
 
 # Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
 pytestmark = pytest.mark.slow
 
 QT_PACKAGES = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6", "pytestqt")
 
-# ``python -c WRAPPER args...`` behaves as ``python -m iris_gui args...`` with a finder in front
-# of every other that refuses the Qt packages and notes each attempt; the attempts are printed
-# last on stderr, so a lazy import that a command swallows is caught too.
-WRAPPER = textwrap.dedent(f"""
-    import atexit, importlib.abc, runpy, sys
+# ``python -c RUNNER JOBS RESULTS``: with a finder in front of every other that refuses the Qt
+# packages and notes each attempt, imports the package as ``python -m iris_gui`` does, then runs
+# each job of the JSON list JOBS ([name, args, data directory]) through ``main`` with its output
+# captured, as the command line would show it; "{id}" in a job's args is the id of the run the
+# latest job printed as JSON. Writes, to RESULTS, each job's exit status, stdout, stderr and
+# the Qt imports it attempted, and the attempts of the package's own import.
+RUNNER = textwrap.dedent(f"""
+    import contextlib, importlib.abc, io, json, logging, os, sys
 
     attempts = []
 
@@ -36,50 +40,83 @@ WRAPPER = textwrap.dedent(f"""
             return None
 
     sys.meta_path.insert(0, NoQt())
-    atexit.register(lambda: sys.stderr.write(f"\\nqt imports attempted: {{sorted(set(attempts))}}\\n"))
-    sys.argv = ["iris-gui", *sys.argv[1:]]
-    runpy.run_module("iris_gui", run_name="__main__", alter_sys=True)
+    jobs, results_path = json.loads(sys.argv[1]), sys.argv[2]
+    import iris_gui.__main__
+    from iris_gui.cli import main
+
+    done = {{"import": sorted(set(attempts)), "jobs": {{}}}}
+    logger, run_id = logging.getLogger("iris_gui"), None
+    for name, args, data in jobs:
+        args = [arg.replace("{{id}}", str(run_id)) for arg in args]
+        os.environ["IRIS_GUI_DATA_DIR"] = data
+        out, err = io.StringIO(), io.StringIO()
+        handlers, before = list(logger.handlers), len(attempts)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(args)
+            except SystemExit as exit_:
+                code = exit_.code if isinstance(exit_.code, int) else 1
+        for handler in [h for h in logger.handlers if h not in handlers]:  # its cli.log
+            logger.removeHandler(handler)
+            handler.close()
+        try:
+            printed = json.loads(out.getvalue())
+        except ValueError:
+            printed = None
+        if isinstance(printed, dict) and printed.get("id") is not None:
+            run_id = printed["id"]
+        done["jobs"][name] = {{"args": args, "code": int(code or 0), "stdout": out.getvalue(),
+                              "stderr": err.getvalue(), "qt": sorted(set(attempts[before:]))}}
+    with open(results_path, "w", encoding="utf-8") as results:
+        json.dump(done, results)
 """)
-NO_QT_LINE = "qt imports attempted: []"
+NEEDS_QT = [([], "the window"), (["--self-test"], "the self-test"),
+            (["plot", "--runs", "1", "--out", "{dir}/x.png"], "drawing PNG")]
 
 
-def run_no_qt(args: Sequence[str], data_dir: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", WRAPPER, *args], capture_output=True, text=True,
-                          check=False, env=cli_env(data_dir), timeout=TIMEOUT_S)
-
-
-def run_all(jobs: dict[str, tuple[list[str], Path]]) -> dict[str, subprocess.CompletedProcess]:
-    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        done = dict(zip(jobs, pool.map(lambda job: run_no_qt(*job), jobs.values()), strict=True))
-    for proc in done.values():
-        assert proc.returncode == 0, describe(proc)
-        assert proc.stderr.rstrip().endswith(NO_QT_LINE), describe(proc)
-    return done
+def as_completed(job: dict) -> subprocess.CompletedProcess:
+    return subprocess.CompletedProcess(job["args"], job["code"], job["stdout"], job["stderr"])
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Every window-free command once, Qt blocked: first those that need no stored run (one of
-    them saves a run), then those that read it."""
+    them saves a run), then those that read it; last, those that need Qt, each on a store of
+    its own."""
     scratch = tmp_path_factory.mktemp("no-qt")
-    store, empty = scratch / "store", scratch / "unused"
-    done = run_all({
-        "devices": (["devices", "--json"], empty),
-        "train": (["train", "--json", "--epochs", "200", "--no-save"], empty),
-        "train-save": (["train", "--json", "--epochs", "50"], store),
-        "compare": (["compare", "--devices", "cpu", "--records", "every-epoch,none",
-                     "--epochs", "30", "--json", "--no-save"], empty),
-        "explain": (["explain", "--epochs", "20", "--repeat", "1", "--json"], empty),
-    })
-    run_id = str(ok_json(done["train-save"])["id"])
-    done |= run_all({
-        "list": (["runs", "list", "--json"], store),
-        "show": (["runs", "show", run_id, "--json", "--curve"], store),
-        "export": (["runs", "export", "--csv", str(scratch / "runs.csv")], store),
-        "plot-csv": (["plot", "--runs", run_id, "--out", str(scratch / "curves.csv")], store),
-    })
-    done["scratch"] = scratch  # type: ignore[assignment]
-    return done
+    store, empty = str(scratch / "store"), str(scratch / "unused")
+    jobs = [
+        ["devices", ["devices", "--json"], empty],
+        ["train", ["train", "--json", "--epochs", "200", "--no-save"], empty],
+        ["compare", ["compare", "--devices", "cpu", "--records", "every-epoch,none",
+                     "--epochs", "30", "--json", "--no-save"], empty],
+        ["explain", ["explain", "--epochs", "20", "--repeat", "1", "--json"], empty],
+        ["train-save", ["train", "--json", "--epochs", "50"], store],
+        ["show", ["runs", "show", "{id}", "--json", "--curve"], store],
+        ["plot-csv", ["plot", "--runs", "{id}", "--out", str(scratch / "curves.csv")], store],
+        ["list", ["runs", "list", "--json"], store],
+        ["export", ["runs", "export", "--csv", str(scratch / "runs.csv")], store],
+    ]
+    for index, (args, what) in enumerate(NEEDS_QT):
+        folder = scratch / f"needs-qt-{index}"
+        folder.mkdir()
+        jobs.append([what, [a.format(dir=folder) for a in args], str(folder / "data")])
+    results = scratch / "results.json"
+    proc = subprocess.run([sys.executable, "-c", RUNNER, json.dumps(jobs), str(results)],
+                          capture_output=True, text=True, check=False,
+                          env=cli_env(scratch / "unset"), timeout=TIMEOUT_S)
+    assert proc.returncode == 0 and results.exists(), describe(proc)
+    done = json.loads(results.read_text())
+    assert done["import"] == [], f"importing the command line tried Qt: {done['import']}"
+    needs_qt = {what for _, what in NEEDS_QT}
+    for name, job in done["jobs"].items():
+        if name in needs_qt:
+            continue
+        assert job["qt"] == [], f"{name} tried to import Qt: {job['qt']}\n{job['stderr']}"
+        assert job["code"] == 0, describe(as_completed(job))
+    jobs_done = done["jobs"].items()
+    return {"scratch": scratch, "attempted": {name: job["qt"] for name, job in jobs_done},
+            **{name: as_completed(job) for name, job in jobs_done}}
 
 
 def test_devices_lists_the_cpu(runs):
@@ -102,6 +139,7 @@ def test_the_saved_run_is_listed_shown_exported_and_plotted(runs):
     assert shown["id"] == saved["id"] and shown["epochs_completed"] == 50
     with open(runs["scratch"] / "runs.csv", newline="", encoding="utf-8-sig") as handle:
         assert [row["id"] for row in csv.DictReader(handle)] == [str(saved["id"])]
+    assert runs["plot-csv"].returncode == 0, describe(runs["plot-csv"])
     assert (runs["scratch"] / "curves.csv").stat().st_size > 0
 
 
@@ -112,14 +150,12 @@ def test_compare_and_explain_run(runs):
     assert breakdown["config"]["epochs"] == 20
 
 
-@pytest.mark.parametrize("args, what", [
-    ([], "the window"), (["--self-test"], "the self-test"), (["plot", "--runs", "1", "--out",
-                                                                "{dir}/x.png"], "drawing PNG"),
-])
-def test_what_needs_qt_says_so_in_one_line(tmp_path, args, what):
-    done = run_no_qt([a.format(dir=tmp_path) for a in args], tmp_path / "data")
+@pytest.mark.parametrize("index, what", list(enumerate(what for _, what in NEEDS_QT)))
+def test_what_needs_qt_says_so_in_one_line(runs, index, what):
+    done = runs[what]
     assert done.returncode == 2, describe(done)
     message = done.stderr.strip().splitlines()[0]
     assert message.startswith(f"iris-gui: {what} needs PySide6 and pyqtgraph")
     assert "plot --out FILE.csv" in message and "Traceback" not in done.stderr
-    assert not (tmp_path / "x.png").exists()
+    assert runs["attempted"][what], "the blocker noted no Qt import: it would catch none"
+    assert not (runs["scratch"] / f"needs-qt-{index}" / "x.png").exists()

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from support.cli import IRIS, cli_env
+from support.cli import IRIS, cli_env, run_cli
 from support.kill import Watched, alive, children_of, spawn
 
 LONG = os.environ.get("IRIS_GUI_LONG_TRIALS") == "1"
@@ -67,7 +67,8 @@ class Ledger:
     """What the processes said, over all the trials on one data directory."""
 
     reported: dict[int, str] = field(default_factory=dict)  # id -> the trial that printed it
-    committed: dict[int, str] = field(default_factory=dict)  # id -> the trial whose save returned it
+    # id -> the trial whose save returned it
+    committed: dict[int, str] = field(default_factory=dict)
     trials: list[str] = field(default_factory=list)
     kills: int = 0
 
@@ -95,8 +96,10 @@ def list_runs(data: Path, timeout: float = PROCESS_TIMEOUT_S) -> subprocess.Comp
 
 
 def check_store(data: Path, ledger: Ledger) -> list[int]:
-    """Every reported and committed run is in the store, which opens and is whole; the ids."""
-    done = list_runs(data)
+    """Every reported and committed run is in the store, which opens and is whole; the ids.
+    ``runs list`` runs in this process: once the killed processes are gone, what it reads is
+    the store's, and how soon another process gets an answer is wait_for_answer's."""
+    done = run_cli(["runs", "list", "--json"], data)
     history = "\n".join(ledger.trials)
     assert done.returncode == 0, f"runs list failed:\n{done.stdout}\n{done.stderr}\n{history}"
     stored = {run["id"] for run in json.loads(done.stdout)}

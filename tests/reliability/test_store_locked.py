@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.cli import run_cli
 
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
@@ -116,26 +117,45 @@ def test_a_reading_open_does_not_import_and_an_unreadable_file_is_kept(tmp_path)
     assert [p.name for p in directory.iterdir()] == ["run-odd.unreadable.json"]
 
 
+# Another process's write transaction, held from "held" on stdout until its stdin closes.
+HOLDER = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+print("held", flush=True)
+sys.stdin.readline()
+conn.execute("ROLLBACK")
+conn.close()
+"""
+
+
 def test_train_waits_for_a_held_lock_and_saves(tmp_path):
     """The CLI end to end: ``train`` finishes while another process holds the lock; it says
     it is waiting, and saves once the lock goes (before: exit 2, "database is locked", the
-    run neither saved nor printed)."""
+    run neither saved nor printed). The command runs in this process, the holder in a small
+    one of its own, released when the command says it waits."""
     data = tmp_path / "data"
     path = data / "runs.sqlite3"
     RunStore.open(path).close()
-    holder = Holder(path)
-    env = {**os.environ, "IRIS_GUI_DATA_DIR": str(data)}
-    proc = subprocess.Popen([sys.executable, "-m", "iris_gui", "train", "--epochs", "30",
-                             "--json"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        line = proc.stderr.readline()  # the trainer prints nothing else on stderr with --json
-        assert "locked by another process; waiting" in line, line
-    finally:
-        holder.release()
-    out, err = proc.communicate(timeout=180)
-    assert proc.returncode == 0, err
-    record = json.loads(out)
+    # Leaving the block closes the holder's stdin, which releases the lock in any case.
+    with subprocess.Popen([sys.executable, "-c", HOLDER, str(path)], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True) as holder:
+        assert holder.stdout.readline() == "held\n"
+        released = []
+
+        def release_when_waiting(text: str) -> None:
+            if "waiting" in text and not released:
+                released.append(text)
+                holder.stdin.close()
+                holder.wait(timeout=60)
+
+        done = run_cli(["train", "--epochs", "30", "--json"], data,
+                       on_stderr=release_when_waiting)
+    assert holder.returncode == 0 and released, done.stderr
+    # The trainer prints nothing else on stderr with --json.
+    assert "locked by another process; waiting" in done.stderr.splitlines()[0], done.stderr
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
     with RunStore.open(path) as store:
         assert [run.id for run in store.list_runs()] == [record["id"]]
 

@@ -1,6 +1,7 @@
 """Many processes at once on a new store, and on a store file that
 is not a runs store. Every run a process reports saved must be in the store afterwards, no
-valid store may be set aside, and the bytes of a file set aside must survive whole.
+valid store may be set aside, and the bytes of a file set aside must survive whole. The
+reading commands on a file that is not a store run one at a time, in this process.
 
 The quick trials run with ``make test``; ``make test-reliability`` (IRIS_GUI_LONG_TRIALS=1)
 runs the long ones.
@@ -13,10 +14,10 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from support.cli import run_cli
 
 from iris_gui.store.runs import RunStore
 
@@ -25,17 +26,18 @@ long_only = pytest.mark.skipif(not LONG, reason="long trials: set IRIS_GUI_LONG_
                                                 "(make test-reliability)")
 TIMEOUT_S = 180
 
-# Opens the store once every process has started (a shared start time), saves ``count`` runs
-# tagged with its name, and prints the ids it was given: the runs it reports saved.
+# Once every process has imported the store and the test closes the shared start pipe (one
+# read end each, all woken by the same close), opens the store, saves ``count`` runs tagged
+# with its name, and prints the ids it was given: the runs it reports saved.
 SAVER = """
-import json, sys, time
+import json, os, sys
 import numpy as np
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.store.runs import RunStore
-path, tag, count, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-while time.time() < start:
-    pass
+path, tag, count, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+print("ready", flush=True)
+os.read(start, 1)  # returns at the close of the pipe's other end: the start, for everyone
 saved = []
 with RunStore.open(path) as store:
     for index in range(count):
@@ -48,12 +50,25 @@ print(json.dumps({"saved": saved, "notice": store.notice}))
 
 
 def _start_together(path: Path, processes: int, count: int) -> list[subprocess.Popen]:
-    # Far enough ahead that every interpreter has imported the store before it (one that is
-    # late only makes the trial gentler, never wrong).
-    start = str(time.time() + 0.5 + 0.25 * processes)
-    return [subprocess.Popen([sys.executable, "-c", SAVER, str(path), f"p{i}", str(count), start],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for i in range(processes)]
+    """The savers, released at once when every one of them is ready to open the store (a
+    start that waits on a pipe spends no CPU, so the others import meanwhile at full speed)."""
+    start, go = os.pipe()
+    procs: list[subprocess.Popen] = []
+    try:
+        for i in range(processes):
+            procs.append(subprocess.Popen(
+                [sys.executable, "-c", SAVER, str(path), f"p{i}", str(count), str(start)],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, pass_fds=(start,)))
+        unready = [proc for proc in procs if proc.stdout.readline() != "ready\n"]
+    finally:
+        os.close(start)
+        os.close(go)
+    if unready:
+        for proc in procs:
+            proc.kill()
+        errors = [proc.communicate()[1] for proc in procs]
+        raise AssertionError(f"{len(unready)} saver(s) did not start:\n" + "\n".join(errors))
+    return procs
 
 
 def _reports(procs: list[subprocess.Popen]) -> list[dict]:
@@ -159,12 +174,11 @@ def test_reading_commands_leave_a_corrupt_store_as_it_is(tmp_path):
     data.mkdir()
     garbage = b"this is not a database\x00\xff" + bytes(range(256)) * 8
     (data / "runs.sqlite3").write_bytes(garbage)
-    procs = [_cli(args, data) for args in
-             (["runs", "list"], ["runs", "show", "1"], ["sweeps", "list"], ["runs", "export",
-                                                                              "--csv", "x.csv"])]
-    for proc in procs:
-        out, err = proc.communicate(timeout=TIMEOUT_S)
-        assert proc.returncode == 2 and out == "" and err.count("\n") == 1, (out, err)
+    for args in (["runs", "list"], ["runs", "show", "1"], ["sweeps", "list"],
+                 ["runs", "export", "--csv", "x.csv"]):
+        done = run_cli(args, data)
+        out, err = done.stdout, done.stderr
+        assert done.returncode == 2 and out == "" and err.count("\n") == 1, (out, err)
         assert "is not a runs store" in err and "Traceback" not in err
     assert sorted(p.name for p in data.iterdir() if p.name != "logs") == ["runs.sqlite3"]
     assert (data / "runs.sqlite3").read_bytes() == garbage

@@ -5,14 +5,12 @@ exported; showing a bad one is one line and exit 2, never a traceback; the windo
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support.cli import run_cli
 
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
@@ -117,35 +115,29 @@ def test_the_store_skips_each_bad_row_and_says_why(tampered):
     assert all("\n" not in m and m.endswith("; skipped") for m in said), said
 
 
-def _cli(args: list[str], data: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "IRIS_GUI_DATA_DIR": str(data)}
-    return subprocess.run([sys.executable, "-m", "iris_gui", *args], env=env,
-                          capture_output=True, text=True, timeout=180, check=False)
-
-
 def test_the_commands_use_the_good_rows_and_name_the_bad(tampered, tmp_path):
     data, bad_runs, bad_sweeps, good = tampered
-    listed = _cli(["runs", "list", "--json"], data)
+    listed = run_cli(["runs", "list", "--json"], data)
     assert listed.returncode == 0 and "Traceback" not in listed.stderr, listed.stderr
     ids = [run["id"] for run in json.loads(listed.stdout)]
     assert set(good) <= set(ids) and bad_runs["timings null"] not in ids
     assert f"run {bad_runs['timings null']} is unreadable: timings is null; skipped" \
         in listed.stderr
-    text = _cli(["runs", "list"], data)
+    text = run_cli(["runs", "list"], data)
     assert text.returncode == 0 and "good" not in text.stderr and "Traceback" not in text.stderr
-    export = _cli(["runs", "export", "--csv", str(tmp_path / "runs.csv")], data)
+    export = run_cli(["runs", "export", "--csv", str(tmp_path / "runs.csv")], data)
     assert export.returncode == 0 and "Traceback" not in export.stderr, export.stderr
     assert len((tmp_path / "runs.csv").read_text().splitlines()) == len(ids) + 1
     for run_id in bad_runs.values():
         if run_id in ids:
             continue
-        shown = _cli(["runs", "show", str(run_id)], data)
+        shown = run_cli(["runs", "show", str(run_id)], data)
         assert shown.returncode == 2 and shown.stderr.count("\n") == 1, shown.stderr
         assert f"run {run_id} is unreadable" in shown.stderr and shown.stdout == ""
-    sweeps = _cli(["sweeps", "list"], data)
+    sweeps = run_cli(["sweeps", "list"], data)
     assert sweeps.returncode == 0 and "sweep 1 " in sweeps.stdout, sweeps.stderr
     assert sweeps.stderr.count("is unreadable") == len(bad_sweeps), sweeps.stderr
-    shown = _cli(["sweeps", "show", str(bad_sweeps["spec null"])], data)
+    shown = run_cli(["sweeps", "show", str(bad_sweeps["spec null"])], data)
     assert shown.returncode == 2 and "spec is null" in shown.stderr, shown.stderr
     assert shown.stderr.count("\n") == 1 and "Traceback" not in shown.stderr
 

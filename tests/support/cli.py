@@ -18,7 +18,7 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -53,15 +53,18 @@ def cli_env(data_dir: Path) -> dict[str, str]:
 
 
 def run_cli(
-    args: Sequence[str], data_dir: Path, timeout: float = TIMEOUT_S
+    args: Sequence[str], data_dir: Path, timeout: float = TIMEOUT_S,
+    on_stderr: Callable[[str], object] | None = None,
 ) -> subprocess.CompletedProcess:
     """``iris-gui ARGS`` in this process: its exit status, stdout and stderr. ``timeout`` is
-    the subprocess's; a command in this process is bounded by pytest-timeout instead."""
+    the subprocess's; a command in this process is bounded by pytest-timeout instead.
+    ``on_stderr`` is called with each text the command writes to stderr, as it writes it: a
+    test can answer a message while the command still runs (release a lock it waits for)."""
     from iris_gui.cli import main
 
     if args and args[0] in DRAWING_COMMANDS:
         _keep_one_qapplication()
-    out, err = io.StringIO(), io.StringIO()
+    out, err = io.StringIO(), _Told(on_stderr)
     with _data_dir(data_dir), _own_log_handlers(), contextlib.redirect_stdout(out), \
             contextlib.redirect_stderr(err):
         try:
@@ -70,6 +73,20 @@ def run_cli(
             code = exit_.code if isinstance(exit_.code, int) else 1
     return subprocess.CompletedProcess([*IRIS, *args], int(code or 0), out.getvalue(),
                                        err.getvalue())
+
+
+class _Told(io.StringIO):
+    """A captured stream that also hands each text written to ``told``, when given."""
+
+    def __init__(self, told: Callable[[str], object] | None) -> None:
+        super().__init__()
+        self.told = told
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if self.told is not None:
+            self.told(text)
+        return written
 
 
 def status_out_err(args: Sequence[str], data_dir: Path) -> tuple[int, str, str]:
