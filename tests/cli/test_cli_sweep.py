@@ -7,27 +7,42 @@ import itertools
 import pytest
 from support.cli import describe, ok_json, one_line_error, run_cli, run_many
 
+from iris_gui.cli.parser import build_parser
+from iris_gui.cli.sweep_cmd import spec_from_args
+from iris_gui.engine.records.sweep_model import SweepSpec
+
 # Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
 pytestmark = pytest.mark.slow
 
 
+ROWS = [120, 1_000, 10_000, 100_000]
+
+
+def test_sweep_with_no_options_asks_for_the_default_grid() -> None:
+    """Every device here, eager and manual, one thread and all, rows 120 to 1,000,000, hidden
+    10: SweepSpec's defaults (benchmarks/sweep_check.py times that grid whole)."""
+    args = build_parser().parse_args(["sweep"])
+    assert spec_from_args(args) == SweepSpec()
+    assert SweepSpec().rows == (*ROWS, 1_000_000) and SweepSpec().hidden == (10,)
+
+
 @pytest.fixture(scope="module")
 def default_sweep(tmp_path_factory):
-    """The default sweep's grid, as a user would type it: every device here, eager and manual,
-    one thread and all, rows 120 to 1,000,000, hidden 10; each point's timed window the
-    shortest the sweep allows (the figures are not what is tested, and the defaults' 0.3 s
-    made this the suite's longest fixture)."""
+    """The default sweep's series as a user would type it, on the default rows but the
+    million (a million rows is a data set of its own to make: the defaults are checked above);
+    each point's timed window the shortest the sweep allows (the figures are not what is
+    tested)."""
     data = tmp_path_factory.mktemp("sweep")
-    return data, ok_json(run_cli(["sweep", "--min-seconds", "0.01", "--min-epochs", "2",
-                                  "--json"], data, timeout=300))
+    return data, ok_json(run_cli(["sweep", "--rows", ",".join(map(str, ROWS)), "--min-seconds",
+                                  "0.01", "--min-epochs", "2", "--json"], data, timeout=300))
 
 
 def test_the_default_sweep_returns_every_point_the_fits_and_a_verdict_per_pair(default_sweep):
     _, record = default_sweep
     spec = record["spec"]
-    assert spec["rows"] == [120, 1_000, 10_000, 100_000, 1_000_000] and spec["hidden"] == [10]
+    assert spec["rows"] == ROWS and spec["hidden"] == [10]
     series = list(dict.fromkeys(p["series"] for p in record["points"]))
-    assert len(record["points"]) == 5 * len(series)
+    assert len(record["points"]) == len(ROWS) * len(series)
     assert {"cpu/eager/1 thread", "cpu/manual/1 thread"} <= set(series)
     for point in record["points"]:
         assert point["status"] == "completed", point
@@ -38,7 +53,7 @@ def test_the_default_sweep_returns_every_point_the_fits_and_a_verdict_per_pair(d
     for fit in record["fits"]:
         # A point measured while the CPU was busy is left out of its fit (and counted).
         assert fit["floor_us"] >= 0 and fit["gflops"] > 0 and len(fit["errors"]) == fit["points"]
-        assert fit["points"] + fit["busy_left_out"] == 5
+        assert fit["points"] + fit["busy_left_out"] == len(ROWS)
         assert fit["max_rel_error"] == max(abs(e) for e in fit["errors"])
     verdicts = {frozenset((c["a"], c["b"])) for c in record["crossovers"] if c["axis"] == "rows"}
     assert verdicts == {frozenset(pair) for pair in itertools.combinations(series, 2)}
