@@ -70,25 +70,35 @@ def environ(pid: int) -> dict[str, str]:
 
 @pytest.fixture(scope="module", autouse=True)
 def time_limited(sshd: LoopbackSshd, slurm: Cluster) -> Iterator[Future]:
-    """A run far longer than its job's one-minute limit (``--time=1``), started with the module
-    so that the minute (and Slurm's check of the limit, every 30 s) passes beside the other
-    tests: a future of (the run, its job id).
+    """A run that outlives its job's time limit, started with the module so that Slurm's
+    check of the limit (every 30 s) comes beside the other tests: a future of (the run, its
+    job id). Once the run has started, the job's end time is brought forward to now
+    (``scontrol update EndTime=now``, what an elapsed ``--time`` would have made it): slurmctld
+    ends the job at its next check, DUE TO TIME LIMIT, within 30 s instead of a minute and more.
 
     Its loader reads each row 50 ms late (``IRIS_GUI_FAULT=slow-items:50``, set on the host's
-    command line): the worker sleeps through its minute instead of taking a core from the
-    tests beside it, and hears Slurm's SIGTERM between two batches of eight rows."""
+    command line): the worker sleeps while it waits instead of taking a core from the tests
+    beside it, and hears Slurm's SIGTERM between two batches of eight rows."""
     with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(1) as pool:
         patch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
-        runner = docs_host("hpc-1min", re.sub(r"--time=\d+", "--time=1", docs_prefix()))
+        runner = docs_host("hpc-limit")
         runner.host = replace(runner.host,
                               command=f"env {FAULT_ENV}=slow-items:50 {PYTHON_IRIS_GUI}")
 
         def run() -> tuple[object, str]:
             runner.start()
             job = runner.placement["SLURM_JOB_ID"]
-            config = RunConfig(epochs=10_000_000, device="hpc-1min:cpu", threads=1, batch=8,
+            config = RunConfig(epochs=10_000_000, device="hpc-limit:cpu", threads=1, batch=8,
                                data_path="loader")
-            return runner.run(config), job
+
+            def observe(chunk: object) -> None:
+                if not ended:  # once; with the controller stopped by a test beside, when back
+                    ended.append(wait_for(lambda: slurm.try_command(
+                        "scontrol", "update", f"jobid={job}", "EndTime=now"), 120,
+                        f"slurmctld to bring job {job}'s end forward"))
+
+            ended: list[str] = []
+            return runner.run(config, observe), job
 
         try:
             yield pool.submit(run)
@@ -261,7 +271,7 @@ def test_the_controller_down_mid_run_and_at_connect(
 
 def test_a_run_at_its_jobs_time_limit_is_kept_as_stopped_and_names_the_limit(
         time_limited: Future, slurm: Cluster) -> None:
-    # A minute, Slurm's next check of the limit (30 s), KillWait (10 s), a chunk: well inside.
+    # Slurm's next check of the limit (30 s), KillWait (10 s), a batch: well inside.
     result, job = time_limited.result(timeout=200)
     assert result.status is RunStatus.STOPPED, result.message
     assert 0 < result.epochs_completed < 10_000_000

@@ -43,6 +43,14 @@ class Cluster:
                               capture_output=True, text=True, timeout=30, check=True)
         return done.stdout
 
+    def try_command(self, *words: str) -> bool:
+        """Whether the command succeeded (False, say, while slurmctld is stopped)."""
+        try:
+            self.command(*words)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+            return False
+        return True
+
     def jobs(self) -> list[str]:
         """The ids of the jobs Slurm knows as pending or running."""
         return self.command("squeue", "-h", "-o", "%i").split()
