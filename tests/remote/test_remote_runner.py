@@ -327,46 +327,17 @@ def test_a_host_whose_python_has_no_torch_says_so(ssh_env: str) -> None:
     assert not runner.alive
 
 
-# A stand-in for a remote worker: a banner, then MAGIC and a greeting of the version asked for;
-# ``deaf`` answers a run with one chunk and then ignores the stop. It exits when stdin closes.
-FAKE_WORKER = r'''
-import os, sys, time
-import numpy as np
-from iris_gui.engine.remote import framing
-from iris_gui.engine.records.result import Chunk
-
-product, protocol, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-out = os.fdopen(os.dup(1), "wb", buffering=0)
-out.write(b"Welcome to lab\nlast login: never\n" + framing.MAGIC)
-cpu = {"id": "cpu", "kind": "cpu", "name": "Fake CPU", "total_memory_bytes": None,
-       "capability": None, "engines": {"eager": None}}
-framing.write_frame(out, "hello", {"protocol": protocol, "product": product,
-                                   "torch_version": "0.0-fake", "python": "3", "hostname": "fake",
-                                   "pid": os.getpid(), "devices": [cpu]})
-stdin = os.fdopen(os.dup(0), "rb", buffering=0)
-while True:
-    try:
-        kind, payload = framing.read_frame(stdin)
-    except framing.StreamClosed:
-        os._exit(0)
-    if kind == "quit":
-        os._exit(0)
-    if kind == "run" and mode == "deaf":
-        framing.write_frame(out, "chunk", Chunk(0, np.array([1.0, 0.5], np.float32), 1, 2,
-                                                time.time()))
-'''
+FAKE_WORKER = Path(__file__).resolve().parents[1] / "support" / "fake_worker.py"
 
 
-def fake_host(tmp_path: Path, product: str, protocol: int = PROTOCOL, mode: str = "") -> Host:
-    script = tmp_path / "fake_worker.py"
-    script.write_text(FAKE_WORKER)
-    return lab_host(command=shlex.join([sys.executable, str(script), product, str(protocol),
+def fake_host(product: str, protocol: int = PROTOCOL, mode: str = "") -> Host:
+    """A host whose worker is tests/support/fake_worker.py in ``mode``."""
+    return lab_host(command=shlex.join([sys.executable, str(FAKE_WORKER), product, str(protocol),
                                         mode or "plain"]))
 
 
-def test_a_banner_before_the_worker_is_skipped(tmp_path: Path,
-                                               own_runners: list[RemoteRunner]) -> None:
-    runner = RemoteRunner(fake_host(tmp_path, __version__))
+def test_a_banner_before_the_worker_is_skipped(own_runners: list[RemoteRunner]) -> None:
+    runner = RemoteRunner(fake_host(__version__))
     own_runners.append(runner)
     devices = runner.start()
     assert [(d.id, d.name) for d in devices] == [("lab:cpu", "Fake CPU")]
@@ -379,8 +350,8 @@ def test_a_banner_before_the_worker_is_skipped(tmp_path: Path,
 
 @pytest.mark.parametrize(("product", "protocol"), [("0.0.1", PROTOCOL), (__version__, 99)])
 def test_a_version_mismatch_names_both_versions_and_the_fix(
-        tmp_path: Path, own_runners: list[RemoteRunner], product: str, protocol: int) -> None:
-    runner = RemoteRunner(fake_host(tmp_path, product, protocol))
+        own_runners: list[RemoteRunner], product: str, protocol: int) -> None:
+    runner = RemoteRunner(fake_host(product, protocol))
     own_runners.append(runner)
     with pytest.raises((HandshakeError, WorkerError)) as caught:
         runner.start()
@@ -392,8 +363,8 @@ def test_a_version_mismatch_names_both_versions_and_the_fix(
 
 
 def test_a_stop_the_host_does_not_answer_closes_the_connection(
-        tmp_path: Path, own_runners: list[RemoteRunner]) -> None:
-    runner = RemoteRunner(fake_host(tmp_path, __version__, mode="deaf"))
+        own_runners: list[RemoteRunner]) -> None:
+    runner = RemoteRunner(fake_host(__version__, mode="deaf"))
     own_runners.append(runner)
     runner.start()
     pid = runner.remote_pid

@@ -114,6 +114,9 @@ def series_label(device: str, engine: str, threads: int | None) -> str:
     return f"{device}/{engine}/{threads} thread{'' if threads == 1 else 's'}"
 
 
+_POINT_FIGURES = frozenset({"epoch_us", "epoch_us_iqr", "flops_per_epoch", "cpu_wait_share"})
+
+
 @dataclass
 class SweepPoint:
     device: str
@@ -135,6 +138,14 @@ class SweepPoint:
     # without them was full batch, one step per epoch.
     batch: int = 0
     steps_per_epoch: int = 1
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SweepPoint:
+        """A point from its record: keys this version does not know are ignored, and a figure
+        that is null (to_dict's NaN) reads as NaN."""
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: nan_if_none(v) if k in _POINT_FIGURES else v for k, v in data.items()
+                      if k in known})
 
     @property
     def series(self) -> str:
@@ -192,11 +203,7 @@ class SweepResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SweepResult:
-        point_fields = set(SweepPoint.__dataclass_fields__)
-        floats = {"epoch_us", "epoch_us_iqr", "flops_per_epoch", "cpu_wait_share"}  # null: NaN
-        points = [SweepPoint(**{k: nan_if_none(v) if k in floats else v for k, v in p.items()
-                                if k in point_fields})
-                  for p in data.get("points", [])]
+        points = [SweepPoint.from_dict(p) for p in data.get("points", [])]
         for index, point in enumerate(points):  # the fits divide by them: a bad one is refused
             if not (_whole(point.batch, 0) and _whole(point.steps_per_epoch, 1)):
                 raise ValueError(f"point {index + 1}'s batch {point.batch!r} (0 or more) or "

@@ -5,6 +5,12 @@ greeting; ``close()`` asks the worker to quit. Two threads per connection read s
 (frames, into a queue) and stderr (its last lines, for the one-line reason when the connection
 fails, and Slurm's lines: a job waiting in the queue, a job the cluster ended). A connection
 that never started is given up with its queued Slurm job cancelled, as srun would wait on.
+
+The frame reader checks every message as it arrives (messages.py: of the job that runs, of
+the kind, shape and range that job allows), so a runner only ever takes records from the
+queue. A message it cannot use, or any failure of the reader itself, ends ssh at once and
+keeps the reason for the one line the waiting run ends with; the queue's last message is
+always CLOSED, so no run waits on a reader that has died.
 """
 
 from __future__ import annotations
@@ -20,12 +26,14 @@ from dataclasses import replace
 from typing import Any
 
 from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.typed import brief
 from iris_gui.engine.remote import framing
 from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.names import host_device
-from iris_gui.engine.remote.protocol import check_hello
+from iris_gui.engine.remote.protocol import check_hello, devices_from
 from iris_gui.engine.remote.slurm import allocated_job, cancel_queued, ended_by, queued_job
 from iris_gui.engine.remote.ssh import explain_failure, worker_argv
+from iris_gui.engine.workers.messages import Asked, MessageError, checked
 from iris_gui.engine.workers.runner import (
     POLL_SECONDS,
     STOP_GRACE_SECONDS,
@@ -56,6 +64,8 @@ class Connection:
         self._grace = STOP_GRACE_SECONDS
         self._job = 0
         self._closing = False  # close() was asked: a channel that ends is not a lost one
+        self._asked: Asked | None = None  # the job whose answers are awaited
+        self._broken: str | None = None  # what the far end sent that this end cannot use
         self.queued: int | None = None  # the Slurm job srun says waits in the queue
         # Told each line worth showing while connecting ("lab: waiting in Slurm's queue").
         self.on_status: Callable[[str], None] | None = None
@@ -115,7 +125,7 @@ class Connection:
         return "" if job is None else cancel_queued(self.host, job)
 
     def _connect(self) -> None:
-        self._closing = False
+        self._closing, self._asked, self._broken = False, None, None
         self.queued = None
         self._messages = queue.Queue()
         self._stderr.clear()
@@ -137,6 +147,8 @@ class Connection:
         self._stderr_reader.start()
 
     def _read_frames(self, process: subprocess.Popen[bytes], messages: queue.Queue) -> None:
+        """Every frame, checked, onto ``messages``; CLOSED last, however the reading ends. A
+        frame this end cannot use ends the connection at once, with the reason kept."""
         stream = process.stdout
         assert stream is not None, "ssh starts with stdout=PIPE"
         try:
@@ -144,17 +156,51 @@ class Connection:
             if noise.strip():
                 log.info("%s printed before the worker started: %r", self.host.name, noise[:200])
             while True:
-                messages.put(framing.read_frame(stream))
-        except framing.FramingError as error:
-            if not isinstance(error, framing.StreamClosed):
-                self._stderr.append(str(error))
-                log.error("%s: %s", self.host.name, error)
-        except (OSError, ValueError):
+                messages.put(self._heard(*framing.read_frame(stream)))
+        except framing.StreamClosed:
             pass
+        except MessageError as error:
+            self._break(process, str(error))
+        except (OSError, ValueError):
+            pass  # the pipe was closed under the reader: the connection is being ended
+        except Exception as error:  # whatever it is, the run waiting on this reader hears of it
+            log.exception("%s: reading its messages failed", self.host.name)
+            self._break(process, f"its messages could not be read ({type(error).__name__}: "
+                                 f"{brief(str(error))})")
         finally:
-            # Each reader closes the pipe it read once it has ended: no thread reads a closed one.
+            # Each reader closes the pipe it read once it has ended: no thread reads a closed
+            # one; and whoever waits for a message hears that there will be none.
             stream.close()
-        messages.put(CLOSED)
+            messages.put(CLOSED)
+
+    def _heard(self, kind: str, job: int, payload: Any) -> tuple[str, Any]:
+        """A message as its record (messages.py); the greeting is checked by ``_start``."""
+        if kind in framing.GREETINGS:
+            return kind, payload
+        if kind == "devices" and job == 0:
+            try:
+                return kind, devices_from(payload)
+            except (KeyError, TypeError, ValueError) as error:
+                raise MessageError(f"its 'devices' message could not be read "
+                                   f"({brief(str(error))})") from None
+        asked = self._asked
+        if kind == "error" and job == 0:
+            raise MessageError(f"its worker could not read a message of this end's: "
+                               f"{brief(str(payload))}")
+        if asked is None or job != asked.job:
+            waits = "no job" if asked is None else f"job {asked.job}"
+            raise MessageError(f"a {kind!r} message about job {job} came while {waits} runs")
+        return kind, checked(kind, payload, asked)
+
+    def _break(self, process: subprocess.Popen[bytes], why: str) -> None:
+        """End a connection whose far end sent what this end cannot use: ssh ends at once, and
+        ``why`` is the reason the waiting run is given."""
+        self._broken = why
+        log.error("%s: %s; closing the connection", self.host.name, why)
+        try:
+            process.kill()
+        except OSError:
+            pass
 
     def _read_stderr(self, process: subprocess.Popen[bytes]) -> None:
         assert process.stderr is not None, "ssh starts with stderr=PIPE"
@@ -181,6 +227,9 @@ class Connection:
 
     def _failure(self) -> str:
         """Why the connection ended, in one line (waits briefly for ssh's exit and last words)."""
+        if self._broken is not None:
+            self._kill()
+            return f"{self.host.name}: {self._broken}; the connection was closed"
         code = None
         if self._process is not None:
             try:
@@ -201,8 +250,8 @@ class Connection:
             time.sleep(0.05)
         return reason or f"{self.host.name} ended the worker (SIGTERM)"
 
-    def _send(self, kind: str, payload: Any = None) -> None:
-        data = framing.encode(kind, payload)
+    def _send(self, kind: str, payload: Any = None, job: int = 0) -> None:
+        data = framing.encode(kind, payload, job)
         with self._write_lock:
             if self._process is None or self._process.stdin is None:
                 return

@@ -1,14 +1,14 @@
-"""Messages between machines: length-prefixed JSON, arrays as base64 of little-endian numbers.
+"""Messages between machines: length-prefixed frames of JSON (its values: wire.py).
 
 Never pickle across machines: unpickling runs whatever the other side names, and the other side
 is a process reached over a network. A frame is a 4-byte big-endian length, that many bytes
-of UTF-8 JSON holding ``[kind, payload]``, and a newline the reader checks and skips: a launcher
-between the ends that forwards output a line at a time (Slurm's ``srun`` without ``-u``, a pipe
-through ``stdbuf -oL``) passes each frame on whole instead of holding it for a newline that
-would never come. JSON escapes the newlines in its strings, so the last byte is the only one.
-NaN and infinities pass as Python's JSON writes them (both ends are this program). An array
-is ``{"$nd": dtype, "shape": [...], "b64": ...}`` with dtype one of ``ARRAY_DTYPES``; a
-``Chunk`` is ``{"$chunk": {...}}``; tuples arrive as lists.
+of UTF-8 JSON holding ``[kind, job, payload]``, and a newline the reader checks and skips: a
+launcher between the ends that forwards output a line at a time (Slurm's ``srun`` without
+``-u``, a pipe through ``stdbuf -oL``) passes each frame on whole instead of holding it for a
+newline that would never come. JSON escapes the newlines in its strings, so the last byte is
+the only one. ``job`` is the number of the job a message is about (0: none, as for a list of
+devices); the greeting alone is ``[kind, payload]``, in every version of the protocol, so that
+a worker of another version is still understood well enough to be named.
 
 The stream starts with ``MAGIC``, written by the remote end before its first frame: a login
 shell that prints a banner to stdout (a ``.bashrc`` echo) would otherwise be read as a length.
@@ -17,27 +17,29 @@ The reader skips up to ``MAX_NOISE`` bytes of such text and keeps it for the err
 
 from __future__ import annotations
 
-import base64
 import json
+import re
 import struct
 from typing import IO, Any
 
-import numpy as np
-
-from iris_gui.engine.records.result import Chunk
-from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.remote.wire import from_json, to_wire
+from iris_gui.engine.workers.messages import MessageError
 
 MAGIC = b"\x00IRIS-GUI-WORKER\n"
 MAX_NOISE = 64 * 1024
 # The largest frame accepted: a run of 10 million epochs recorded every epoch is 40 MB of
 # float32, 53 MB in base64. Anything larger is a corrupt length, not a message.
 MAX_FRAME = 256 * 2**20
-ARRAY_DTYPES = {"<f4": np.float32, "<f8": np.float64, "<i4": np.int32, "<i8": np.int64}
+GREETINGS = ("hello", "refused")  # the kinds sent as [kind, payload], without a job
+_KIND = re.compile(r"[a-z][a-z-]{0,31}")
+_LEADING_KIND = re.compile(rb'\s*\[\s*"([a-z][a-z-]{0,31})"')  # to name a message that is not read
 _LENGTH = struct.Struct(">I")
 _END = b"\n"
 
+Frame = tuple[str, int, Any]  # kind, job, payload
 
-class FramingError(EngineError):
+
+class FramingError(MessageError):
     """The stream is not this protocol: a corrupt frame, or the wrong program at the far end."""
 
 
@@ -45,62 +47,40 @@ class StreamClosed(FramingError):
     """The other end closed the channel (between frames or in the middle of one)."""
 
 
-def to_wire(value: Any) -> Any:
-    """``value`` as JSON-ready data: arrays and chunks tagged, tuples as lists."""
-    if isinstance(value, np.ndarray):
-        dtype = value.dtype.newbyteorder("<")
-        code = dtype.str
-        if code not in ARRAY_DTYPES:
-            raise FramingError(f"an array of {value.dtype} cannot be sent; allowed: "
-                               f"{', '.join(ARRAY_DTYPES)}")
-        data = np.ascontiguousarray(value, dtype=dtype).tobytes()
-        return {"$nd": code, "shape": list(value.shape), "b64": base64.b64encode(data).decode()}
-    if isinstance(value, Chunk):
-        return {"$chunk": {"first_epoch": value.first_epoch, "losses": to_wire(value.losses),
-                           "stride": value.stride, "epochs_done": value.epochs_done,
-                           "stamp": value.stamp}}
-    if isinstance(value, dict):
-        return {str(key): to_wire(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_wire(item) for item in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-def _from_wire(obj: dict[str, Any]) -> Any:
-    if "$nd" in obj:
-        dtype = ARRAY_DTYPES.get(obj["$nd"])
-        if dtype is None:
-            raise FramingError(f"an array of {obj['$nd']!r} was received; allowed: "
-                               f"{', '.join(ARRAY_DTYPES)}")
-        array = np.frombuffer(base64.b64decode(obj["b64"]), dtype=np.dtype(obj["$nd"]))
-        return array.astype(dtype).reshape(obj["shape"])
-    if "$chunk" in obj:
-        return Chunk(**obj["$chunk"])
-    return obj
-
-
-def encode(kind: str, payload: Any = None) -> bytes:
-    body = json.dumps([kind, to_wire(payload)], separators=(",", ":")).encode()
+def encode(kind: str, payload: Any = None, job: int = 0) -> bytes:
+    """A frame; a greeting's has no job."""
+    message = [kind, to_wire(payload)] if kind in GREETINGS else [kind, job, to_wire(payload)]
+    body = json.dumps(message, separators=(",", ":")).encode()
     if len(body) > MAX_FRAME:
         raise FramingError(f"a {kind!r} message of {len(body):,} bytes is over the "
                            f"{MAX_FRAME:,} byte limit")
     return _LENGTH.pack(len(body)) + body + _END
 
 
-def decode(body: bytes) -> tuple[str, Any]:
+def decode(body: bytes) -> Frame:
+    """``(kind, job, payload)``, the job 0 for a greeting; MessageError for anything else."""
     try:
-        kind, payload = json.loads(body.decode(), object_hook=_from_wire)
-    except (ValueError, TypeError) as error:
-        raise FramingError(f"a message could not be read: {error}") from None
-    if not isinstance(kind, str):
-        raise FramingError("a message had no kind")
-    return kind, payload
+        message = from_json(body)
+    except MessageError as error:
+        kind = _LEADING_KIND.match(body)
+        named = f"its {kind.group(1).decode()!r} message" if kind else "a message"
+        raise MessageError(f"{named} {error}") from None
+    if (not isinstance(message, list) or len(message) not in (2, 3)
+            or not isinstance(message[0], str) or not _KIND.fullmatch(message[0])):
+        raise FramingError("a message is not [kind, job, payload] with a kind of up to 32 "
+                           "lowercase letters and dashes")
+    if len(message) == 2:
+        if message[0] not in GREETINGS:
+            raise FramingError(f"a {message[0]!r} message came without its job number")
+        return message[0], 0, message[1]
+    kind, job, payload = message
+    if not isinstance(job, int) or isinstance(job, bool) or job < 0:
+        raise FramingError(f"a {kind!r} message's job is not a number of 0 or more")
+    return kind, job, payload
 
 
-def write_frame(stream: IO[bytes], kind: str, payload: Any = None) -> None:
-    stream.write(encode(kind, payload))
+def write_frame(stream: IO[bytes], kind: str, payload: Any = None, job: int = 0) -> None:
+    stream.write(encode(kind, payload, job))
     stream.flush()
 
 
@@ -117,7 +97,7 @@ def read_exactly(stream: IO[bytes], size: int) -> bytes:
     return b"".join(parts)
 
 
-def read_frame(stream: IO[bytes]) -> tuple[str, Any]:
+def read_frame(stream: IO[bytes]) -> Frame:
     (size,) = _LENGTH.unpack(read_exactly(stream, _LENGTH.size))
     if size > MAX_FRAME:
         raise FramingError(f"a message of {size:,} bytes was announced (over the {MAX_FRAME:,} "

@@ -19,10 +19,11 @@ from typing import Any
 
 from iris_gui import __version__
 from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.typed import brief, check_fields, seen
 from iris_gui.engine.remote.placement import placement, read_placement
 from iris_gui.engine.spec.errors import EngineError
 
-PROTOCOL = 3  # raised with every change to the framing or a message: both ends speak one
+PROTOCOL = 4  # raised with every change to the framing or a message: both ends speak one
 
 
 class HandshakeError(EngineError):
@@ -43,14 +44,27 @@ class Hello:
     @classmethod
     def from_payload(cls, payload: Any) -> Hello:
         try:
-            return cls(int(payload["protocol"]), str(payload["product"]),
-                       str(payload.get("torch_version", "")), str(payload.get("python", "")),
-                       str(payload.get("hostname", "")), int(payload.get("pid", 0)),
-                       [DeviceInfo.from_dict(d) for d in payload.get("devices", [])],
-                       read_placement(payload.get("placement", {})))
-        except (KeyError, TypeError, ValueError) as error:
-            raise HandshakeError(f"the far end's greeting could not be read ({error}): it is "
+            hello = cls(payload["protocol"], payload["product"],
+                        payload.get("torch_version", ""), payload.get("python", ""),
+                        payload.get("hostname", ""), payload.get("pid", 0),
+                        devices_from(payload.get("devices", [])),
+                        read_placement(payload.get("placement", {})))
+            check_fields(hello, "hello")
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise HandshakeError(f"the far end's greeting could not be read ({brief(str(error))}): it is "
                                  "not iris-gui's worker") from None
+        return hello
+
+
+def devices_from(payload: Any) -> list[DeviceInfo]:
+    """The devices a worker lists (in its greeting, or asked again): ValueError in one line
+    for anything but a list of devices."""
+    if not isinstance(payload, list):
+        raise TypeError(f"its devices are {seen(payload)}, not a list")
+    devices = [DeviceInfo.from_dict(entry) for entry in payload]
+    for device in devices:
+        check_fields(device, "device")
+    return devices
 
 
 def worker_hello() -> dict[str, Any]:
@@ -71,14 +85,14 @@ def worker_hello() -> dict[str, Any]:
 def check_hello(host: str, kind: str, payload: Any) -> Hello:
     """The greeting if it is one this end can work with, else HandshakeError in one line."""
     if kind == "refused":
-        raise HandshakeError(f"{host}: {payload}")
+        raise HandshakeError(f"{host}: {brief(payload) if isinstance(payload, str) else seen(payload)}")
     if kind != "hello":
         raise HandshakeError(f"{host} answered {kind!r} where a greeting was expected: it is "
                              "not iris-gui's worker")
     hello = Hello.from_payload(payload)
     if hello.protocol != PROTOCOL or hello.product != __version__:
         raise HandshakeError(
-            f"{host} runs iris-gui {hello.product} (protocol {hello.protocol}) and this is "
+            f"{host} runs iris-gui {brief(hello.product, 40)} (protocol {hello.protocol}) and this is "
             f"iris-gui {__version__} (protocol {PROTOCOL}): run `iris-gui hosts setup {host}` "
             "to install this version there")
     return hello

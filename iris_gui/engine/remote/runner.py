@@ -27,6 +27,7 @@ from iris_gui.engine.remote.remote_results import prefixed_sweep, remote_result
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, SweepListener
+from iris_gui.engine.workers.messages import Asked
 from iris_gui.engine.workers.runner import (
     POLL_SECONDS,
     STOP_GRACE_SECONDS,
@@ -50,7 +51,7 @@ class RemoteRunner(Connection):
     def request_stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
         self._grace = grace
         self._stop.set()
-        self._send("stop", self._job)
+        self._send("stop", None, self._job)
 
     def refresh_devices(self) -> list[DeviceInfo]:
         self.start()
@@ -59,8 +60,7 @@ class RemoteRunner(Connection):
         if kind != "devices":
             raise WorkerCrashed(f"connection to {self.host.name} lost while listing its "
                                 f"devices ({self._failure()})")
-        self.devices = [replace(DeviceInfo.from_dict(d), id=host_device(self.host.name, d["id"]))
-                        for d in payload]
+        self.devices = [replace(d, id=host_device(self.host.name, d.id)) for d in payload]
         return self.devices
 
     def _next_message(self, stop_seen: list[float] | None) -> tuple[str, Any]:
@@ -74,12 +74,15 @@ class RemoteRunner(Connection):
                     if time.monotonic() - stop_seen[0] > self._grace:
                         return ("timeout", None)
 
-    def _begin(self, kind: str, body: Any) -> None:
+    def _begin(self, kind: str, body: Any, config: RunConfig | None = None,
+               spec: SweepSpec | None = None) -> None:
+        """Send a job: its answers are checked against ``config`` or ``spec`` as they come."""
         self.start()
         self._job += 1
-        self._send(kind, [self._job, body])
+        self._asked = Asked(self._job, kind, config, spec)
+        self._send(kind, body, self._job)
         if self._stop.is_set():  # pressed while the job was queued: it still counts
-            self._send("stop", self._job)
+            self._send("stop", None, self._job)
 
     def run(self, config: RunConfig, observer: Observer | None = None) -> RunResult:
         try:
@@ -91,7 +94,8 @@ class RemoteRunner(Connection):
     def _run(self, config: RunConfig, observer: Observer | None) -> RunResult:
         refuse_data_file(config, self.host.name)
         _, local = split_device(config.device)
-        self._begin("run", replace(config, device=local).to_dict())
+        asked = replace(config, device=local)
+        self._begin("run", asked.to_dict(), config=asked)
         listener = RunListener(config, self._device_name(config.device), observer,
                                where=f"{self.host.name}: ")
         partial = listener.partial
@@ -116,8 +120,9 @@ class RemoteRunner(Connection):
                     f"connection to {self.host.name} was closed"))
                 return self._kept(result, config)
             elif (kind, payload) == CLOSED:
-                reason = self._failure()
+                broken, reason = self._broken is not None, self._failure()
                 result = partial.result(RunStatus.FAILED, (
+                    f"{reason} at epoch {partial.epochs_done:,}" if broken else
                     f"connection to {self.host.name} lost at epoch {partial.epochs_done:,} "
                     f"({reason})"))
                 return self._kept(result, config)
@@ -125,7 +130,8 @@ class RemoteRunner(Connection):
     def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
         try:
             _, local = split_device(config.device)
-            self._begin("explain", [replace(config, device=local).to_dict(), window])
+            asked = replace(config, device=local)
+            self._begin("explain", [asked.to_dict(), window], config=asked)
             while True:
                 kind, payload = self._next_message([0.0])
                 if kind == "breakdown":
@@ -146,8 +152,8 @@ class RemoteRunner(Connection):
     def sweep(self, spec: SweepSpec, observer: PointObserver | None = None) -> SweepResult:
         """A sweep of this host's devices (``spec.devices`` named ``HOST:...``)."""
         try:
-            local = tuple(split_device(d)[1] for d in spec.devices)
-            self._begin("sweep", replace(spec, devices=local).to_dict())
+            local = replace(spec, devices=tuple(split_device(d)[1] for d in spec.devices))
+            self._begin("sweep", local.to_dict(), spec=local)
             listener = SweepListener(spec, observer,
                                      device=lambda d: host_device(self.host.name, d))
             while True:

@@ -7,7 +7,8 @@ same functions: worker_process.py). Three things differ from a pipe between two 
 - stdout carries frames only: the real descriptor is kept for them and fd 1 is pointed at
   stderr, so a library that prints cannot corrupt the stream.
 - A stop is a message, not a shared event: a reader thread takes every frame off stdin, sets
-  the stop for the job it names and queues the rest for the main thread.
+  the stop for the job it names and queues the rest for the main thread. A message it cannot
+  use (an unknown kind, a body of the wrong type) is answered with one ``error`` line.
 - SIGTERM (a scheduler's time limit or ``scancel``, which SIGKILL follows seconds later)
   stops the job at its next chunk, sends what it has, and ends the process; with no job
   running it ends at once. Slurm sends it more than once (SIGTERM, SIGCONT, SIGTERM at a
@@ -29,21 +30,25 @@ import sys
 import threading
 from typing import Any, BinaryIO
 
+from iris_gui.engine.records.typed import seen
 from iris_gui.engine.remote import framing, protocol
+from iris_gui.engine.workers.messages import MessageError
 
 log = logging.getLogger(__name__)
 
 
 class FrameChannel:
-    """What worker_process's jobs call ``conn``: ``send`` a message, from any thread."""
+    """What worker_process's jobs call ``conn``: ``send`` a message, from any thread, about
+    the job ``job`` (0 between jobs) unless another is named."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
         self._lock = threading.Lock()
+        self.job = 0
 
-    def send(self, message: tuple[str, Any]) -> None:
+    def send(self, message: tuple[str, Any], job: int | None = None) -> None:
         kind, payload = message
-        data = framing.encode(kind, payload)
+        data = framing.encode(kind, payload, self.job if job is None else job)
         with self._lock:
             try:
                 self._stream.write(data)
@@ -89,19 +94,52 @@ class JobStop:
             self.current = None
 
 
-def _read_stdin(stream: BinaryIO, jobs: queue.Queue, stop: JobStop) -> None:
+def _read_stdin(stream: BinaryIO, jobs: queue.Queue, stop: JobStop,
+                channel: FrameChannel) -> None:
+    """Every message from the client, checked: a stop sets its job's flag, a job is queued for
+    the main thread, and a message the worker cannot use is answered with one line (the
+    job's, or job 0's where its number is not known) and the worker goes on."""
     while True:
         try:
-            kind, payload = framing.read_frame(stream)
+            kind, job, payload = framing.read_frame(stream)
+            refused = request_fault(kind, job, payload)
         except framing.StreamClosed:
             os._exit(0)  # the channel closed: end now, whatever is running
         except framing.FramingError as error:
             log.error("worker: %s; exiting", error)
-            os._exit(2)
-        if kind == "stop":
-            stop.request(int(payload))
+            os._exit(2)  # the stream is corrupt: no later frame can be found in it
+        except MessageError as error:
+            kind, job, refused = "?", 0, str(error)
+        if refused:
+            log.error("worker: %s", refused)
+            channel.send(("error", f"the worker refused a message: {refused}"), job)
+        elif kind == "stop":
+            stop.request(job)
         else:
-            jobs.put((kind, payload))
+            jobs.put((kind, job, payload))
+
+
+# What the client may send, and its payload's type: a job's body, or nothing.
+REQUESTS: dict[str, type | None] = {"run": dict, "explain": list, "sweep": dict, "stop": None,
+                                    "devices": None, "quit": None}
+
+
+def request_fault(kind: str, job: int, payload: Any) -> str:
+    """Why a client's message cannot be used, in a few words; "" when it can."""
+    if kind not in REQUESTS:
+        return f"{kind!r} is not a request (allowed: {', '.join(REQUESTS)})"
+    body = REQUESTS[kind]
+    if body is None:
+        if payload is not None:
+            return f"a {kind!r} request carries {seen(payload)}, where it carries nothing"
+        return "" if kind != "stop" or job > 0 else "a stop names no job"
+    if not isinstance(payload, body) or job <= 0:
+        return f"a {kind!r} request carries {seen(payload)} for job {job}"
+    if kind == "explain" and not (isinstance(payload, list) and len(payload) == 2
+                                  and isinstance(payload[0], dict)
+                                  and isinstance(payload[1], int) and payload[1] > 0):
+        return "an 'explain' request is not [config, epochs]"
+    return ""
 
 
 def end_on_sigterm(stop: JobStop) -> None:
@@ -130,21 +168,20 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
     stop = JobStop()
     if threading.current_thread() is threading.main_thread():
         end_on_sigterm(stop)
-    threading.Thread(target=_read_stdin, args=(stdin, jobs, stop), daemon=True,
+    threading.Thread(target=_read_stdin, args=(stdin, jobs, stop, channel), daemon=True,
                      name="iris-gui-stdin").start()
     from iris_gui.engine.train.devices import describe_devices, discover_devices
     from iris_gui.engine.workers.worker_process import explain_job, sweep_job, train_job
 
     while True:
-        kind, payload = jobs.get()
+        kind, job, body = jobs.get()
         if kind == "quit":
             return
         if kind == "devices":
             discover_devices.cache_clear()
-            channel.send(("devices", [d.to_dict() for d in describe_devices()]))
+            channel.send(("devices", [d.to_dict() for d in describe_devices()]), 0)
             continue
-        job, body = payload
-        stop.current, stop.busy = job, True
+        stop.current, stop.busy, channel.job = job, True, job
         try:
             if kind == "explain":
                 answer = explain_job(*body)
@@ -157,7 +194,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
         finally:
             stop.finish(job)
         channel.send(answer)
-        stop.busy = False
+        stop.busy, channel.job = False, 0
         if stop.terminated:
             return
 

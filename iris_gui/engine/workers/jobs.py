@@ -12,6 +12,7 @@ only what silence, a dead process or a closed channel means. No torch here.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -99,7 +100,7 @@ class Partial:
 
 class RunListener:
     """A run's messages as they arrive: each chunk kept and handed to the observer, the result
-    decoded, the worker's refusal of the config raised (``where`` prefixes its words)."""
+    returned, the worker's refusal of the config raised (``where`` prefixes its words)."""
 
     def __init__(self, config: RunConfig, device_name: str, observer: Observer | None,
                  where: str = "") -> None:
@@ -107,22 +108,23 @@ class RunListener:
         self.observer, self.where = observer, where
 
     def hear(self, kind: str, payload: Any) -> RunResult | None:
-        """The run's result once it has come, else None (a chunk, or a message of no run)."""
+        """The run's result once it has come, else None (a chunk, or a message of no run).
+        ``payload`` is as messages.checked reads it: a Chunk, a RunResult, a line."""
         if kind == "chunk":
             self.partial.add(payload)
             if self.observer is not None:
                 self.observer(payload)
         elif kind == "result":
-            record, losses, chunks = payload
-            return RunResult.from_dict(record, losses, chunks)
+            assert isinstance(payload, RunResult), "messages.checked reads a result"
+            return payload
         elif kind == "error":
             raise ConfigError(f"{self.where}{payload}")
         return None
 
 
 class SweepListener:
-    """A sweep's messages as they arrive: each point kept and handed to the observer (its
-    device named by ``device``), the whole result decoded, a refusal raised."""
+    """A sweep's messages as they arrive (as messages.checked reads them): each point kept and
+    handed to the observer (its device named by ``device``), the result, a refusal raised."""
 
     def __init__(self, spec: SweepSpec, observer: PointObserver | None,
                  device: Callable[[str], str] = str) -> None:
@@ -132,12 +134,12 @@ class SweepListener:
     def hear(self, kind: str, payload: Any) -> SweepResult | None:
         if kind == "sweep-point":
             point, done, total = payload
-            self.heard.points.append(SweepPoint(**{**point,
-                                                   "device": self.device(point["device"])}))
+            self.heard.points.append(replace(point, device=self.device(point.device)))
             if self.observer is not None:
                 self.observer(self.heard.points[-1], done, total)
         elif kind == "sweep-result":
-            return SweepResult.from_dict(payload)
+            assert isinstance(payload, SweepResult), "messages.checked reads a sweep's result"
+            return payload
         elif kind == "error":
             raise ConfigError(payload)
         return None

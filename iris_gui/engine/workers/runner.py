@@ -38,6 +38,7 @@ from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError, EngineError
 from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, SweepListener
+from iris_gui.engine.workers.messages import Asked, checked
 from iris_gui.engine.workers.worker_process import worker_main
 
 log = logging.getLogger(__name__)
@@ -200,7 +201,7 @@ class ProcessRunner:
                 return partial.result(RunStatus.STOPPED, (
                     f"stopped after {partial.epochs_done:,} of {config.epochs:,} epochs; the "
                     f"worker did not answer within {self._grace:g} s and was restarted"))
-            result = listener.hear(kind, payload)
+            result = listener.hear(kind, checked(kind, payload, Asked(0, "run", config)))
             if result is not None:
                 if result.status is RunStatus.FAILED and config.device != "cpu":
                     # A CUDA error can poison the process: the next job gets a fresh one.
@@ -255,7 +256,7 @@ class ProcessRunner:
                     if spec.devices != ("cpu",):
                         self.close()
                     return listener.ended("failed", payload)
-                result = listener.hear(kind, payload)
+                result = listener.hear(kind, checked(kind, payload, Asked(0, "sweep", spec=spec)))
                 if result is not None:
                     if any(p.status == "failed" and p.device != "cpu" for p in result.points):
                         self.close()  # a CUDA error can poison the process, as after a run
@@ -265,6 +266,7 @@ class ProcessRunner:
             self._grace = STOP_GRACE_SECONDS
 
     def _explained(self, config: RunConfig, kind: str, payload: Any) -> dict[str, Any]:
+        payload = checked(kind, payload, Asked(0, "explain", config))
         if kind == "error":
             raise ConfigError(payload)
         if kind == "failed":

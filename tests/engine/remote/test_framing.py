@@ -1,5 +1,6 @@
-"""The wire format between machines (iris_gui/engine/remote/framing.py): length-prefixed JSON,
-arrays as base64 of little-endian numbers, a MAGIC preamble, and never pickle."""
+"""The wire format between machines (iris_gui/engine/remote/framing.py and wire.py):
+length-prefixed JSON of [kind, job, payload], arrays as base64 of little-endian numbers, a
+MAGIC preamble, never pickle, and what arrives bounded and cleaned before it is read."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from iris_gui.engine.records.result import Chunk, EnvRecord, RunResult, RunStatus, Timings
 from iris_gui.engine.remote import framing
+from iris_gui.engine.remote import wire as framing_wire
 from iris_gui.engine.remote.framing import (
     MAGIC,
     MAX_FRAME,
@@ -27,16 +29,18 @@ from iris_gui.engine.remote.framing import (
     write_frame,
 )
 from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.workers.messages import Asked, MessageError, checked
 
 
-def round_trip(kind: str, payload: object) -> tuple[str, object]:
+def round_trip(kind: str, payload: object, job: int = 7) -> tuple[str, object]:
     """Through a byte stream, as the two ends see it."""
     stream = io.BytesIO()
-    write_frame(stream, kind, payload)
+    write_frame(stream, kind, payload, job)
     stream.seek(0)
-    answer = read_frame(stream)
+    got_kind, got_job, got = read_frame(stream)
     assert stream.read() == b"", "a frame left bytes behind"
-    return answer
+    assert got_job == (0 if kind in framing.GREETINGS else job)
+    return got_kind, got
 
 
 class Trickle(io.RawIOBase):
@@ -125,16 +129,18 @@ def test_non_contiguous_and_big_endian_arrays_arrive_as_their_values() -> None:
 
 
 def test_an_array_is_tagged_base64_in_json() -> None:
-    body = encode("a", np.array([1.0], dtype=np.float32))[4:]
-    kind, payload = json.loads(body)
-    assert kind == "a"
+    body = encode("a", np.array([1.0], dtype=np.float32), 3)[4:]
+    kind, job, payload = json.loads(body)
+    assert (kind, job) == ("a", 3)
     assert payload == {"$nd": "<f4", "shape": [1], "b64": "AACAPw=="}
 
 
-def test_a_chunk_round_trips() -> None:
+def test_a_chunk_round_trips_as_its_fields_and_is_read_back_as_a_chunk() -> None:
     chunk = Chunk(first_epoch=200, losses=np.array([1.25, 0.5, np.nan], dtype=np.float32),
                   stride=2, epochs_done=206, stamp=1764612345.25)
-    _, got = round_trip("chunk", chunk)
+    _, fields = round_trip("chunk", chunk)
+    assert isinstance(fields, dict) and set(fields) == set(vars(chunk))
+    got = checked("chunk", fields, Asked(7, "run", RunConfig(epochs=300)))
     assert isinstance(got, Chunk)
     assert (got.first_epoch, got.stride, got.epochs_done, got.stamp) == (200, 2, 206,
                                                                            1764612345.25)
@@ -159,7 +165,7 @@ def test_the_result_message_round_trips() -> None:
     assert_same_array(losses, result.losses)
     assert_same_array(chunks[0], result.chunk_epochs)
     assert_same_array(chunks[1], result.chunk_seconds)
-    again = RunResult.from_dict(record, losses, chunks)
+    again = checked("result", payload, Asked(7, "run", config))
     assert again.config == config
     assert again.status is RunStatus.COMPLETED and again.epochs_completed == 300
     assert np.array_equal(again.losses, result.losses)
@@ -170,19 +176,19 @@ def test_the_result_message_round_trips() -> None:
 
 @pytest.mark.parametrize("dtype", [np.float16, np.complex64, np.uint8, np.bool_])
 def test_arrays_of_other_dtypes_are_not_sent(dtype: type) -> None:
-    with pytest.raises(FramingError, match="cannot be sent"):
+    with pytest.raises(MessageError, match="cannot be sent"):
         encode("a", {"x": np.zeros(3, dtype=dtype)})
 
 
 def test_an_object_array_is_not_sent() -> None:
-    with pytest.raises(FramingError):
+    with pytest.raises(MessageError):
         encode("a", np.array([object()], dtype=object))
 
 
 @pytest.mark.parametrize("code", ["<f2", "|O", "<c8", "bogus"])
 def test_an_array_of_an_unknown_dtype_is_refused_on_arrival(code: str) -> None:
-    body = json.dumps(["a", {"$nd": code, "shape": [1], "b64": "AAA="}]).encode()
-    with pytest.raises(FramingError, match="allowed"):
+    body = json.dumps(["a", 0, {"$nd": code, "shape": [1], "b64": "AAAAAA=="}]).encode()
+    with pytest.raises(MessageError, match="allowed"):
         decode(body)
 
 
@@ -200,26 +206,50 @@ def test_arbitrary_objects_are_never_sent(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(pickle, "Pickler", no_pickle)
     monkeypatch.setattr(pickle, "Unpickler", no_pickle)
     for payload in (Arbitrary(), {"x": Arbitrary()}, [1, {1, 2}], b"bytes", {"f": print}):
-        with pytest.raises((TypeError, FramingError)):
+        with pytest.raises((TypeError, MessageError)):
             encode("job", payload)
     # and what does go is plain JSON, readable without any Python object
-    body = encode("job", {"x": [1, 2]})[4:]
-    assert json.loads(body) == ["job", {"x": [1, 2]}]
+    body = encode("job", {"x": [1, 2]}, 2)[4:]
+    assert json.loads(body) == ["job", 2, {"x": [1, 2]}]
 
 
 def test_a_received_object_description_stays_data() -> None:
     """A far end naming a class gets a dict back, never an instance."""
-    body = json.dumps(["job", {"py/object": "os.system", "__reduce__": ["rm", "-rf"]}]).encode()
-    assert decode(body) == ("job", {"py/object": "os.system", "__reduce__": ["rm", "-rf"]})
+    body = json.dumps(["job", 1, {"py/object": "os.system", "__reduce__": ["rm", "-rf"]}]).encode()
+    assert decode(body) == ("job", 1, {"py/object": "os.system", "__reduce__": ["rm", "-rf"]})
 
 
-@pytest.mark.parametrize("body", [b"not json", b"\xff\xfe", b'["a"]', b"[1, 2]", b'["a", 1, 2]',
-                                  b'["a", {"$nd": "<f4", "shape": [3], "b64": "AACAPw=="}]',
-                                  b'["a", {"$nd": "<f4", "shape": [1], "b64": "!!"}]',
-                                  b'["c", {"$chunk": {"nope": 1}}]'])
-def test_corrupt_bodies_are_framing_errors(body: bytes) -> None:
-    with pytest.raises(FramingError):
+@pytest.mark.parametrize("body", [
+    b"not json", b"\xff\xfe", b"", b'["a"]', b"[1, 2]", b'["a", 1, 2, 3]', b'["chunk", {}]',
+    b'["a", -1, 2]', b'["a", true, 2]', b'["a", 1.5, 2]', b'["A B", 1, 2]', b'{"a": 1}',
+    b'["a", 0, {"$nd": "<f4", "shape": [3], "b64": "AACAPw=="}]',
+    b'["a", 0, {"$nd": "<f4", "shape": [1], "b64": "!!"}]',
+    b'["a", 0, {"$nd": "<f4", "shape": [1]}]',
+    b'["a", 0, {"$nd": "<f4", "shape": [1], "b64": "AACAPw==", "more": 1}]',
+    b'["a", 0, {"$nd": "<f4", "shape": [-1], "b64": "AACAPw=="}]',
+    b'["a", 0, {"$nd": "<f4", "shape": "1", "b64": "AACAPw=="}]',
+    b'["a", 0, {"$nd": "<f4", "shape": [1, 1, 1, 1, 1], "b64": "AACAPw=="}]',
+    b'["a", 0, {"$nd": "<f4", "shape": [1], "b64": 5}]',
+    b'["a", 0, ' + b"[" * 5000 + b"]" * 5000 + b"]",
+    b'["a", 0, "' + b"x" * 5000 + b'"]',
+], ids=lambda body: repr(body[:40]))
+def test_corrupt_bodies_are_message_errors(body: bytes) -> None:
+    with pytest.raises(MessageError):
         decode(body)
+
+
+def test_nesting_is_counted_outside_strings() -> None:
+    assert framing_wire.nesting(b'["a", 0, {"b": [[1]]}]') == 4
+    assert framing_wire.nesting(b'["a", 0, "[[[[{{{{\\\"[["]') == 1
+    assert framing_wire.nesting(b"5") == 0
+
+
+def test_received_text_loses_its_control_characters() -> None:
+    """An escape sequence from the far end reaches no terminal or label as one."""
+    body = json.dumps(["error", 3, "\x1b]0;pwned\x07\x1b[2Jred\u202eevil\nline\x00"]).encode()
+    assert decode(body) == ("error", 3, "]0;pwned[2Jredevilline")
+    keys = json.dumps(["x", 1, {"\x1b[31mkey": "v"}]).encode()
+    assert decode(keys)[2] == {"[31mkey": "v"}
 
 
 @pytest.mark.parametrize("size", [MAX_FRAME + 1, 2**32 - 1])
@@ -234,13 +264,13 @@ def test_an_oversized_announcement_is_refused_before_reading(size: int) -> None:
 def test_a_frame_of_exactly_the_limit_is_announced_fine(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(framing, "MAX_FRAME", 64)
     small = encode("k", "x" * 10)
-    assert read_frame(io.BytesIO(small)) == ("k", "x" * 10)
+    assert read_frame(io.BytesIO(small)) == ("k", 0, "x" * 10)
     with pytest.raises(FramingError, match="over the 64 byte limit"):
         encode("k", "x" * 100)
-    exact = json.dumps(["k", "y" * 56], separators=(",", ":")).encode()
+    exact = json.dumps(["k", 0, "y" * 54], separators=(",", ":")).encode()
     assert len(exact) == 64
-    assert read_frame(io.BytesIO(struct.pack(">I", 64) + exact + b"\n")) == ("k", "y" * 56)
-    over = json.dumps(["k", "y" * 57], separators=(",", ":")).encode()
+    assert read_frame(io.BytesIO(struct.pack(">I", 64) + exact + b"\n")) == ("k", 0, "y" * 54)
+    over = json.dumps(["k", 0, "y" * 55], separators=(",", ":")).encode()
     with pytest.raises(FramingError, match="65 bytes was announced"):
         read_frame(io.BytesIO(struct.pack(">I", len(over)) + over + b"\n"))
 
@@ -295,12 +325,12 @@ def test_a_stream_that_ends_mid_frame_is_closed(cut: int) -> None:
 
 
 def test_frames_arrive_through_short_reads() -> None:
-    frames = encode("a", [1, 2]) + encode("b", np.arange(5, dtype=np.int64)) + encode("c")
+    frames = encode("a", [1, 2]) + encode("b", np.arange(5, dtype=np.int64), 4) + encode("c")
     stream = Trickle(frames, step=3)
-    assert read_frame(stream) == ("a", [1, 2])
-    kind, array = read_frame(stream)
-    assert kind == "b" and array.tolist() == [0, 1, 2, 3, 4]
-    assert read_frame(stream) == ("c", None)
+    assert read_frame(stream) == ("a", 0, [1, 2])
+    kind, job, array = read_frame(stream)
+    assert (kind, job) == ("b", 4) and array.tolist() == [0, 1, 2, 3, 4]
+    assert read_frame(stream) == ("c", 0, None)
     with pytest.raises(StreamClosed):
         read_frame(stream)
 
@@ -310,20 +340,20 @@ def test_frames_arrive_through_short_reads() -> None:
 def test_skip_to_magic_keeps_a_banner() -> None:
     stream = Trickle(b"Welcome to lab\n" + MAGIC + encode("hello", {"protocol": 1}), step=7)
     assert skip_to_magic(stream) == b"Welcome to lab\n"
-    assert read_frame(stream) == ("hello", {"protocol": 1})
+    assert read_frame(stream) == ("hello", 0, {"protocol": 1})
 
 
 def test_skip_to_magic_without_noise() -> None:
     stream = io.BytesIO(MAGIC + encode("hello"))
     assert skip_to_magic(stream) == b""
-    assert read_frame(stream) == ("hello", None)
+    assert read_frame(stream) == ("hello", 0, None)
 
 
 def test_skip_to_magic_takes_up_to_the_limit_of_noise() -> None:
     noise = b"n" * MAX_NOISE
     stream = io.BytesIO(noise + MAGIC + encode("hello"))
     assert skip_to_magic(stream) == noise
-    assert read_frame(stream) == ("hello", None)
+    assert read_frame(stream) == ("hello", 0, None)
 
 
 def test_skip_to_magic_refuses_more_than_64_kib_of_noise() -> None:

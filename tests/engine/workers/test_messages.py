@@ -1,0 +1,107 @@
+"""messages.checked: each kind a job is answered with, read as its record, and each fault of
+type, shape or range refused in one line that names it (engine/workers/messages.py)."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+
+from iris_gui.engine.records.result import Chunk, EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepSpec
+from iris_gui.engine.records.typed import check_fields
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import RecordError
+from iris_gui.engine.workers.messages import Asked, MessageError, checked
+
+CONFIG = RunConfig(epochs=10)
+RUN = Asked(1, "run", CONFIG)
+
+
+def chunk(**changes: Any) -> dict[str, Any]:
+    return {"first_epoch": 0, "losses": np.ones(4, np.float32), "stride": 1, "epochs_done": 4,
+            "stamp": time.time(), **changes}
+
+
+def result(**changes: Any) -> list[Any]:
+    """A result message's payload; ``changes`` to its record, or ``losses=``/``chunks=``."""
+    losses = changes.pop("losses", np.ones(10, np.float32))
+    chunks = changes.pop("chunks", [np.array([5, 5]), np.array([0.1, 0.2])])
+    done = RunResult(config=CONFIG, status=RunStatus.COMPLETED, epochs_completed=10,
+                     timings=Timings(setup_seconds=0.5), env=EnvRecord(device="cpu"))
+    return [{**done.to_dict(), **changes}, losses, chunks]
+
+
+def test_a_chunk_and_a_result_are_read_as_records() -> None:
+    got = checked("chunk", chunk(), RUN)
+    assert isinstance(got, Chunk) and got.epochs_done == 4
+    done = checked("result", result(), RUN)
+    assert isinstance(done, RunResult) and done.config == CONFIG
+    assert done.chunk_seconds.tolist() == [0.1, 0.2]
+
+
+@pytest.mark.parametrize(("kind", "payload", "words"), [
+    ("chunk", chunk(epochs_done=11), "chunk.epochs_done 11, outside 0..10"),
+    ("chunk", chunk(first_epoch=5), "chunk.first_epoch 5, outside 0..4"),
+    ("chunk", chunk(stride=0), "chunk.stride 0, outside 1..10"),
+    ("chunk", chunk(losses=np.ones(5, np.float32)), "5 chunk.losses for 4 epochs by 1"),
+    ("chunk", chunk(losses=np.ones((2, 2), np.float32)), "not a 1-D array of floats"),
+    ("chunk", chunk(losses=np.ones(2, np.int64)), "not a 1-D array of floats"),
+    ("chunk", chunk(stamp=math.nan), "a stamp of nan, not a time"),
+    ("chunk", chunk(stamp="now"), "chunk.stamp is 'now'; allowed: a finite number or NaN"),
+    ("chunk", chunk(epochs_done=True), "chunk.epochs_done is True; allowed: a whole number"),
+    ("chunk", {"first_epoch": 0}, "could not be read (KeyError: 'losses')"),
+    ("result", result(config={**CONFIG.to_dict(), "epochs": 11}),
+     "is of another run than the one asked for (epochs 11, asked 10)"),
+    ("result", result(epochs_completed=12), "result.epochs_completed 12, outside 0..10"),
+    ("result", result(status="won"), "'won' is not a valid RunStatus"),
+    ("result", result(train_accuracy=1.5), "train_accuracy 1.5, outside 0..1"),
+    ("result", result(timings={"setup_seconds": -1.0}), "a negative timing: setup_seconds -1.0"),
+    ("result", result(timings={"epoch_us": math.inf}),
+     "result.timings.epoch_us is inf; allowed: a finite number or NaN"),
+    ("result", result(timings={"epoch_us": "fast"}), "result.timings.epoch_us is 'fast'"),
+    ("result", result(env={"device": 5}), "result.env.device is 5; allowed: text"),
+    ("result", result(confusion_matrix=[[1, "x"]]), "result.confusion_matrix is a list of 1"),
+    ("result", result(diverged_epoch=99), "result.diverged_epoch 99, outside 0..10"),
+    ("result", result(losses=np.ones(50, np.float32)), "50 result.losses for 11 epochs"),
+    ("result", result(losses=None), "holds None where an array belongs"),
+    ("result", result(chunks=[np.array([1]), np.array([0.1, 0.2])]), "chunk arrays of shapes"),
+    ("result", result(chunks=[np.array([1]), np.array([-0.1])]), "seconds that are not"),
+    ("result", result(chunks=[np.array([1]), np.array([np.inf])]), "seconds that are not"),
+    ("result", {"record": {}}, "holds an object of 1 keys where a list of 3 belongs"),
+    ("error", ["a", "b"], "holds a list of 2 where one line of text belongs"),
+    ("breakdown", None, "a 'breakdown' message came during a run"),
+    ("sweep-point", None, "a 'sweep-point' message came during a run (allowed: chunk, result, "),
+])
+def test_a_fault_is_one_line_naming_the_message(kind: str, payload: Any, words: str) -> None:
+    with pytest.raises(MessageError) as caught:
+        checked(kind, payload, RUN)
+    line = str(caught.value)
+    assert words in line and "\n" not in line, line
+    assert kind in line
+
+
+def test_a_sweep_point_is_read_with_its_count_and_a_wrong_count_refused() -> None:
+    spec = SweepSpec(rows=(120,), hidden=(10,), devices=("cpu",))
+    asked = Asked(2, "sweep", spec=spec)
+    point = SweepPoint(device="cpu", engine="eager", threads=1, rows=120, hidden=10,
+                       status="completed", epoch_us=None, epochs=100)  # type: ignore[arg-type]
+    got, done, total = checked("sweep-point", [vars(point), 1, 3], asked)
+    assert math.isnan(got.epoch_us) and (done, total) == (1, 3)
+    for count in ([4, 3], [0, 3], [True, 3], ["1", 3]):
+        with pytest.raises(MessageError, match="counts point"):
+            checked("sweep-point", [vars(point), *count], asked)
+
+
+def test_check_fields_walks_nested_records_and_unions() -> None:
+    check_fields(RunResult(config=CONFIG, status=RunStatus.COMPLETED), "result")
+    with pytest.raises(RecordError, match=r"^result\.timings\.steps_per_epoch is 1\.5; allowed: "
+                                          r"a whole number$"):
+        check_fields(RunResult(config=CONFIG, status=RunStatus.COMPLETED,
+                               timings=Timings(steps_per_epoch=1.5)), "result")  # type: ignore[arg-type]
+    with pytest.raises(RecordError, match="diverged_epoch is '3'; allowed: a whole number or null"):
+        check_fields(RunResult(config=CONFIG, status=RunStatus.COMPLETED,
+                               diverged_epoch="3"), "result")  # type: ignore[arg-type]
