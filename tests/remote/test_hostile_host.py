@@ -20,6 +20,7 @@ from support.cli import run_cli
 from support.sshd import LoopbackSshd
 
 from iris_gui import __version__
+from iris_gui.engine.remote import connection
 from iris_gui.engine.remote.hosts import Host, add_host
 from iris_gui.engine.remote.protocol import PROTOCOL
 from iris_gui.engine.remote.ssh import SSH_CONFIG_ENV
@@ -105,3 +106,21 @@ def test_escape_sequences_from_the_far_end_reach_no_terminal(cli) -> None:
     line = the_line(done.stderr)
     assert "\x1b" not in done.stderr + done.stdout and "\x07" not in done.stderr
     assert "lab: ]0;owned[2J[31mFAKE: CHECK PASSED" in line, line
+
+
+def test_a_reader_that_fails_in_any_way_ends_the_run_in_one_line(
+        cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever escapes the frame reader (here a fault planted in the checks) ends the
+    connection and wakes the run, rather than leaving it waiting on a reader that has died."""
+    def planted(kind: str, payload: object, asked: object) -> object:
+        raise ZeroDivisionError("planted")
+
+    monkeypatch.setattr(connection, "checked", planted)
+    far_end("deaf")
+    done = cli("train", "--device", "lab:cpu", "--epochs", "100")
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    line = the_line(done.stderr)
+    assert ("lab: its messages could not be read (ZeroDivisionError: planted); the connection "
+            "was closed at epoch 0") in line, line
+    (row,) = stored(cli)
+    assert (row["status"], row["epochs_completed"]) == ("failed", 0)

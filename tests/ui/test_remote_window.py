@@ -206,3 +206,36 @@ def test_a_host_that_never_answers_does_not_hold_up_this_machines_runs(
         assert time.monotonic() - started < 2.0
     finally:
         subprocess.run(["pkill", "-f", f"^{marker}$"], check=False)
+
+
+def test_a_host_whose_answer_is_garbled_is_a_failed_row_and_the_window_carries_on(
+        qtbot, open_window, hosts_file, ssh_config_env):
+    """The window's host thread runs the same checked connection: a chunk that is a number ends
+    the run as a failed row with the one line, and Train comes back."""
+    from iris_gui import __version__
+    from iris_gui.engine.remote.protocol import PROTOCOL
+
+    fake = os.path.join(os.path.dirname(os.path.dirname(__file__)), "support", "fake_worker.py")
+    add_host(Host("lab", "iris-test", command=f"{sys.executable} {fake} {__version__} "
+                                              f"{PROTOCOL} chunk-number"))
+    window = open_window(epochs=400, worker="this process")
+    qtbot.waitUntil(lambda: "lab:cpu" in _device_ids(window), timeout=CONNECT_MS)
+    combo = window.controls.form.device_combo
+    combo.setCurrentIndex(combo.findData("lab:cpu"))
+    with qtbot.waitSignal(window.controller.run_finished, timeout=CONNECT_MS) as finished:
+        qtbot.mouseClick(window.controls.train_button, Qt.MouseButton.LeftButton)
+    result = finished.args[1]
+    assert result.status.value == "failed" and result.epochs_completed == 2
+    qtbot.waitUntil(lambda: window.results.model.rowCount() == 1)
+    assert _cell(window, 0, "Status") == "failed" and _cell(window, 0, "Device") == "lab:cpu"
+    status = window.results.model.index(0, _column(window, "Status"))
+    assert ("lab: its 'chunk' message holds 5 where an object belongs; the connection was "
+            "closed at epoch 2") in status.data(Qt.ItemDataRole.ToolTipRole)
+    qtbot.waitUntil(lambda: window.controls.train_button.isEnabled(), timeout=10_000)
+    assert window.controller.state is RunState.IDLE
+
+
+def _column(window, header: str) -> int:
+    model = window.results.model
+    return next(c for c in range(model.columnCount())
+                if model.headerData(c, Qt.Orientation.Horizontal) == header)
