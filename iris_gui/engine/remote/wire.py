@@ -33,7 +33,6 @@ MAX_DEPTH = 32  # the deepest message (a sweep's result) nests 6 levels
 MAX_TEXT = 4096  # characters in one string: a message, a name, a path
 MAX_DIMENSIONS = 4
 _ARRAY_KEYS = frozenset({"$nd", "shape", "b64"})
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -72,9 +71,19 @@ def from_json(body: bytes) -> Any:
 
 
 def nesting(body: bytes) -> int:
-    """How deep ``body``'s arrays and objects nest, its strings (and brackets in them) aside."""
-    outside = _STRING.sub(b"", body)
-    marks = np.frombuffer(outside, dtype=np.uint8)
+    """How deep ``body``'s arrays and objects nest, its strings (and brackets in them) aside.
+
+    Split at the quotes (in C, fast on an array's megabytes of base64): the parts alternate
+    outside and inside strings, except where a quote is escaped, which is where the part before
+    it ends in an odd number of backslashes (a run of them never spans a quote)."""
+    outside, inside = [], False
+    for part in body.split(b'"'):
+        if not inside:
+            outside.append(part)
+        elif (len(part) - len(part.rstrip(b"\\"))) % 2:
+            continue  # an escaped quote: the string goes on
+        inside = not inside
+    marks = np.frombuffer(b"".join(outside), dtype=np.uint8)
     steps = (np.isin(marks, (ord("["), ord("{"))).astype(np.int32)
              - np.isin(marks, (ord("]"), ord("}"))).astype(np.int32))
     return int(np.cumsum(steps).max(initial=0))
