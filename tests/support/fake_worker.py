@@ -8,6 +8,10 @@ asked for) and needs no torch; what it answers a run with is its ``MODE``:
   another shape, a result without its config, a chunk that is a number, JSON nested thousands
   of levels deep (in the greeting or in the run), an array without its bytes, a reply about
   another job, a result of another run's config, escape sequences in an error line.
+- ``planted``: a host whose words try to be read as markup wherever they are shown: its
+  greeting's host name, torch version, device name and engines' reasons, a completed run's
+  message and environment, and the error line, the explain error and the last words on stderr
+  that other runs end with, carry ``PLANTED``'s text (see ``planted_answer``).
 
 Each frame is what a worker could put on the wire: correctly framed, wrongly filled.
 """
@@ -23,10 +27,30 @@ import time
 import numpy as np
 
 from iris_gui.engine.remote import framing
+from iris_gui.engine.spec.engines import ENGINES
 
 CPU = {"id": "cpu", "kind": "cpu", "name": "Fake CPU", "total_memory_bytes": None,
        "capability": None, "engines": {"eager": None}}
 DEEP = 5000  # levels: past Python's recursion limit, were it decoded naively
+
+
+def plant(lead: str, what: str) -> str:
+    """Text that leads with what a spreadsheet runs as a formula and carries HTML, Markdown, a
+    table's pipe and an ANSI colour (its ESC is removed on arrival: "[31m" stays, as text)."""
+    return f"{lead} <b>{what}</b> <img src=x> **bold** [link](http://x) | cell \x1b[31mred"
+
+
+PLANTED = {
+    "hostname": plant("+cmd", "host"), "torch": plant("@SUM(1)", "torch"),
+    "name": plant("=1+1", "name"), "reason": plant("-2+3", "reason"),
+    "message": plant("=HYPERLINK(1)", "message"), "cpu": plant("+cpu", "cpu"),
+    "os": plant("@os", "os"), "error": plant("=error", "error"),
+    "stderr": plant("-stderr", "stderr"),
+}
+PLANTED_DEVICE = {**CPU, "name": PLANTED["name"],
+                  "engines": {name: None if name == "eager" else PLANTED["reason"]
+                              for name in ENGINES}}
+ERROR_EPOCHS, STDERR_EPOCHS = 3, 4  # the runs ``planted`` answers otherwise than with a result
 
 
 def raw(out, body: bytes) -> None:
@@ -51,9 +75,30 @@ def record(config: dict, **changes: object) -> dict:
             "config": config, "timings": {}, "env": {"device": "cpu"}, **changes}
 
 
+def planted_answer(out, job: int, config: dict) -> None:
+    """A run of ``ERROR_EPOCHS`` is answered with an error line; one of ``STDERR_EPOCHS`` ends
+    the worker after its last words on stderr; any other completes, its record planted."""
+    if config["epochs"] == ERROR_EPOCHS:
+        framing.write_frame(out, "error", PLANTED["error"], job)
+        return
+    framing.write_frame(out, "chunk", chunk(), job)
+    if config["epochs"] == STDERR_EPOCHS:
+        sys.stderr.write(PLANTED["stderr"] + "\n")
+        sys.stderr.flush()
+        os._exit(3)
+    env = {"device": "cpu", "device_name": PLANTED["name"], "cpu_model": PLANTED["cpu"],
+           "os": PLANTED["os"], "torch_version": PLANTED["torch"]}
+    framing.write_frame(out, "result", [record(config, message=PLANTED["message"], env=env),
+                                        np.array([1.0, 0.5], np.float32),
+                                        [np.zeros(0, np.int64), np.zeros(0, np.float64)]], job)
+
+
 def answer(out, mode: str, job: int, config: dict) -> None:
     """What ``mode`` sends for a run."""
     if mode == "plain":
+        return
+    if mode == "planted":
+        planted_answer(out, job, config)
         return
     framing.write_frame(out, "chunk", chunk(), job)
     losses = np.array([1.0, 0.5], np.float32)
@@ -85,6 +130,11 @@ def main() -> None:
     out.write(b"Welcome to lab\nlast login: never\n" + framing.MAGIC)
     if mode == "deep-greeting":
         raw(out, deep("hello", None))
+    elif mode == "planted":
+        framing.write_frame(out, "hello", {
+            "protocol": protocol, "product": product, "torch_version": PLANTED["torch"],
+            "python": "3", "hostname": PLANTED["hostname"], "pid": os.getpid(),
+            "devices": [PLANTED_DEVICE]})
     else:
         framing.write_frame(out, "hello", {
             "protocol": protocol, "product": product, "torch_version": "0.0-fake", "python": "3",
@@ -99,6 +149,8 @@ def main() -> None:
             os._exit(0)
         if kind == "run":
             answer(out, mode, job, payload)
+        elif kind == "explain" and mode == "planted":
+            framing.write_frame(out, "error", PLANTED["error"], job)
 
 
 if __name__ == "__main__":

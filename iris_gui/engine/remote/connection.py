@@ -33,6 +33,7 @@ from iris_gui.engine.remote.names import host_device
 from iris_gui.engine.remote.protocol import check_hello, devices_from
 from iris_gui.engine.remote.slurm import allocated_job, cancel_queued, ended_by, queued_job
 from iris_gui.engine.remote.ssh import explain_failure, worker_argv
+from iris_gui.engine.remote.wire import host_text
 from iris_gui.engine.workers.messages import Asked, MessageError, checked
 from iris_gui.engine.workers.runner import (
     POLL_SECONDS,
@@ -206,7 +207,7 @@ class Connection:
         assert process.stderr is not None, "ssh starts with stderr=PIPE"
         try:
             for raw in process.stderr:
-                line = raw.decode(errors="replace").rstrip()
+                line = host_text(raw).rstrip()
                 if line:
                     self._heard_from_slurm(line)
                     self._stderr.append(line)

@@ -22,6 +22,7 @@ import iris_gui
 from iris_gui import __version__
 from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.ssh import SETUP_VENV, explain_failure, ssh_argv
+from iris_gui.engine.remote.wire import host_text
 from iris_gui.engine.spec.errors import EngineError
 
 SETUP_TIMEOUT = 300.0
@@ -109,10 +110,10 @@ def setup_host(host: Host, python: str = "python3", timeout: float = SETUP_TIMEO
                          f"{timeout:.0f} s") from None
     except OSError as error:
         raise SetupError(f"{host.name}: ssh could not be started ({error})") from None
-    stderr = done.stderr.decode(errors="replace")
+    stderr = host_text(done.stderr)
     failed = [line[len("FAILED "):] for line in stderr.splitlines() if line.startswith("FAILED ")]
     if failed:
         raise SetupError(f"{host.name}: {failed[-1]}")
     if done.returncode != 0:
         raise SetupError(explain_failure(host, done.returncode, stderr))
-    return done.stdout.decode(errors="replace").strip()
+    return host_text(done.stdout).strip()

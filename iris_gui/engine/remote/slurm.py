@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.ssh import ssh_argv
+from iris_gui.engine.remote.wire import host_text
 
 # slurmstepd's line for a job or step that it ends, with or without a reason.
 ENDED = re.compile(r"\*\*\* (?:JOB|STEP) (?P<job>\d+)(?:\.\S+)? ON \S+ (?P<what>CANCELLED|"
@@ -76,6 +77,6 @@ def cancel_queued(host: Host, job: int) -> str:
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"; job {job} could not be cancelled ({error}): scancel it yourself"
     if done.returncode != 0:
-        said = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no reason"]
+        said = host_text(done.stderr).strip().splitlines()[-1:] or ["no reason"]
         return f"; job {job} could not be cancelled ({said[0]}): scancel it yourself"
     return f"; job {job} was cancelled"

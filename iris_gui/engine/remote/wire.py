@@ -10,7 +10,7 @@ read: at most ``MAX_DEPTH`` levels of nesting (counted on the bytes, before ``js
 recurses into them); an array whose dtype, shape and bytes agree; and every string, keys
 included, with its control characters (an escape sequence's ESC, a bell, a newline) and
 bidirectional overrides removed and at most ``MAX_TEXT`` characters long. Anything else is
-MessageError in one line.
+MessageError in one line. What a host prints outside the frames is cleaned alike (``host_text``).
 """
 
 from __future__ import annotations
@@ -92,6 +92,13 @@ def nesting(body: bytes) -> int:
 def clean(text: str) -> str:
     """``text`` without control characters and bidirectional overrides."""
     return _UNSHOWN.sub("", text)
+
+
+def host_text(data: bytes) -> str:
+    """What a host printed outside the frames (ssh's and the remote shell's stderr, a setup
+    script's output), as lines of text: each line ``clean``, so its words reach a terminal, a
+    message or a stored run as words."""
+    return "\n".join(clean(line) for line in data.decode(errors="replace").splitlines())
 
 
 def _cleaned(value: Any) -> Any:
