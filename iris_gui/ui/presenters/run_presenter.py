@@ -26,6 +26,7 @@ from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.loss_plot.panel import PlotCurve
 from iris_gui.ui.panels.run.items import DATASET_SHAPES
 from iris_gui.ui.panels.samples.runs import is_sample
+from iris_gui.ui.panels.shared.plain_text import plain
 
 if TYPE_CHECKING:
     from iris_gui.ui.presenters.ladder_presenter import LadderPresenter
@@ -211,6 +212,7 @@ class RunPresenter(QObject):
     def _on_problem(self, text: str) -> None:
         self.views.status.showMessage(text, 15000)
         box = QMessageBox(QMessageBox.Warning, "iris-gui", text, QMessageBox.Ok, self.views.status.window())
+        plain(box)  # a host's error line, as written
         box.open()  # not exec(): a modal loop here would stall the plot and the worker's signals
 
     def _show_curves(self, ids: list[int]) -> None:

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.remote.hosts import Host, HostsError, add_host, load_hosts, remove_host
 from iris_gui.figures.plot_theme import ERROR
+from iris_gui.ui.panels.shared.plain_text import plain, plain_tip
 from iris_gui.ui.window.host_test import ConnectionTest
 
 # What crosses the connection, as engine/remote's stdio_worker.py and runner.py exchange it:
@@ -79,7 +80,7 @@ class HostsDialog(QDialog):
         row.addWidget(self.test_button)
         row.addWidget(self.remove_button)
         row.addStretch(1)
-        self.result_label = QLabel("", wordWrap=True)
+        self.result_label = plain(QLabel("", wordWrap=True))  # the host's words
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
@@ -100,7 +101,7 @@ class HostsDialog(QDialog):
         self.command_edit = QLineEdit(placeholderText=COMMAND_HINT)
         self.add_button = QPushButton("&Add Host")
         self.add_button.clicked.connect(self.add)
-        self.error_label = QLabel("", wordWrap=True, visible=False)
+        self.error_label = plain(QLabel("", wordWrap=True, visible=False))
         self.error_label.setStyleSheet(f"color: {ERROR};")
         box = QGroupBox("Add a host")
         form = QFormLayout(box)
@@ -123,7 +124,7 @@ class HostsDialog(QDialog):
             for column, text in enumerate((host.name, host.destination, host.prefix,
                                            host.command)):
                 item = QTableWidgetItem(text)
-                item.setToolTip(text)
+                item.setToolTip(plain_tip(text))
                 self.table.setItem(row, column, item)
         self._sync_buttons()
 
@@ -166,6 +167,7 @@ class HostsDialog(QDialog):
                           f"Remove {host.describe()}? Runs already stored stay.",
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
         box.setDefaultButton(QMessageBox.StandardButton.No)
+        plain(box)
         box.buttonClicked.connect(
             lambda clicked: box.standardButton(clicked) == QMessageBox.StandardButton.Yes
             and self._remove(host.name))

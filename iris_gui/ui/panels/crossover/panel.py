@@ -48,6 +48,7 @@ from iris_gui.ui.panels.crossover.settings import SweepSettings
 from iris_gui.ui.panels.crossover.table import PointsTable
 from iris_gui.ui.panels.shared.about_line import fit_wrapped, wrapped_label
 from iris_gui.ui.panels.shared.no_wheel import guard_fields, guard_wheel
+from iris_gui.ui.panels.shared.plain_text import plain
 
 __all__ = ["CrossoverPanel"]
 
@@ -89,7 +90,7 @@ class CrossoverPanel(QWidget):
         self.settings = SweepSettings()
         self.settings.changed.connect(self._validate)
         guard_fields(self.settings)  # the wheel scrolls the form; it changes no field
-        self.error_label = QLabel("")
+        self.error_label = plain(QLabel(""))
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {ERROR};")
         self.start_button = QPushButton("Start")

@@ -29,6 +29,7 @@ from iris_gui.engine.spec.batch_settings import batch_text, parse_batch
 from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.ui.panels.shared.fields import int_spin
+from iris_gui.ui.panels.shared.plain_text import plain_tip
 
 ROWS_RANGE, HIDDEN_RANGE = (2, 100_000_000), (1, 4096)
 FEATURES_RANGE, CLASSES_RANGE, MAX_THREADS = (1, 10_000), (2, 1_000), 256
@@ -204,7 +205,7 @@ class SweepSettings(QWidget):
         names = ", ".join(info.id for info in devices if split_device(info.id)[0] is None)
         self.all_devices.setText(f"all detected ({names})" if names else "all detected")
         for info in devices:
-            self._device_box(info.id, info.describe()).setChecked(
+            self._device_box(info.id, plain_tip(info.describe())).setChecked(
                 info.id in chosen or (not chosen and info.kind == "cpu"))
         self._on_all_devices(self.all_devices.isChecked())
 

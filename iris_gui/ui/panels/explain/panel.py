@@ -34,6 +34,7 @@ from iris_gui.figures.explain_marks import estimate_tip
 from iris_gui.figures.plot_theme import ERROR, PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.ui.panels.explain.text import breakdown_html
 from iris_gui.ui.panels.shared.hover_tip import HoverTip
+from iris_gui.ui.panels.shared.plain_text import plain
 
 __all__ = ["ExplainPanel"]
 
@@ -100,7 +101,7 @@ class ExplainPanel(QWidget):
         self._window.setSingleStep(100)
         self._window.setSuffix(" epochs")
         self._window.setToolTip("How many epochs to profile (after a warm-up)")
-        self._status = QLabel("")
+        self._status = plain(QLabel(""))  # a failure's words may be a host's
         top = QHBoxLayout()
         top.setContentsMargins(8, 4, 8, 0)
         top.addWidget(self.explain_button)

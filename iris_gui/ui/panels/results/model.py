@@ -52,6 +52,7 @@ from iris_gui.ui.panels.results.cells import (
     total_text,
     total_tip,
 )
+from iris_gui.ui.panels.shared.plain_text import plain_tip
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 # Mid-tone colours stay readable on both light and dark palettes.
@@ -251,7 +252,7 @@ class RunsTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and COLUMNS[column].numeric:
             return _RIGHT
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(run, column)
+            return plain_tip(self._tooltip(run, column))
         if role == Qt.ItemDataRole.ForegroundRole:
             return self._foreground(run, column)
         if role == Qt.ItemDataRole.FontRole:

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QWidget
 
 from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
 from iris_gui.ui.panels.shared.fields import ValueCombo
+from iris_gui.ui.panels.shared.plain_text import plain_tip
 
 
 class EngineCombo(ValueCombo):
@@ -30,7 +31,7 @@ class EngineCombo(ValueCombo):
             item = model.item(index)
             item.setEnabled(reason is None)
             tip = ENGINE_INFO[name].tip + (f"\nUnavailable here: {reason}" if reason else "")
-            self.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
+            self.setItemData(index, plain_tip(tip), Qt.ItemDataRole.ToolTipRole)
         self._show_tip()
 
     def unavailable_reason(self) -> str | None:

@@ -49,6 +49,7 @@ from iris_gui.ui.panels.shared.fields import (
     parse_positive_float,
     parse_seed,
 )
+from iris_gui.ui.panels.shared.plain_text import plain_tip
 from iris_gui.ui.window.settings import DEFAULT_EXECUTION
 
 DETECTING = "detecting devices…"
@@ -361,7 +362,8 @@ class RunConfigForm(QWidget):
             self._devices = {device.id: device for device in devices}
             for device in devices:
                 self.device_combo.addItem(device_choice(device), device.id)
-                self.device_combo.setItemData(self.device_combo.count() - 1, device.describe(),
+                self.device_combo.setItemData(self.device_combo.count() - 1,
+                                              plain_tip(device.describe()),
                                               Qt.ItemDataRole.ToolTipRole)
             self._devices_known = bool(devices)
             if not devices:

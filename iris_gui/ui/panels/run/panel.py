@@ -27,6 +27,7 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.figures.plot_theme import COMPLAINT
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.run.form import RunConfigForm
+from iris_gui.ui.panels.shared.plain_text import plain, plain_tip
 from iris_gui.ui.window.settings import DEFAULT_EXECUTION
 
 TRAIN_TIP = "Train with these settings (Ctrl+Return)"
@@ -48,7 +49,7 @@ class ControlsPanel(QWidget):
         super().__init__(parent)
         self._state = RunState.IDLE
         self.form = RunConfigForm()
-        self.problem_label = QLabel(wordWrap=True, visible=False)
+        self.problem_label = plain(QLabel(wordWrap=True, visible=False))
         self.problem_label.setStyleSheet(f"color: {COMPLAINT};")
         style = self.style()
         self.train_button = QPushButton(
@@ -117,10 +118,11 @@ class ControlsPanel(QWidget):
         self.problem_label.setVisible(bool(problem))
         can_train = self._state.can_train and not problem
         self.train_button.setEnabled(can_train)
-        self.train_button.setToolTip(f"Fix the form first: {problem}" if problem else TRAIN_TIP)
+        fix = plain_tip(f"Fix the form first: {problem}")  # a host's reason, as written
+        self.train_button.setToolTip(fix if problem else TRAIN_TIP)
         # Varying over devices needs the list of devices to vary over.
         self.run_all_button.setEnabled(can_train and self.form.devices_known())
-        self.run_all_button.setToolTip(f"Fix the form first: {problem}" if problem else RUN_ALL_TIP)
+        self.run_all_button.setToolTip(fix if problem else RUN_ALL_TIP)
         # The ladder picks each rung itself: only the form's values must be valid.
         ladder_problem = self._ladder_problem()
         self.ladder_button.setEnabled(self._state.can_train and self.form.devices_known()

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
 from iris_gui.engine.records.result import Chunk
 from iris_gui.engine.timing.time_left import TimeLeft, left_text
+from iris_gui.ui.panels.shared.plain_text import plain
 
 TEXT_REFRESH_MS = 250
 
@@ -20,7 +21,7 @@ TEXT_REFRESH_MS = 250
 class RunStatusBar(QStatusBar):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.progress_label = QLabel("")
+        self.progress_label = plain(QLabel(""))  # a run's message is the host's words
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(220)
         self.progress.setTextVisible(False)

@@ -11,12 +11,14 @@ from __future__ import annotations
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
+from iris_gui.ui.panels.shared.plain_text import plain
+
 MARGINS = (8, 4, 8, 0)
 MIN_WIDTH = 300  # px: narrower, a view is unusable anyway
 
 
 def wrapped_label(text: str) -> QLabel:
-    label = QLabel(text)
+    label = plain(QLabel(text))  # measured as plain text by fit_wrapped, and shown so
     label.setWordWrap(True)
     label.setContentsMargins(*MARGINS)
     policy = label.sizePolicy()

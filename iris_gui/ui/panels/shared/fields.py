@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.figures.plot_theme import INVALID_FIELD_BORDERED
+from iris_gui.ui.panels.shared.plain_text import plain_tip
 
 # Its own text colour too: a dark palette's light text would vanish on the pale red.
 
@@ -49,7 +50,7 @@ class ValueCombo(QComboBox):
 
     def _show_item_tip(self) -> None:
         tip = self.itemData(self.currentIndex(), Qt.ItemDataRole.ToolTipRole)
-        self.setToolTip(tip or self.currentText())
+        self.setToolTip(tip or plain_tip(self.currentText()))
 
     def value(self) -> Any:
         return self.currentData()
