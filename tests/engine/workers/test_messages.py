@@ -105,3 +105,19 @@ def test_check_fields_walks_nested_records_and_unions() -> None:
     with pytest.raises(RecordError, match="diverged_epoch is '3'; allowed: a whole number or null"):
         check_fields(RunResult(config=CONFIG, status=RunStatus.COMPLETED,
                                diverged_epoch="3"), "result")  # type: ignore[arg-type]
+
+
+def test_a_sweep_result_is_checked_as_it_came_not_as_it_is_fitted_here() -> None:
+    """Points whose time falls as the work grows fit a floor alone (throughput infinite): the
+    fit is this end's analysis, not a figure the worker sent, and the result is read."""
+    from iris_gui.engine.records.sweep_model import SweepResult
+
+    spec = SweepSpec(rows=(120, 2000, 5000), hidden=(10,), devices=("cpu",),
+                     engines=("eager",), threads=("1",))
+    points = [SweepPoint(device="cpu", engine="eager", threads=1, rows=rows, hidden=10,
+                         status="completed", epoch_us=us, epochs=100, flops_per_epoch=rows * 1e3)
+              for rows, us in ((120, 60.0), (2000, 50.0), (5000, 40.0))]
+    sent = SweepResult(spec, points=points).analyse()
+    assert any(math.isinf(fit.gflops) for fit in sent.fits)
+    got = checked("sweep-result", sent.to_dict(), Asked(4, "sweep", spec=spec))
+    assert [p.rows for p in got.points] == [120, 2000, 5000] and got.spec == spec
