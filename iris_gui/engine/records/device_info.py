@@ -3,8 +3,21 @@ that a worker process discovered without importing torch itself."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+KINDS = ("cpu", "cuda", "mps", "xpu")
+# A device as torch names it: its kind, and an index where there are several.
+DEVICE_ID = re.compile(r"(?:cpu|cuda|mps|xpu)(?::\d{1,3})?")
+
+
+def check_device_id(device: Any, where: str) -> None:
+    """ValueError naming ``where`` unless ``device`` is a device id as torch names it (another
+    machine's word for its device reaches legends and menus: it is held to that form)."""
+    if not isinstance(device, str) or not DEVICE_ID.fullmatch(device):
+        shown = repr(device)[:40] if isinstance(device, str) else type(device).__name__
+        raise ValueError(f"{where} {shown} is not a device such as cpu or cuda:0")
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ A host's name never contains ``:`` and is never a device kind, so the split is u
 
 from __future__ import annotations
 
-LOCAL_KINDS = frozenset({"cpu", "cuda", "mps", "xpu"})
+from iris_gui.engine.records.device_info import KINDS
+
+LOCAL_KINDS = frozenset(KINDS)
 
 
 def split_device(device: str) -> tuple[str | None, str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from iris_gui import __version__
-from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.device_info import KINDS, DeviceInfo, check_device_id
 from iris_gui.engine.records.typed import brief, check_fields, seen
 from iris_gui.engine.remote.placement import placement, read_placement
 from iris_gui.engine.spec.errors import EngineError
@@ -64,6 +64,9 @@ def devices_from(payload: Any) -> list[DeviceInfo]:
     devices = [DeviceInfo.from_dict(entry) for entry in payload]
     for device in devices:
         check_fields(device, "device")
+        check_device_id(device.id, "a device's id")
+        if device.kind not in KINDS:
+            raise ValueError(f"a device's kind {seen(device.kind)} is not one of {', '.join(KINDS)}")
     return devices
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.device_info import check_device_id
 from iris_gui.engine.records.result import Chunk, RunResult
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.records.typed import brief, check_fields, seen
@@ -121,6 +122,7 @@ def _chunk_arrays(epochs: np.ndarray, seconds: np.ndarray) -> None:
 def _breakdown(payload: Any, asked: Asked) -> dict[str, Any]:
     breakdown = Breakdown.from_dict(_dict(payload))
     check_fields(breakdown, "breakdown")
+    check_device_id(breakdown.device, "its device")
     if breakdown.config != _config(asked).to_dict():
         raise MessageError("is of another run than the one asked for")
     return breakdown.to_dict()
@@ -130,6 +132,7 @@ def _sweep_point(payload: Any, asked: Asked) -> tuple[SweepPoint, int, int]:
     point, done, total = _sequence(payload, 3)
     swept = SweepPoint.from_dict(_dict(point))
     check_fields(swept, "sweep point")
+    check_device_id(swept.device, "its point's device")
     if not (_whole(done) and _whole(total) and 1 <= done <= total):
         raise MessageError(f"counts point {seen(done)} of {seen(total)}")
     return swept, done, total
@@ -140,6 +143,8 @@ def _sweep_result(payload: Any, asked: Asked) -> SweepResult:
     # What came, not what analyse() fitted to it here: a fit's figures are this end's own.
     received = replace(result, fits=[], crossovers=[])
     check_fields(received, "sweep result")
+    for point in result.points:
+        check_device_id(point.device, "a point's device")
     if result.spec != asked.spec:
         raise MessageError("is of another sweep than the one asked for")
     if result.status not in ("completed", "stopped", "failed"):

@@ -121,3 +121,19 @@ def test_a_sweep_result_is_checked_as_it_came_not_as_it_is_fitted_here() -> None
     assert any(math.isinf(fit.gflops) for fit in sent.fits)
     got = checked("sweep-result", sent.to_dict(), Asked(4, "sweep", spec=spec))
     assert [p.rows for p in got.points] == [120, 2000, 5000] and got.spec == spec
+
+
+@pytest.mark.parametrize("device", ["<b>cpu</b>", "cpu; rm", "cuda:x", "", "lab:cpu", 5])
+def test_a_device_that_is_not_a_torch_device_id_is_refused(device: Any) -> None:
+    """A host's word for a device reaches legends drawn as HTML and menus: it is held to the
+    form torch gives it."""
+    from iris_gui.engine.remote.protocol import devices_from
+
+    spec = SweepSpec(rows=(120,), hidden=(10,), devices=("cpu",))
+    point = {**vars(SweepPoint(device="cpu", engine="eager", threads=1, rows=120, hidden=10,
+                               status="completed")), "device": device}
+    with pytest.raises(MessageError, match="not a device such as cpu or cuda:0|device is"):
+        checked("sweep-point", [point, 1, 1], Asked(2, "sweep", spec=spec))
+    entry = {"id": device, "kind": "cpu", "name": "CPU"}
+    with pytest.raises((ValueError, TypeError)):
+        devices_from([entry])
