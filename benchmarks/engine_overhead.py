@@ -32,12 +32,12 @@ import torch
 from torch import nn
 
 from iris_gui.engine.data.datasets import load_dataset
+from iris_gui.engine.models.mlp import build_mlp
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.timing.contention import read_schedstat
 from iris_gui.engine.timing.stats import summarize
 from iris_gui.engine.train.clock import synchronize
 from iris_gui.engine.train.devices import resolve_device
-from iris_gui.engine.train.model import build_model
 from iris_gui.engine.train.trainer import train
 from iris_gui.engine.train.warmup import warm_process
 
@@ -74,7 +74,7 @@ def plain_loop(config: RunConfig) -> float:
     data = load_dataset(config)
     x = torch.from_numpy(data.x_train).to(device)
     y = torch.from_numpy(data.y_train).to(device)
-    model = build_model(data.n_features, config.hidden, data.n_classes, config.seed).to(device)
+    model = build_mlp(data.n_features, config.hidden, data.n_classes, config.seed).to(device)
     criterion = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=config.lr)
     recording = config.recording

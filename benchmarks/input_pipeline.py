@@ -42,12 +42,12 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from iris_gui.engine.data.datasets import Dataset, load_dataset
+from iris_gui.engine.models.mlp import build_mlp
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.timing.contention import BUSY_SHARE, read_schedstat
 from iris_gui.engine.timing.stats import Summary, summarize
 from iris_gui.engine.timing.steady import steady_state
 from iris_gui.engine.train.loop import CHUNK_SECONDS
-from iris_gui.engine.train.model import build_model
 from iris_gui.engine.train.trainer import train
 from iris_gui.engine.train.warmup import warm_process
 from iris_gui.engine.words.labels import table_label
@@ -99,7 +99,7 @@ def hand_run(config: RunConfig, data: Dataset, workers: int) -> Run:
     """The tutorial's loop over a DataLoader, written plainly; clocks between the steps only."""
     torch.set_num_threads(config.threads)
     x, y = torch.from_numpy(data.x_train), torch.from_numpy(data.y_train)
-    model = build_model(data.n_features, config.hidden, data.n_classes, config.seed)
+    model = build_mlp(data.n_features, config.hidden, data.n_classes, config.seed)
     criterion = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=config.lr)
     loader = DataLoader(TensorDataset(x, y), batch_size=config.batch, shuffle=True,

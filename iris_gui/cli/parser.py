@@ -7,6 +7,7 @@ import os
 from typing import NoReturn
 
 from iris_gui import __version__
+from iris_gui.cli.model_options import add_model_options, model_values
 from iris_gui.cli.remote_parser import add_remote_commands
 from iris_gui.engine.spec.batch_settings import DATA_PATHS, PRECISIONS, parse_batch
 from iris_gui.engine.spec.config import (
@@ -119,6 +120,7 @@ def _add_run_options(parser: argparse.ArgumentParser, single: bool) -> None:
     group.add_argument("--features", type=int, default=DEFAULTS.synthetic_features, help="synthetic features")
     group.add_argument("--classes", type=int, default=DEFAULTS.synthetic_classes, help="synthetic classes")
     group.add_argument("--repeat", type=_repeat, default=1, help="replicates; median and IQR are reported")
+    add_model_options(group)
     _add_batch_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--no-save", action="store_true", help="do not keep the run(s) in the store")
@@ -350,6 +352,7 @@ def config_from_args(args: argparse.Namespace, **overrides: object) -> RunConfig
         values["data_file"] = os.path.abspath(os.path.expanduser(args.data))
     if getattr(args, "target", None) is not None:
         values["target"] = args.target
+    values.update(model_values(args))
     values.update(overrides)
     return RunConfig(**values)
 

@@ -19,7 +19,7 @@ from iris_gui.engine.data.csv_data import many_classes_note
 from iris_gui.engine.spec.config import ConfigError
 from iris_gui.engine.words.batch_words import batch_summary, data_file_summary
 from iris_gui.engine.words.counted import counted
-from iris_gui.engine.words.labels import table_label
+from iris_gui.engine.words.labels import model_words, table_label
 
 
 def summary_lines(result: Any, run_id: int | None) -> list[str]:
@@ -30,7 +30,8 @@ def summary_lines(result: Any, run_id: int | None) -> list[str]:
         f"{saved}: {result.status.value}{f' - {result.message}' if result.message else ''}",
         (f"  {c.dataset} on {c.device} ({env.device_name}), engine {c.engine}, "
          f"record {c.record}, {f'call {c.call}, ' if c.calls_module else ''}"
-         f"{counted(env.threads, 'thread')}, {c.optimizer} lr {c.lr:g}, hidden {','.join(map(str, c.hidden))}"),
+         f"{counted(env.threads, 'thread')}, {c.optimizer} lr {c.lr:g}, "
+         f"{model_words(c) or 'hidden ' + ','.join(map(str, c.hidden))}"),
         f"  epochs        {result.epochs_completed:,} / {c.epochs:,}",
         f"  final loss    {number(result.final_loss)}",
         f"  accuracy      train {number(result.train_accuracy, 3)}  test {number(result.test_accuracy, 3)}",

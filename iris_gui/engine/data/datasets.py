@@ -10,6 +10,7 @@ from sklearn import datasets
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
+from iris_gui.engine.data import shaped
 from iris_gui.engine.data.csv_data import read_csv_data
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
@@ -49,6 +50,9 @@ def _load_raw(config: RunConfig) -> tuple[np.ndarray, np.ndarray, tuple[str, ...
             return x, y, (), {}
         except ValueError as error:
             raise ConfigError(f"synthetic data cannot be made: {error}") from None
+    if config.dataset in ("images", "sequences"):
+        made = shaped.images(config) if config.dataset == "images" else shaped.sequences(config)
+        return *made, (), {}
     loaders = {
         "iris": datasets.load_iris,
         "wine": datasets.load_wine,

@@ -11,7 +11,7 @@ import torch
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, StepRun
 from iris_gui.engine.rungs.minibatch import Phase, Step, batch_stepper
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.train.model import make_optimizer
+from iris_gui.engine.train.optimizer import make_optimizer
 
 # Up to this many epochs per call of the stepper: the loop's own per-call cost (a Python call
 # and a clock read, about 1.5% of the note's 100 µs epoch) is paid once per call; the loop

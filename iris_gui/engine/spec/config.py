@@ -17,10 +17,12 @@ from iris_gui.engine.spec.engines import (
     calls_module,
     unsupported_batching,
     unsupported_choice,
+    unsupported_model,
 )
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.spec.models import check_model, family, input_shape
 
-DATASETS = ("iris", "wine", "breast_cancer", "digits", "synthetic", "csv")
+DATASETS = ("iris", "wine", "breast_cancer", "digits", "synthetic", "images", "sequences", "csv")
 SCALERS = ("minmax", "standard", "none")
 OPTIMIZERS = ("sgd", "adam")
 CALL_STYLES = ("call", "forward")
@@ -144,6 +146,17 @@ class RunConfig:
     # last column).
     data_file: str = ""
     target: str = ""
+    # The model family (spec/models.py): "mlp" (``hidden``), "cnn", "transformer", or your
+    # own "FILE.py:NAME"; a CNN's channels or a transformer's features (``width``), its blocks
+    # or layers (``depth``), a transformer's ``heads``; the synthetic images' and sequences'
+    # shape.
+    model: str = "mlp"
+    width: int = 16
+    depth: int = 2
+    heads: int = 2
+    seq_len: int = 16
+    image_size: int = 16
+    channels: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hidden", tuple(self.hidden))
@@ -163,12 +176,14 @@ class RunConfig:
         _check_float("test size", self.test_size, 0.05, 0.95)
         recording = parse_recording(self.record)
         _check_choice("engine", self.engine, ENGINES)
-        reason = unsupported_choice(self.engine, recording.mode, self.optimizer, self.call)
+        check_model(self)
+        reason = (unsupported_choice(self.engine, recording.mode, self.optimizer, self.call)
+                  or unsupported_model(self.engine, family(self.model)))
         if reason is not None:
             raise ConfigError(reason)
         if not isinstance(self.device, str) or not self.device.strip():
             raise ConfigError("device is empty; name one, e.g. cpu or cuda:0 (see iris-gui devices)")
-        if self.dataset == "synthetic":
+        if self.dataset in ("synthetic", "images", "sequences"):
             self._check_synthetic()
         self._check_batching()
         self._check_data_file()
@@ -192,11 +207,13 @@ class RunConfig:
         _check_int("synthetic rows", self.synthetic_rows, 20, MAX_SYNTHETIC_ROWS)
         _check_int("synthetic features", self.synthetic_features, 2, MAX_SYNTHETIC_FEATURES)
         _check_int("synthetic classes", self.synthetic_classes, 2, MAX_SYNTHETIC_CLASSES)
-        values = self.synthetic_rows * self.synthetic_features
+        per_row = math.prod(input_shape(self, self.synthetic_features))
+        values = self.synthetic_rows * per_row
         if values > MAX_SYNTHETIC_VALUES:
+            each = "features" if self.dataset == "synthetic" else "values each"
             raise ConfigError(
-                f"synthetic data of {self.synthetic_rows:,} rows x {self.synthetic_features:,} "
-                f"features ({values:,} values) is too large for memory; at most "
+                f"synthetic data of {self.synthetic_rows:,} rows x {per_row:,} {each} "
+                f"({values:,} values) is too large for memory; at most "
                 f"{MAX_SYNTHETIC_VALUES:,} values are allowed"
             )
         if self.synthetic_classes > 2**self.synthetic_features:

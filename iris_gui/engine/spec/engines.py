@@ -30,6 +30,8 @@ class EngineInfo:
     minibatch: bool = True  # whether it trains mini-batches (--batch N), not only full batch
     data_paths: tuple[str, ...] = ("resident", "loader")
     precisions: tuple[str, ...] = ("float32",)
+    # Whether it trains any module (True), or only the MLP it writes out by hand.
+    any_model: bool = False
     # Where the rung is, "module:Class": imported only when the rung is used or asked about
     # (``native`` loads numba, ``compiled`` the compiler); build.spec bundles these modules.
     implementation: str = ""
@@ -43,12 +45,12 @@ ENGINE_INFO = {info.name: info for info in (
     EngineInfo("eager", "eager (the note's loop)",
                "The note's step as written: forward, loss, zero_grad, backward, optimizer step, "
                "each op dispatched by eager PyTorch and autograd.", True, module_call=True,
-               precisions=ALL_PRECISIONS,
+               precisions=ALL_PRECISIONS, any_model=True,
                implementation="iris_gui.engine.rungs.eager:EagerRung"),
     EngineInfo("lean", "lean (PyTorch's own switches)",
                "Still eager autograd, with zero_grad(set_to_none=True) and the fused (or "
                "foreach) optimizer kernel: fewer ops and no gradient zeroing per epoch.", True,
-               module_call=True, precisions=ALL_PRECISIONS,
+               module_call=True, precisions=ALL_PRECISIONS, any_model=True,
                implementation="iris_gui.engine.rungs.eager:LeanRung"),
     EngineInfo("manual", "manual (no autograd)",
                "Forward and backward written out as tensor ops under no_grad, buffers allocated "
@@ -67,7 +69,7 @@ ENGINE_INFO = {info.name: info for info in (
                "(with mini-batches, one epoch of steps) per launch: no Python and no per-op "
                "launch cost left.", True,
                recordings=("device", "none"), devices=("cuda",), minibatch=True,
-               data_paths=("resident",), precisions=("float32",),
+               data_paths=("resident",), precisions=("float32",), any_model=True,
                implementation="iris_gui.engine.rungs.graph:GraphRung"),
     EngineInfo("persistent", "persistent (one Triton kernel)",
                "One Triton program trains many epochs per launch with the weights held on chip: "
@@ -118,6 +120,16 @@ def unsupported_choice(engine: str, recording_mode: str, optimizer: str, call: s
         return (f"the call style 'call' (model(x)) applies only to the eager and lean engines; "
                 f"the {engine} engine does not call the module: use --call forward")
     return None
+
+
+def unsupported_model(engine: str, model: str) -> str | None:
+    """Why ``engine`` cannot train ``model`` (one line), or None when it can."""
+    if model == "mlp" or ENGINE_INFO[engine].any_model:
+        return None
+    takers = ", ".join(name for name, info in ENGINE_INFO.items() if info.any_model)
+    what = "your own model" if model == "file" else f"a {model}"
+    return (f"the {engine} engine is written for the MLP and cannot train {what}; "
+            f"choose an engine that trains any model ({takers})")
 
 
 def unsupported_batching(engine: str, batch: int, data_path: str, precision: str,

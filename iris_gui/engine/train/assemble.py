@@ -10,19 +10,19 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from iris_gui.engine.models.build import build_model
 from iris_gui.engine.rungs import get_rung
 from iris_gui.engine.rungs.base import Prepared, Stepper
 from iris_gui.engine.rungs.minibatch import Phase
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.faults import Fault
-from iris_gui.engine.train.model import build_model
 from iris_gui.engine.train.precision import Precision
 from iris_gui.engine.train.recording import make_recorder
 
 
 def new_model(config: RunConfig, features: int, classes: int) -> nn.Module:
-    """The config's MLP, initialised from its seed, on the host."""
-    return build_model(features, config.hidden, classes, config.seed)
+    """The config's model, initialised from its seed, on the host (models/build.py)."""
+    return build_model(config, features, classes)
 
 
 def prepare_run(config: RunConfig, device: torch.device, x: torch.Tensor, y: torch.Tensor,

@@ -13,9 +13,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from iris_gui.engine.models.mlp import build_mlp
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.clock import synced_clock
-from iris_gui.engine.train.model import build_model, make_optimizer
+from iris_gui.engine.train.optimizer import make_optimizer
 
 _warmed_devices: set[str] = set()
 _optimizers_imported = False
@@ -42,7 +43,7 @@ def warm_process(device: torch.device) -> list[str]:
 def warm_step(config: RunConfig, device: torch.device, rows: int, n_features: int,
               n_classes: int) -> str:
     """One throwaway step and the evaluation ops at the run's shapes; returns its description."""
-    model = build_model(n_features, config.hidden, n_classes, seed=0).to(device)
+    model = build_mlp(n_features, config.hidden, n_classes, seed=0).to(device)
     optimizer = make_optimizer(config, model)
     x = torch.zeros(rows, n_features, device=device)
     y = torch.arange(rows, device=device) % n_classes

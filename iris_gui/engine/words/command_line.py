@@ -26,9 +26,12 @@ OPTIONS: tuple[tuple[str, str], ...] = (
     ("batch", "--batch"), ("drop_last", "--drop-last"), ("data_path", "--data-path"),
     ("workers", "--workers"), ("pin_memory", "--pin-memory"), ("non_blocking", "--non-blocking"),
     ("persistent_workers", "--persistent-workers"), ("prefetch_factor", "--prefetch-factor"),
-    ("precision", "--precision"), ("tf32", "--tf32"),
+    ("precision", "--precision"), ("tf32", "--tf32"), ("model", "--model"),
+    ("width", "--width"), ("depth", "--depth"), ("heads", "--heads"), ("seq_len", "--seq-len"),
+    ("image_size", "--image-size"), ("channels", "--channels"),
 )
 SYNTHETIC_SIZES = ("synthetic_rows", "synthetic_features", "synthetic_classes")
+SYNTHETIC_DATA = ("synthetic", "images", "sequences")
 
 
 def command_for(config: RunConfig, program: str = "iris-gui") -> str:
@@ -38,7 +41,7 @@ def command_for(config: RunConfig, program: str = "iris-gui") -> str:
     defaults = RunConfig()
     words = [program, "train"]
     for name, option in OPTIONS:
-        if name in SYNTHETIC_SIZES and config.dataset != "synthetic":
+        if name in SYNTHETIC_SIZES and config.dataset not in SYNTHETIC_DATA:
             continue
         value = getattr(config, name)
         if name == "dataset" and value == "csv":

@@ -10,8 +10,8 @@ Two forms of the same parts, in the same order:
   line's, which ``compare --baseline`` takes back as typed (ASCII ``x``; the note's ``eager``
   left out).
 
-The parts beyond device, engine, recording and call are the batch, the data path, the
-precision and TF32 wherever they are not the note's, so two configurations that train
+The parts beyond device, engine, recording and call are the model, the batch, the data path,
+the precision and TF32 wherever they are not the note's, so two configurations that train
 differently never share a label in a table, a legend or the Explain view.
 """
 
@@ -22,10 +22,28 @@ from typing import Any
 SEPARATOR = " · "
 
 
+def model_words(config: Any, times: str = "×") -> str:
+    """``cnn 16×2`` (width × depth), ``transformer 16×2 h2`` (and heads), ``net.py:Net`` for
+    your own model; "" for the note's MLP, which the hidden widths name."""
+    model = getattr(config, "model", "mlp")
+    if model == "cnn":
+        return f"cnn {config.width}{times}{config.depth}"
+    if model == "transformer":
+        return f"transformer {config.width}{times}{config.depth} h{config.heads}"
+    if model != "mlp":
+        path, _, name = model.rpartition(":")
+        return f"{path.rsplit('/', 1)[-1]}:{name}"
+    return ""
+
+
 def setting_parts(config: Any, times: str = "×") -> list[str]:
-    """``batch 32``, ``loader ×2``, ``bfloat16``, ``TF32``: the batching, data path and
-    precision choices that differ from the note's, in the order the Run panel shows them."""
-    parts = [f"batch {config.batch:,}"] if config.batch else []
+    """``cnn 16×2``, ``batch 32``, ``loader ×2``, ``bfloat16``, ``TF32``: the model, batching,
+    data path and precision choices that differ from the note's, in the order the Run panel
+    shows them."""
+    model = model_words(config, times)
+    parts = [model] if model else []
+    if config.batch:
+        parts.append(f"batch {config.batch:,}")
     if config.data_path == "loader":
         parts.append(f"loader {times}{config.workers}" if config.workers else "loader")
     if config.precision != "float32":

@@ -3,8 +3,8 @@ import pytest
 import torch
 
 from iris_gui.engine.data.datasets import load_dataset
+from iris_gui.engine.models.mlp import MLP, build_mlp
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.train.model import MLP, build_model
 
 
 def test_iris_is_split_and_scaled_as_the_seed_does():
@@ -38,14 +38,14 @@ def test_model_is_the_seeds_mlp_and_seeded_without_touching_global_rng():
     torch.manual_seed(123)
     before = torch.rand(1)
     torch.manual_seed(123)
-    model = build_model(4, (10,), 3, seed=0)
+    model = build_mlp(4, (10,), 3, seed=0)
     after = torch.rand(1)
     assert torch.equal(before, after)
     assert isinstance(model, MLP)
     shapes = [tuple(p.shape) for p in model.parameters()]
     assert shapes == [(10, 4), (10,), (3, 10), (3,)]
-    same = build_model(4, (10,), 3, seed=0)
-    other = build_model(4, (10,), 3, seed=1)
+    same = build_mlp(4, (10,), 3, seed=0)
+    other = build_mlp(4, (10,), 3, seed=1)
     assert all(torch.equal(a, b)
                for a, b in zip(model.parameters(), same.parameters(), strict=True))
     assert not torch.equal(model.layers[0].weight, other.layers[0].weight)

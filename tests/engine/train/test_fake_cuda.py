@@ -15,11 +15,11 @@ import pytest
 import torch
 from torch import nn
 
+from iris_gui.engine.models.mlp import build_mlp
 from iris_gui.engine.rungs.base import Prepared
 from iris_gui.engine.rungs.compiled_step import train_step
 from iris_gui.engine.rungs.manual import ManualRung
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.train.model import build_model
 from iris_gui.engine.train.recording import make_recorder
 
 pytestmark = pytest.mark.skipif(
@@ -42,7 +42,7 @@ def fake():
 def _prepared(record: str, labels: torch.device = CUDA, **changes) -> Prepared:
     config = RunConfig(epochs=8, record=record, device="cuda:0", **changes)
     with CUDA:  # made there: a fake parameter cannot be moved (swapped) by Module.to
-        model = build_model(FEATURES, config.hidden, CLASSES, config.seed)
+        model = build_mlp(FEATURES, config.hidden, CLASSES, config.seed)
     x = torch.empty(ROWS, FEATURES, device=CUDA)
     y = torch.zeros(ROWS, dtype=torch.int64, device=labels)
     return Prepared(config, CUDA, model, nn.CrossEntropyLoss(), x, y,

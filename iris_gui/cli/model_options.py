@@ -1,0 +1,43 @@
+"""The model family's options (spec/models.py): ``--model`` and the shape of a CNN, a
+transformer and the synthetic images and sequences they train on."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.models import FAMILIES, is_model_file
+
+DEFAULTS = RunConfig()
+# The RunConfig fields these options fill, by their argparse names.
+MODEL_FIELDS = ("model", "width", "depth", "heads", "seq_len", "image_size", "channels")
+
+
+def add_model_options(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--model", default=DEFAULTS.model, metavar="|".join(FAMILIES) + "|FILE.py:NAME",
+                       help="the model: the note's mlp (--hidden), a cnn on images (digits, "
+                            "images), a transformer on sequences, or your own nn.Module in a "
+                            "Python file (called as NAME(input_shape, classes))")
+    group.add_argument("--width", type=int, default=DEFAULTS.width,
+                       help="a cnn's channels or a transformer's features")
+    group.add_argument("--depth", type=int, default=DEFAULTS.depth,
+                       help="a cnn's conv blocks or a transformer's encoder layers")
+    group.add_argument("--heads", type=int, default=DEFAULTS.heads, help="a transformer's heads")
+    group.add_argument("--seq-len", type=int, default=DEFAULTS.seq_len,
+                       help="the sequences data set's steps (each of --features values)")
+    group.add_argument("--image-size", type=int, default=DEFAULTS.image_size,
+                       help="the images data set's side in pixels")
+    group.add_argument("--channels", type=int, default=DEFAULTS.channels,
+                       help="the images data set's channels")
+
+
+def model_values(args: argparse.Namespace) -> dict[str, object]:
+    """The model fields the options name; a model file's path made absolute, as a data file's
+    is (the run is kept with the file it was built from, wherever it was started)."""
+    values = {name: getattr(args, name) for name in MODEL_FIELDS if hasattr(args, name)}
+    model = values.get("model")
+    if isinstance(model, str) and is_model_file(model):
+        path, _, name = model.rpartition(":")
+        values["model"] = f"{os.path.abspath(os.path.expanduser(path))}:{name}"
+    return values

@@ -1,0 +1,70 @@
+"""Your own model: ``FILE.py:NAME``, an ``nn.Module`` subclass or a factory in a Python file of
+yours, called as ``NAME(input_shape, classes)`` (``input_shape`` one row's shape without the
+batch: ``(features,)`` for a table, ``(channels, height, width)`` for images, ``(steps,
+values)`` for sequences) and returning the module, whose forward takes a batch of that shape
+and returns ``(batch, classes)`` logits.
+
+The file is your code, run on your machine by the worker that trains (never by the window's
+process): it is imported with importlib as a module of its own, each time a run is built. What
+goes wrong is one line naming the file and what to fix.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+from torch import nn
+
+from iris_gui.engine.spec.errors import ConfigError
+
+MODULE_PREFIX = "iris_gui_user_model_"
+
+
+def load_user_model(model: str, shape: tuple[int, ...], classes: int) -> nn.Module:
+    path_text, _, name = model.rpartition(":")
+    path = Path(path_text).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"model file {path} does not exist; give --model FILE.py:NAME with "
+                          "the path of a Python file")
+    module = _imported(path)
+    target = getattr(module, name, None)
+    if target is None:
+        names = sorted(n for n, v in vars(module).items()
+                       if not n.startswith("_") and (isinstance(v, type) or callable(v)))
+        raise ConfigError(f"model file {path} has no {name!r}; it defines: "
+                          f"{', '.join(names[:12]) or 'nothing callable'}")
+    try:
+        built = target(shape, classes)
+    except Exception as error:  # noqa: BLE001 - the user's code: whatever it raises is one line
+        raise ConfigError(f"{name}({shape!r}, {classes!r}) in {path} failed: "
+                          f"{type(error).__name__}: {_line(error)}") from None
+    if not isinstance(built, nn.Module):
+        raise ConfigError(f"{name}(input_shape, classes) in {path} returned a value of type "
+                          f"{type(built).__name__}, not a torch nn.Module")
+    return built
+
+
+def _imported(path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(f"{MODULE_PREFIX}{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise ConfigError(f"model file {path} cannot be imported; give a .py file")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as error:
+        raise ConfigError(f"model file {path} has a syntax error at line {error.lineno}: "
+                          f"{error.msg}") from None
+    except Exception as error:  # noqa: BLE001 - an import inside it fails, or its top raises
+        raise ConfigError(f"model file {path} could not be imported: {type(error).__name__}: "
+                          f"{_line(error)}") from None
+    finally:
+        sys.modules.pop(spec.name, None)  # each run imports the file as it is then
+    return module
+
+
+def _line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return text if len(text) <= 200 else text[:199] + "…"

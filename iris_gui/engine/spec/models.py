@@ -1,0 +1,74 @@
+"""The model families a run can train, without torch: their names, the data each takes, the
+shape that data has for them, their limits, and the refusals in one line.
+
+- ``mlp``: the note's Linear -> ReLU stack (``hidden``) on any data set, the default.
+- ``cnn``: convolution blocks (``depth`` of them, ``width`` channels: conv 3x3 -> ReLU ->
+  max-pool 2) and a linear head, on images: ``digits`` (8x8, one channel) or the synthetic
+  ``images`` (``image_size`` square, ``channels``, ``synthetic_classes`` classes).
+- ``transformer``: ``depth`` encoder layers of ``width`` features and ``heads`` heads, the
+  sequence's mean, and a linear head, on the synthetic ``sequences`` (``seq_len`` steps of
+  ``synthetic_features`` values each).
+- ``FILE.py:NAME``: your own ``nn.Module`` subclass or factory in a Python file; it is called
+  with the data's input shape and class count (engine/models/user_file.py), on any data set.
+
+Every data set reaches a model as rows of numbers (the split, the scaling and the batches are
+the same for every family); ``input_shape`` says how a family sees one row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from iris_gui.engine.spec.errors import ConfigError
+
+FAMILIES = ("mlp", "cnn", "transformer")
+IMAGE_DATASETS = ("digits", "images")
+SEQUENCE_DATASETS = ("sequences",)
+# The data sets each family trains on; a model file takes any.
+FAMILY_DATA = {"cnn": IMAGE_DATASETS, "transformer": SEQUENCE_DATASETS}
+LIMITS = {"width": (1, 1024), "depth": (1, 8), "heads": (1, 16), "seq_len": (2, 1024),
+          "image_size": (4, 256), "channels": (1, 4)}
+DIGITS_SHAPE = (1, 8, 8)
+
+
+def is_model_file(model: str) -> bool:
+    """Whether ``model`` names your own model (``FILE.py:NAME``) rather than a family."""
+    path, sep, name = model.rpartition(":")
+    return bool(sep and path.endswith(".py") and name)
+
+
+def family(model: str) -> str:
+    """``mlp``, ``cnn``, ``transformer``, or ``file`` for your own model."""
+    return "file" if is_model_file(model) else model
+
+
+def input_shape(config: Any, features: int) -> tuple[int, ...]:
+    """How the model sees one row of ``features`` values: ``(channels, size, size)`` for an
+    image, ``(steps, values)`` for a sequence, ``(features,)`` for a row of a table."""
+    if config.dataset == "digits" and family(config.model) == "cnn":
+        return DIGITS_SHAPE
+    if config.dataset == "images":
+        return (config.channels, config.image_size, config.image_size)
+    if config.dataset == "sequences":
+        return (config.seq_len, config.synthetic_features)
+    return (features,)
+
+
+def check_model(config: Any) -> None:
+    """ConfigError in one line for a model the config cannot train."""
+    model = config.model
+    if not isinstance(model, str) or not (model in FAMILIES or is_model_file(model)):
+        raise ConfigError(f"model {model!r} is not allowed; choose one of: "
+                          f"{', '.join(FAMILIES)}, or FILE.py:NAME for your own")
+    for name, (low, high) in LIMITS.items():
+        value = getattr(config, name)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ConfigError(f"{name.replace('_', ' ')} {value!r} is not allowed; it must be "
+                              f"a whole number from {low:,} to {high:,}")
+    wanted = FAMILY_DATA.get(model)
+    if wanted is not None and config.dataset not in wanted:
+        raise ConfigError(f"a {model} needs {' or '.join(wanted)} data, not {config.dataset}; "
+                          f"give --dataset {wanted[0]}")
+    if model == "transformer" and config.width % config.heads:
+        raise ConfigError(f"a transformer's width {config.width} must divide into its "
+                          f"{config.heads} heads; give a width that is a multiple of the heads")
