@@ -1,4 +1,5 @@
-"""Whether a run's CSV file changed since an earlier stored run read it at the same path.
+"""Whether a run's CSV file (or model file) changed since an earlier stored run read it at the
+same path.
 
 A path names a file, not its contents: a data set edited or regenerated in place would make
 two runs look comparable when they trained on different data. Each run's record carries the
@@ -24,30 +25,42 @@ _LATEST_OF_PATH = (
 )
 
 
+# The same for a model file, which any data set's run may have built from.
+_LATEST_OF_MODEL = (
+    "SELECT id, record_json FROM runs WHERE CASE WHEN json_valid(record_json)"
+    " THEN json_extract(record_json, '$.model_file.path') END = ? ORDER BY id DESC LIMIT 1"
+)
+
+
 def mark_changed(conn: sqlite3.Connection, result: RunResult) -> RunResult:
-    """Set ``result.data_changed`` when its file differs from the one the latest stored run
-    of the same path read; return the result (for use inside the insert's transaction)."""
-    message = changed_since(conn, result.data_file)
+    """Set ``result.data_changed`` when its data or model file differs from the one the latest
+    stored run of the same path read; return the result (for use inside the insert's
+    transaction)."""
+    said = [changed_since(conn, result.data_file),
+            changed_since(conn, result.model_file, "model_file")]
+    message = "; ".join(line for line in said if line)
     if message:
         result.data_changed = message
     return result
 
 
-def changed_since(conn: sqlite3.Connection, data_file: dict[str, Any]) -> str:
+def changed_since(conn: sqlite3.Connection, record: dict[str, Any], key: str = "data_file") -> str:
     """One line saying how the file changed since the latest stored run of its path; "" when
     it did not, when no run read it before, or when the earlier record cannot tell."""
-    path = data_file.get("path")
-    if not path or not data_file.get("sha256"):
+    path = record.get("path")
+    if not path or not record.get("sha256"):
         return ""
-    row = conn.execute(_LATEST_OF_PATH, (path,)).fetchone()
+    query = _LATEST_OF_PATH if key == "data_file" else _LATEST_OF_MODEL
+    row = conn.execute(query, (path,)).fetchone()
     if row is None:
         return ""
-    earlier = json.loads(row[1]).get("data_file") or {}
-    if not earlier.get("sha256") or earlier["sha256"] == data_file["sha256"]:
+    earlier = json.loads(row[1]).get(key) or {}
+    if not earlier.get("sha256") or earlier["sha256"] == record["sha256"]:
         return ""
-    return (f"the data file changed since run {row[0]} read it: {_size(earlier)} -> "
-            f"{_size(data_file)} bytes, SHA-256 {earlier['sha256'][:12]} -> "
-            f"{data_file['sha256'][:12]}")
+    what, did = ("data file", "read") if key == "data_file" else ("model file", "was built from")
+    return (f"the {what} changed since run {row[0]} {did} it: {_size(earlier)} -> "
+            f"{_size(record)} bytes, SHA-256 {earlier['sha256'][:12]} -> "
+            f"{record['sha256'][:12]}")
 
 
 def _size(record: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ no parameters, or does not return ``(batch, classes)`` logits.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import torch
 from torch import nn
@@ -29,11 +30,13 @@ MEMORY_SHARE = 0.5  # of the memory available: the data and the activations need
 
 
 class AsShape(nn.Module):
-    """``inner`` fed rows of numbers as the batch of shapes it takes."""
+    """``inner`` fed rows of numbers as the batch of shapes it takes; ``source`` the record of
+    the file it was built from (path, size, SHA-256), empty for a family of the product's."""
 
-    def __init__(self, inner: nn.Module, shape: tuple[int, ...]) -> None:
+    def __init__(self, inner: nn.Module, shape: tuple[int, ...],
+                 source: dict[str, Any] | None = None) -> None:
         super().__init__()
-        self.inner, self.shape = inner, shape
+        self.inner, self.shape, self.source = inner, shape, dict(source or {})
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.inner(x.reshape(x.shape[0], *self.shape))
@@ -46,20 +49,22 @@ def build_model(config: RunConfig, features: int, classes: int) -> nn.Module:
     shape = input_shape(config, features)
     if family(config.model) != "file":
         with torch.device("meta"):
-            _check_memory(_made(config, shape, classes), config.model)
+            _check_memory(_made(config, shape, classes)[0], config.model)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)
-        model = AsShape(_made(config, shape, classes), shape)
+        model = AsShape(*_made(config, shape, classes))
     _check_model(model, features, classes, config.model)
     return model
 
 
-def _made(config: RunConfig, shape: tuple[int, ...], classes: int) -> nn.Module:
+def _made(config: RunConfig, shape: tuple[int, ...],
+          classes: int) -> tuple[nn.Module, tuple[int, ...], dict[str, Any]]:
     if config.model == "cnn":
-        return ConvNet(shape, config.width, config.depth, classes)
+        return ConvNet(shape, config.width, config.depth, classes), shape, {}
     if config.model == "transformer":
-        return SequenceEncoder(shape, config.width, config.depth, config.heads, classes)
-    return load_user_model(config.model, shape, classes)
+        return SequenceEncoder(shape, config.width, config.depth, config.heads, classes), shape, {}
+    built, record = load_user_model(config.model, shape, classes)
+    return built, shape, record
 
 
 def parameter_count(model: nn.Module) -> int:

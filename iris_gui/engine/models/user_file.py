@@ -5,12 +5,13 @@ values)`` for sequences) and returning the module, whose forward takes a batch o
 and returns ``(batch, classes)`` logits.
 
 The file is your code, run on your machine by the worker that trains (never by the window's
-process): it is imported with importlib as a module of its own, each time a run is built. What
-goes wrong is one line naming the file and what to fix.
+process): its bytes are read once, hashed for the run's record and run as a module of its own,
+each time a run is built. What goes wrong is one line naming the file and what to fix.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -23,13 +24,23 @@ from iris_gui.engine.spec.errors import ConfigError
 MODULE_PREFIX = "iris_gui_user_model_"
 
 
-def load_user_model(model: str, shape: tuple[int, ...], classes: int) -> nn.Module:
+def load_user_model(model: str, shape: tuple[int, ...],
+                    classes: int) -> tuple[nn.Module, dict[str, Any]]:
+    """The module ``NAME(shape, classes)`` builds, and the record of the file it came from
+    (path, size and SHA-256 of the very bytes that ran), kept with the run as a CSV's is."""
     path_text, _, name = model.rpartition(":")
     path = Path(path_text).expanduser()
     if not path.is_file():
         raise ConfigError(f"model file {path} does not exist; give --model FILE.py:NAME with "
                           "the path of a Python file")
-    module = _imported(path)
+    try:
+        source = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"model file {path} cannot be read ({error.strerror or error}); give "
+                          "--model FILE.py:NAME with the path of a Python file") from None
+    record = {"path": str(path), "size": len(source),
+              "sha256": hashlib.sha256(source).hexdigest(), "name": name}
+    module = _imported(path, source)
     target = getattr(module, name, None)
     if target is None:
         names = sorted(n for n, v in vars(module).items()
@@ -44,16 +55,19 @@ def load_user_model(model: str, shape: tuple[int, ...], classes: int) -> nn.Modu
     if not isinstance(built, nn.Module):
         raise ConfigError(f"{name}(input_shape, classes) in {path} returned a value of type "
                           f"{type(built).__name__}, not a torch nn.Module")
-    return built
+    return built, record
 
 
-def _imported(path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(f"{MODULE_PREFIX}{path.stem}", path)
-    if spec is None or spec.loader is None:
-        raise ConfigError(f"model file {path} cannot be imported; give a .py file")
+def _imported(path: Path, source: bytes) -> Any:
+    """``source`` (the file's bytes, as hashed) run as a module of its own."""
+    spec = importlib.util.spec_from_loader(f"{MODULE_PREFIX}{path.stem}", loader=None,
+                                           origin=str(path))
+    assert spec is not None, "a spec without a loader is always made"
     module = importlib.util.module_from_spec(spec)
+    module.__file__ = str(path)
+    sys.modules[spec.name] = module  # what a dataclass or a pickle in the file looks up
     try:
-        spec.loader.exec_module(module)
+        exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - the user's own model file
     except SyntaxError as error:
         raise ConfigError(f"model file {path} has a syntax error at line {error.lineno}: "
                           f"{error.msg}") from None

@@ -150,6 +150,10 @@ class RunResult:
     # the file differs from the one an earlier stored run read at the same path.
     data_file: dict[str, Any] = field(default_factory=dict)
     data_changed: str = ""
+    # Your own model (models/user_file.py): the file's path, size, SHA-256 and the name built
+    # from it; empty for the product's families. A change since an earlier stored run built
+    # from the same path is said in ``data_changed`` too: both are files the run read.
+    model_file: dict[str, Any] = field(default_factory=dict)
 
     @property
     def loss_epochs(self) -> np.ndarray:
@@ -238,6 +242,7 @@ class RunResult:
             "env": asdict(self.env),
             "data_file": self.data_file,
             "data_changed": self.data_changed,
+            "model_file": self.model_file,
         })
 
     @classmethod
@@ -265,6 +270,7 @@ class RunResult:
             chunk_seconds=np.asarray(chunk_seconds, dtype=np.float64),
             data_file=dict(data.get("data_file") or {}),
             data_changed=str(data.get("data_changed") or ""),
+            model_file=dict(data.get("model_file") or {}),
         )
 
 

@@ -26,6 +26,7 @@ from iris_gui.engine.remote.placement import placement_words
 from iris_gui.engine.remote.remote_results import prefixed_sweep, remote_result
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.spec.models import is_model_file
 from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, SweepListener
 from iris_gui.engine.workers.messages import Asked
 from iris_gui.engine.workers.runner import (
@@ -40,11 +41,16 @@ __all__ = ["START_TIMEOUT_SECONDS", "RemoteRunner", "refuse_data_file"]
 
 
 def refuse_data_file(config: RunConfig, host: str) -> None:
-    """Your own data stays on this machine: only settings cross the connection (a file would
-    have to be copied to a path of the host's, and its SHA-256 checked there)."""
+    """Your own data and model stay on this machine: only settings cross the connection (a
+    file would have to be copied to a path of the host's, and its SHA-256 checked there; a
+    model file is code, and running it on another machine is not a setting)."""
     if config.dataset == "csv":
         raise ConfigError(f"CSV data is not sent over ssh: train {config.data_file} on this "
                           f"machine's devices, or copy it to {host} and run iris-gui there")
+    if is_model_file(config.model):
+        raise ConfigError(f"a model file is not sent over ssh (it is code, run where it is): "
+                          f"train {config.model} on this machine's devices, or copy it to "
+                          f"{host} and run iris-gui there")
 
 
 class RemoteRunner(Connection):

@@ -95,6 +95,7 @@ def _run_phases(
     result.class_names = list(data.class_names)
     result.data_file = dict(data.data_file)
     model = new_model(config, data.n_features, data.n_classes)
+    result.model_file = dict(getattr(model, "source", {}))
     t1 = time.perf_counter()
     result.env.warm_up = warm_up(config, device, len(data.x_train), data.n_features,
                                  data.n_classes)

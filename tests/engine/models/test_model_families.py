@@ -4,6 +4,7 @@ cannot train refused in one line."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 from pathlib import Path
 
@@ -103,6 +104,7 @@ def test_a_model_too_large_for_the_memory_here_is_refused_before_it_is_built(
 # -- your own model ----------------------------------------------------------------------------
 
 GOOD = '''
+import hashlib
 import math
 from torch import nn
 
@@ -172,3 +174,32 @@ def test_a_model_file_that_cannot_be_used_is_one_line(tmp_path: Path, text: str,
 def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="model file .*nowhere.py does not exist"):
         build_model(RunConfig(model=f"{tmp_path}/nowhere.py:Net"), 4, 3)
+
+
+def test_a_run_keeps_its_model_file_and_a_later_run_on_a_changed_file_says_so(
+        tmp_path: Path) -> None:
+    from iris_gui.engine.records.result import RunResult
+    from iris_gui.store.runs import RunStore
+
+    config = RunConfig(model=own(tmp_path, GOOD), epochs=3, lr=0.1)
+    first = train(config)
+    source = (tmp_path / "my_net.py").read_bytes()
+    assert first.model_file == {"path": str(tmp_path / "my_net.py"), "size": len(source),
+                                "sha256": hashlib.sha256(source).hexdigest(), "name": "Net"}
+    again = RunResult.from_dict(first.to_dict(), first.losses)
+    assert again.model_file == first.model_file
+    with RunStore.open(tmp_path / "runs.sqlite3") as store:
+        store.save(first)
+        (tmp_path / "my_net.py").write_text(GOOD + "\n# tuned\n")
+        second = train(config)
+        store.save(second)
+        assert second.data_changed.startswith("the model file changed since run 1 was built from it: "
+                                              f"{len(source):,} -> {len(source) + 9:,} bytes")
+
+
+def test_a_model_file_is_not_sent_to_a_host(tmp_path: Path) -> None:
+    from iris_gui.engine.remote.runner import refuse_data_file
+
+    with pytest.raises(ConfigError, match=r"^a model file is not sent over ssh \(it is code, "
+                                          r"run where it is\): train .*my_net.py:Net on this"):
+        refuse_data_file(RunConfig(model=own(tmp_path, GOOD), device="lab:cpu"), "lab")
