@@ -154,6 +154,10 @@ class RunResult:
     # from it; empty for the product's families. A change since an earlier stored run built
     # from the same path is said in ``data_changed`` too: both are files the run read.
     model_file: dict[str, Any] = field(default_factory=dict)
+    # The model's parameters and the FLOPs of one optimizer step (models/cost.py: torch's own
+    # count of the forward and backward pass); 0 and NaN where not counted (older runs).
+    parameters: int = 0
+    flops_per_step: float = math.nan
 
     @property
     def loss_epochs(self) -> np.ndarray:
@@ -243,6 +247,8 @@ class RunResult:
             "data_file": self.data_file,
             "data_changed": self.data_changed,
             "model_file": self.model_file,
+            "parameters": self.parameters,
+            "flops_per_step": self.flops_per_step,
         })
 
     @classmethod
@@ -271,6 +277,8 @@ class RunResult:
             data_file=dict(data.get("data_file") or {}),
             data_changed=str(data.get("data_changed") or ""),
             model_file=dict(data.get("model_file") or {}),
+            parameters=data.get("parameters") or 0,
+            flops_per_step=nan_if_none(data.get("flops_per_step")),
         )
 
 

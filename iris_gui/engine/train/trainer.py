@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from iris_gui.engine.data.datasets import load_dataset
+from iris_gui.engine.models.cost import model_cost
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.rungs import require_available
 from iris_gui.engine.rungs.base import Rung
@@ -150,6 +151,9 @@ def _run_phases(
         counts = torch.bincount(pairs, minlength=data.n_classes**2)
         result.confusion_matrix = counts.reshape(data.n_classes, data.n_classes).tolist()
     timings.eval_seconds = synced_clock(device) - t3
+    # Counted once every clock has stopped: the count is the model's, not the run's time.
+    result.parameters, result.flops_per_step = model_cost(
+        model, data.n_features, data.n_classes, config.batch or len(data.x_train))
 
 
 def _finish(result: RunResult, state: LoopState) -> None:
