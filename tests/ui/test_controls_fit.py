@@ -44,7 +44,7 @@ def _text_room(combo: QComboBox) -> int:
 def test_every_choice_shows_whole_and_says_the_rest_in_its_tooltip(run_panel):
     cut = []
     combos = [c for c in run_panel.findChildren(QComboBox) if c.isVisible()]
-    assert len(combos) == 11
+    assert len(combos) == 12  # the Model list among them
     for combo in combos:
         room, metrics = _text_room(combo), combo.fontMetrics()
         cut += [f"{combo.itemText(i)!r}: {metrics.horizontalAdvance(combo.itemText(i))} px in "

@@ -25,10 +25,12 @@ from iris_gui.engine.remote.runner import RemoteRunner
 from iris_gui.engine.remote.sweep_across import sweep_across
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.spec.models import is_model_file
 from iris_gui.engine.workers.in_process import InProcessRunner
 from iris_gui.engine.workers.jobs import Runner
 from iris_gui.engine.workers.runner import ProcessRunner, WorkerCancelled
 from iris_gui.ui.jobs.host_connect import connect_hosts
+from iris_gui.ui.window.settings import IN_PROCESS_MODEL_FILE
 
 log = logging.getLogger(__name__)
 
@@ -151,8 +153,11 @@ class TrainingWorker(QObject):
                 self._remote[runner.host.name] = runner
         return runner
 
-    def _runner_for(self, token: int, device: str, execution: str) -> Runner:
-        runner = self._remote_runner(device) or self._runners[execution]
+    def _runner_for(self, token: int, config: RunConfig, execution: str) -> Runner:
+        runner = self._remote_runner(config.device)
+        if runner is None and execution == "in-process" and is_model_file(config.model):
+            raise EngineError(IN_PROCESS_MODEL_FILE)  # e.g. a stored run trained again
+        runner = runner or self._runners[execution]
         self._working(token, [runner] if isinstance(runner, RemoteRunner)
                       else list(self._runners.values()))
         return runner
@@ -174,7 +179,7 @@ class TrainingWorker(QObject):
     def run(self, token: int, config: RunConfig, execution: str) -> None:
         self.run_started.emit(token, config)
         try:
-            runner = self._runner_for(token, config.device, execution)
+            runner = self._runner_for(token, config, execution)
             result = runner.run(config, lambda chunk: self.chunk_ready.emit(token, chunk))
         except EngineError as error:
             self.run_rejected.emit(token, str(error))
@@ -192,7 +197,7 @@ class TrainingWorker(QObject):
     def explain(self, token: int, run_id: int | None, config: RunConfig, window: int,
                 execution: str) -> None:
         try:
-            breakdown = self._runner_for(token, config.device, execution).explain(config, window)
+            breakdown = self._runner_for(token, config, execution).explain(config, window)
         except WorkerCancelled:
             self.run_rejected.emit(token, "")  # the user stopped it: nothing to report
             return

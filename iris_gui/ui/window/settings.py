@@ -22,6 +22,8 @@ from iris_gui.ui.window.settings_migration import migrate
 
 EXECUTIONS = ("process", "in-process")
 DEFAULT_EXECUTION = "process"
+# The window's own process never imports the user's code: a model file trains in the worker.
+IN_PROCESS_MODEL_FILE = "a model file runs in the worker process only: choose Process execution"
 THEMES = ("system", "light", "dark")  # iris_gui.ui.window.theme.MODES
 
 _CONFIG_KEY = "run/config"

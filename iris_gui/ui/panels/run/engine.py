@@ -20,17 +20,21 @@ class EngineCombo(ValueCombo):
         self.currentIndexChanged.connect(self._show_tip)
         self._show_tip()
 
-    def set_availability(self, reasons: dict[str, str | None]) -> None:
+    def set_availability(self, reasons: dict[str, str | None],
+                         model_reasons: dict[str, str | None] | None = None) -> None:
         """``reasons``: engine -> None (runs) or why not, for the selected device; an engine
-        missing from it is taken as available (the device list has not arrived yet)."""
+        missing from it is taken as available (the device list has not arrived yet).
+        ``model_reasons``: engine -> why it cannot train the chosen model, or None."""
         self._reasons = dict(reasons)
         model = self.model()
         assert isinstance(model, QStandardItemModel)
         for index, name in enumerate(ENGINES):
             reason = self._reasons.get(name)
+            for_model = (model_reasons or {}).get(name)
             item = model.item(index)
-            item.setEnabled(reason is None)
+            item.setEnabled(reason is None and for_model is None)
             tip = ENGINE_INFO[name].tip + (f"\nUnavailable here: {reason}" if reason else "")
+            tip += f"\nUnavailable for this model: {for_model}" if for_model else ""
             self.setItemData(index, plain_tip(tip), Qt.ItemDataRole.ToolTipRole)
         self._show_tip()
 

@@ -10,7 +10,7 @@ state beyond "busy" (fields locked while a run is in flight).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -22,12 +22,13 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui.engine.records.device_info import DeviceInfo
-from iris_gui.engine.remote.names import split_device
 from iris_gui.engine.spec import config as limits
 from iris_gui.engine.spec.config import RunConfig, parse_hidden
 from iris_gui.engine.spec.engines import ENGINE_INFO, default_recording
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.spec.models import is_model_file
 from iris_gui.ui.panels.run.batch import BatchFields
+from iris_gui.ui.panels.run.devices import DETECTING, DeviceChoice
 from iris_gui.ui.panels.run.engine import EngineCombo
 from iris_gui.ui.panels.run.items import (
     CALL_ITEMS,
@@ -35,9 +36,9 @@ from iris_gui.ui.panels.run.items import (
     EXECUTION_ITEMS,
     RECORD_ITEMS,
     SCALER_ITEMS,
-    csv_choice,
-    device_choice,
+    show_csv,
 )
+from iris_gui.ui.panels.run.model_choice import ModelChoice
 from iris_gui.ui.panels.shared.collapsible import CollapsibleSection
 from iris_gui.ui.panels.shared.fields import (
     CheckedLineEdit,
@@ -49,10 +50,9 @@ from iris_gui.ui.panels.shared.fields import (
     parse_positive_float,
     parse_seed,
 )
-from iris_gui.ui.panels.shared.plain_text import plain_tip
-from iris_gui.ui.window.settings import DEFAULT_EXECUTION
+from iris_gui.ui.window.settings import DEFAULT_EXECUTION, IN_PROCESS_MODEL_FILE
 
-DETECTING = "detecting devices…"
+SYNTHETIC = ("synthetic", "images", "sequences")
 THREADS_TIP = "intra-op threads; 1 is never slower for this model size"
 HIDDEN_TIP = (
     f"hidden layer widths, e.g. 10 or 10,10: 1 to {limits.MAX_LAYERS} layers, "
@@ -60,7 +60,7 @@ HIDDEN_TIP = (
 )
 
 
-class RunConfigForm(QWidget):
+class RunConfigForm(DeviceChoice, QWidget):
     changed = Signal()
     refresh_devices_requested = Signal()
 
@@ -80,8 +80,9 @@ class RunConfigForm(QWidget):
         for section in self._sections:
             layout.addWidget(section)
         layout.addStretch(1)
+        # The notes (word-wrapped, spanning their rows) are no labels of a field.
         align_labels([label for label in self.findChildren(QLabel)
-                       if label is not self._device_label])
+                       if label is not self._device_label and not label.wordWrap()])
         self.set_config(RunConfig())
         self.execution_combo.set_value(DEFAULT_EXECUTION)
         self._connect_edits()
@@ -95,11 +96,15 @@ class RunConfigForm(QWidget):
         self.features_spin = int_spin(2, limits.MAX_SYNTHETIC_FEATURES)
         self.classes_spin = int_spin(2, limits.MAX_SYNTHETIC_CLASSES)
         self.hidden_edit = CheckedLineEdit(parse_hidden, HIDDEN_TIP)
+        self.model = ModelChoice(self)
         self._data_form = QFormLayout()
         rows = [("Data set", self.dataset_combo), ("Rows", self.rows_spin),
                 ("Features", self.features_spin), ("Classes", self.classes_spin),
+                *self.model.data_rows(), *self.model.model_rows(),
                 ("Hidden layers", self.hidden_edit)]
-        return form_section("Data and model", self._data_form, rows)
+        box = form_section("Data and model", self._data_form, rows)
+        self._data_form.insertRow(self._data_form.rowCount() - 1, self.model.note)
+        return box
 
     def _advanced_section(self) -> CollapsibleSection:
         self.scaler_combo = ValueCombo(SCALER_ITEMS)
@@ -181,6 +186,7 @@ class RunConfigForm(QWidget):
         self.engine_combo.currentIndexChanged.connect(self._engine_edited)
         self.record_combo.currentIndexChanged.connect(self._record_edited)
         self.batch.changed.connect(self._batch_edited)
+        self.model.changed.connect(self._edited)
         for spin in (self.rows_spin, self.features_spin, self.classes_spin, self.test_size_spin,
                      self.momentum_spin, self.epochs_spin, self.threads_spin, self.every_spin):
             spin.valueChanged.connect(self._edited)
@@ -230,15 +236,21 @@ class RunConfigForm(QWidget):
         self._edited()
 
     def _sync_visibility(self) -> None:
-        synthetic = self.dataset_combo.value() == "synthetic"
-        for spin in (self.rows_spin, self.features_spin, self.classes_spin):
-            self._data_form.setRowVisible(spin, synthetic)
+        dataset = self.dataset_combo.value()
+        shown = {self.rows_spin: dataset in SYNTHETIC, self.classes_spin: dataset in SYNTHETIC,
+                 self.features_spin: dataset in ("synthetic", "sequences"),
+                 self.hidden_edit: self.model.model() == "mlp",
+                 **self.model.visible_rows(dataset)}
+        for field, visible in shown.items():
+            self._data_form.setRowVisible(field, visible)
+        self.model.sync(dataset)
         self._measurement_form.setRowVisible(self.every_spin, self.record_combo.value() == "every")
         self.momentum_spin.setEnabled(self.optimizer_combo.value() == "sgd")
         self.call_combo.setEnabled(ENGINE_INFO[self.engine_combo.value()].module_call)
         self.batch.sync(self.engine_combo.value())
         device = self._devices.get(self._selected_device())
-        self.engine_combo.set_availability(device.engines if device is not None else {})
+        self.engine_combo.set_availability(device.engines if device is not None else {},
+                                           self.model.engine_reasons())
         self.advanced.set_summary(self._advanced_summary())
 
     def _advanced_summary(self) -> str:
@@ -270,7 +282,7 @@ class RunConfigForm(QWidget):
         return {
             "dataset": self.dataset_combo.value(), "test_size": self.test_size_spin.value(),
             "split_seed": self.split_seed_edit.value(), "scaler": self.scaler_combo.value(),
-            "hidden": self.hidden_edit.value(), "optimizer": self.optimizer_combo.value(),
+            "hidden": self._hidden(), "optimizer": self.optimizer_combo.value(),
             "lr": self.lr_edit.value(), "momentum": self.momentum_spin.value(),
             "epochs": self.epochs_spin.value(), "seed": self.seed_edit.value(),
             "device": self._selected_device(), "threads": self.threads_spin.value(), "record": record,
@@ -278,8 +290,14 @@ class RunConfigForm(QWidget):
             "synthetic_rows": self.rows_spin.value(),
             "synthetic_features": self.features_spin.value(),
             "synthetic_classes": self.classes_spin.value(),
-            **self.batch.values(), **self._data_file_values(),
+            **self.batch.values(), **self._data_file_values(), **self.model.values(),
         }
+
+    def _hidden(self) -> tuple[int, ...]:
+        # Hidden layers apply to the MLP alone: another model keeps a valid value it ignores.
+        if self.model.model() == "mlp" or not self.hidden_edit.error():
+            return self.hidden_edit.value()
+        return RunConfig().hidden
 
     def _data_file_values(self) -> dict:
         if self.dataset_combo.value() != "csv":
@@ -292,6 +310,8 @@ class RunConfigForm(QWidget):
             self.config()
         except ConfigError as exc:
             return str(exc)
+        if is_model_file(self.model.model()) and self.execution_combo.value() == "in-process":
+            return IN_PROCESS_MODEL_FILE
         reason = self.engine_combo.unavailable_reason()
         return f"{reason} (here: {self._selected_device()})" if reason else ""
 
@@ -304,6 +324,7 @@ class RunConfigForm(QWidget):
             self.rows_spin.setValue(config.synthetic_rows)
             self.features_spin.setValue(config.synthetic_features)
             self.classes_spin.setValue(config.synthetic_classes)
+            self.model.set_values(config)
             self.scaler_combo.set_value(config.scaler)
             self.test_size_spin.setValue(config.test_size)
             self.split_seed_edit.setText(str(config.split_seed))
@@ -343,53 +364,7 @@ class RunConfigForm(QWidget):
 
     def _show_csv(self, path: str, target: str) -> None:
         self._data_file, self._target = path, target
-        text, tip = csv_choice(path, target)
-        index = self.dataset_combo.findData("csv")
-        if index < 0:
-            self.dataset_combo.addItem(text, "csv")
-            index = self.dataset_combo.count() - 1
-        self.dataset_combo.setItemText(index, text)
-        self.dataset_combo.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
-        if self.dataset_combo.currentIndex() == index:
-            self.dataset_combo.setToolTip(tip)
-
-    # --- devices --------------------------------------------------------------------------
-    def set_devices(self, devices: list[DeviceInfo]) -> None:
-        """Fill the device list; the selection stays where it was if that device is still there."""
-        self._loading = True
-        try:
-            self.device_combo.clear()
-            self._devices = {device.id: device for device in devices}
-            for device in devices:
-                self.device_combo.addItem(device_choice(device), device.id)
-                self.device_combo.setItemData(self.device_combo.count() - 1,
-                                              plain_tip(device.describe()),
-                                              Qt.ItemDataRole.ToolTipRole)
-            self._devices_known = bool(devices)
-            if not devices:
-                self.device_combo.addItem(DETECTING, None)
-            self._select_device()
-        finally:
-            self._loading = False
-        self.device_combo.setEnabled(self._devices_known)
-        self._sync_visibility()
-        self.changed.emit()
-
-    def devices_known(self) -> bool:
-        return self._devices_known
-
-    def _select_device(self) -> None:
-        # A restored config may name a device this machine lacks: show cpu rather than fail.
-        if self._devices_known and not self.device_combo.set_value(self._wanted_device):
-            if not self.device_combo.set_value("cpu"):
-                self.device_combo.setCurrentIndex(0)
-            # A host's devices come in a later list, once the host has answered: until the
-            # user picks another, that device is still the one wanted.
-            if split_device(self._wanted_device)[0] is None:
-                self._wanted_device = self.device_combo.value()
-
-    def _selected_device(self) -> str:
-        return self.device_combo.value() if self._devices_known else self._wanted_device
+        show_csv(self.dataset_combo, path, target)
 
     # --- state ----------------------------------------------------------------------------
     def set_busy(self, busy: bool) -> None:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox
+
 from iris_gui.engine.records.device_info import DeviceInfo
 
 # The bundled data sets' shapes (name, rows, features, classes), known without loading them:
@@ -19,6 +22,10 @@ DATASET_ITEMS = [
        f"{name}: {rows:,} rows × {features} features, {classes} classes")
       for key, (name, rows, features, classes) in DATASET_SHAPES.items()),
     ("Synthetic", "synthetic", "made-up classes of the size given below"),
+    ("Synthetic images", "images", ("made-up images, each class its own smooth pattern under "
+     "noise, of the size given below (for a CNN)")),
+    ("Synthetic sequences", "sequences", ("made-up sequences, each class a motif of three steps "
+     "at a random place, of the size given below (for a transformer)")),
 ]
 SCALER_ITEMS = [("MinMax (fit on train)", "minmax", "scaled to [0, 1], fitted on the train part"),
                 ("Standard (fit on train)", "standard",
@@ -63,3 +70,16 @@ def device_choice(device: DeviceInfo) -> str:
     vendor's marks and the figures the tooltip (``describe()``) carries, so that it fits."""
     name = " ".join(_NOISE.sub(" ", device.name).split())
     return f"{device.id} — {name}" if name else device.id
+
+
+def show_csv(combo: QComboBox, path: str, target: str) -> None:
+    """Show the CSV file ``path`` as the data set's "csv" item, added the first time."""
+    text, tip = csv_choice(path, target)
+    index = combo.findData("csv")
+    if index < 0:
+        combo.addItem(text, "csv")
+        index = combo.count() - 1
+    combo.setItemText(index, text)
+    combo.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
+    if combo.currentIndex() == index:
+        combo.setToolTip(tip)
