@@ -197,3 +197,13 @@ def test_a_stored_model_file_run_again_in_process_is_refused(qtbot, open_window,
         window.controller.train([config], "in-process")
     assert said.args == [IN_PROCESS_MODEL_FILE]
     assert window.results.model.rowCount() == 0
+
+
+def test_the_empty_plot_names_the_model_that_train_would_run() -> None:
+    from iris_gui.engine.spec.config import RunConfig
+    from iris_gui.ui.presenters.run_presenter import empty_plot_hint
+
+    assert empty_plot_hint(RunConfig(model="cnn", dataset="digits")) == (
+        "Press Train (Ctrl+Return) to run a cnn 16×2 on Digits, 20,000 epochs")
+    assert empty_plot_hint(RunConfig(dataset="images", image_size=8, channels=2)) == (
+        "Press Train (Ctrl+Return) to run a 128-10-3 MLP on synthetic images, 20,000 epochs")

@@ -7,6 +7,7 @@ curve stays in the plot as that stored run.
 
 from __future__ import annotations
 
+import math
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
@@ -18,8 +19,9 @@ from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.standing import measurable
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.spec.models import input_shape
 from iris_gui.engine.words.counted import counted
-from iris_gui.engine.words.labels import run_label, setting_parts
+from iris_gui.engine.words.labels import model_words, run_label, setting_parts
 from iris_gui.engine.words.machine_steps import ready_line
 from iris_gui.engine.words.numbers import figure
 from iris_gui.ui.jobs.run_state import RunState
@@ -45,13 +47,19 @@ def dataset_words(config: RunConfig) -> tuple[str, str]:
     by its file name, and its MLP by the hidden widths alone (its inputs and classes are known
     only once the file is read, which the window does not do to say this)."""
     hidden = [str(width) for width in config.hidden]
+    model = model_words(config)
     if config.dataset == "csv":
-        return PurePath(config.data_file).name, f"an MLP with hidden layers {', '.join(hidden)}"
-    if config.dataset == "synthetic":
-        name = "synthetic data"
-        features, classes = config.synthetic_features, config.synthetic_classes
+        name = PurePath(config.data_file).name
+        return name, f"a {model}" if model else f"an MLP with hidden layers {', '.join(hidden)}"
+    if config.dataset in ("synthetic", "images", "sequences"):
+        name = {"synthetic": "synthetic data", "images": "synthetic images",
+                "sequences": "synthetic sequences"}[config.dataset]
+        features = math.prod(input_shape(config, config.synthetic_features))
+        classes = config.synthetic_classes
     else:
         name, _, features, classes = DATASET_SHAPES[config.dataset]
+    if model:
+        return name, f"a {model}"
     return name, "a " + "-".join([str(features), *hidden, str(classes)]) + " MLP"
 
 
@@ -59,7 +67,10 @@ def empty_plot_hint(config: RunConfig) -> str:
     """What the empty plot says: Train, and what it would run."""
     name, shape = dataset_words(config)
     where = "" if config.device == "cpu" else f" on {config.device}"
-    more = "".join(f", {part}" for part in setting_parts(config))
+    parts = setting_parts(config)
+    if model_words(config):
+        parts = parts[1:]  # the model is named already, as the data's shape
+    more = "".join(f", {part}" for part in parts)
     what = f"{shape} on {name}, {config.epochs:,} epochs{where}{more}"
     if config == RunConfig(device=config.device):
         what = f"the note's experiment: {what}"
