@@ -47,7 +47,9 @@ def test_results_config_and_environment(qtbot, store):
     assert results["Final loss"] == "0.1377"
     assert results["Loss curve"] == "32 points, one every 200 epochs"
     config = section(dialog, "Configuration")
-    assert len(config) == 15  # every RunConfig field but the synthetic sizes
+    # every RunConfig field but the synthetic sizes and the shapes of other models and data
+    assert len(config) == 16 and config["Model"] == "mlp"
+    assert not {"Width", "Depth", "Heads", "Seq len", "Image size", "Channels"} & set(config)
     assert not any(name.startswith("Synthetic") for name in config)
     assert config["Dataset"] == "digits" and config["Hidden layers"] == "64, 32"
     assert config["Engine"] == "eager"
@@ -91,7 +93,7 @@ def test_synthetic_sizes_show_for_synthetic_data_only(qtbot, store):
     dialog = open_dialog(qtbot, store, FAILED)  # a synthetic run
     config = section(dialog, "Configuration")
     assert config["Synthetic rows"] == "5,000,000" and config["Synthetic features"] == "10"
-    assert len(config) == 18
+    assert len(config) == 19
 
 
 def test_copy_as_command_puts_the_train_line_on_the_clipboard(qtbot, store):

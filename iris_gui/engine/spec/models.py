@@ -72,3 +72,15 @@ def check_model(config: Any) -> None:
     if model == "transformer" and config.width % config.heads:
         raise ConfigError(f"a transformer's width {config.width} must divide into its "
                           f"{config.heads} heads; give a width that is a multiple of the heads")
+
+
+def unused_fields(config: Any) -> frozenset[str]:
+    """The model and data shape fields that ``config``'s run does not use (a CNN's width on an
+    MLP run, an MLP's hidden widths on a CNN's), which a display of the run leaves out."""
+    used_by = {"hidden": family(config.model) == "mlp",
+               "width": config.model in ("cnn", "transformer"),
+               "depth": config.model in ("cnn", "transformer"),
+               "heads": config.model == "transformer",
+               "image_size": config.dataset == "images", "channels": config.dataset == "images",
+               "seq_len": config.dataset == "sequences"}
+    return frozenset(name for name, used in used_by.items() if not used)

@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
 from iris_gui.engine.records.compare import steady_speedup, total_speedup
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.standing import Kind, Standing, standing
-from iris_gui.engine.words.command_line import SYNTHETIC_SIZES, command_for
+from iris_gui.engine.spec.models import unused_fields
+from iris_gui.engine.words.command_line import SYNTHETIC_DATA, SYNTHETIC_SIZES, command_for
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.labels import table_label
 from iris_gui.engine.words.numbers import measured
@@ -177,11 +178,14 @@ def _config_value(value: object) -> str:
 
 
 def _config(result: RunResult) -> QGroupBox:
-    # The synthetic sizes shape only synthetic data; elsewhere they were never used.
-    synthetic = result.config.dataset == "synthetic"
+    # The synthetic sizes shape only synthetic data, and a model's and a data set's shape
+    # fields only that model's and data's runs; elsewhere they were never used.
+    synthetic = result.config.dataset in SYNTHETIC_DATA
+    unused = unused_fields(result.config)
     rows = [(CONFIG_NAMES.get(name, name.replace("_", " ").capitalize()), _config_value(value))
             for name, value in result.config.to_dict().items()
-            if (synthetic or name not in SYNTHETIC_SIZES) and name not in GROUPED_FIELDS]
+            if (synthetic or name not in SYNTHETIC_SIZES) and name not in GROUPED_FIELDS
+            and name not in unused]
     return form_group("Configuration", rows)
 
 
