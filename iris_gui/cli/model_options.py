@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.models import FAMILIES, is_model_file
@@ -41,3 +42,22 @@ def model_values(args: argparse.Namespace) -> dict[str, object]:
         path, _, name = model.rpartition(":")
         values["model"] = f"{os.path.abspath(os.path.expanduser(path))}:{name}"
     return values
+
+
+# The SweepSpec fields that ``sweep``'s model options fill (its widths are ``--hidden``).
+SWEEP_MODEL_FIELDS = ("model", "depth", "heads", "seq_len", "image_size", "channels")
+
+
+def add_sweep_model_options(sweep: argparse.ArgumentParser, spec: Any) -> None:
+    sweep.add_argument("--model", choices=FAMILIES, default=spec.model,
+                       help="the family swept along --hidden (--width): mlp, or a cnn on "
+                            "synthetic images, a transformer on synthetic sequences")
+    sweep.add_argument("--depth", type=int, default=spec.depth,
+                       help="a cnn's conv blocks or a transformer's encoder layers")
+    sweep.add_argument("--heads", type=int, default=spec.heads, help="a transformer's heads")
+    sweep.add_argument("--seq-len", type=int, default=spec.seq_len,
+                       help="the sequences' steps, each of --features values")
+    sweep.add_argument("--image-size", type=int, default=spec.image_size,
+                       help="the images' side in pixels")
+    sweep.add_argument("--channels", type=int, default=spec.channels,
+                       help="the images' channels")

@@ -7,7 +7,7 @@ import os
 from typing import NoReturn
 
 from iris_gui import __version__
-from iris_gui.cli.model_options import add_model_options, model_values
+from iris_gui.cli.model_options import add_model_options, add_sweep_model_options, model_values
 from iris_gui.cli.remote_parser import add_remote_commands
 from iris_gui.engine.spec.batch_settings import DATA_PATHS, PRECISIONS, parse_batch
 from iris_gui.engine.spec.config import (
@@ -299,7 +299,10 @@ def _add_sweep_commands(commands: argparse._SubParsersAction) -> None:
                        help="CPU series: intra-op threads (all: torch's default, the physical "
                             "cores)")
     sweep.add_argument("--rows", type=_ints, default=list(spec.rows), metavar="120,1000,...")
-    sweep.add_argument("--hidden", type=_ints, default=list(spec.hidden), metavar="10,64,...")
+    sweep.add_argument("--hidden", "--width", type=_ints, default=list(spec.hidden),
+                       metavar="10,64,...", help="the widths swept: the MLP's hidden layer, a "
+                                                 "cnn's channels, a transformer's features")
+    add_sweep_model_options(sweep, spec)
     sweep.add_argument("--batch", type=_batches, default=list(spec.batches),
                        metavar="16,64,...,full",
                        help="batch sizes to sweep, rows per optimizer step (default full: the "

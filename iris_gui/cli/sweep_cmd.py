@@ -8,6 +8,7 @@ import json
 import math
 import sys
 
+from iris_gui.cli.model_options import SWEEP_MODEL_FIELDS
 from iris_gui.cli.output import number, status_line, table
 from iris_gui.cli.session import StopOnInterrupt, open_store
 from iris_gui.engine.records.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
@@ -22,7 +23,8 @@ def spec_from_args(args: argparse.Namespace) -> SweepSpec:
                      batches=tuple(args.batch), features=args.features,
                      classes=args.classes, devices=tuple(args.devices),
                      engines=tuple(args.engines), threads=tuple(args.threads),
-                     min_seconds=args.min_seconds, min_epochs=args.min_epochs)
+                     min_seconds=args.min_seconds, min_epochs=args.min_epochs,
+                     **{name: getattr(args, name) for name in SWEEP_MODEL_FIELDS})
 
 
 def sweep_command(args: argparse.Namespace) -> int:
@@ -84,7 +86,9 @@ def describe(result: SweepResult, sweep_id: int | None) -> str:
                      number(point.epoch_us), number(point.epoch_us_iqr, 2),
                      number(point.flops_per_epoch, 3), number(point.gflops, 3), error,
                      _wait(point), point.status + _footnote(point.message, footnotes)])
-    headers = ["series", "rows", "hidden", *(["batch", "steps"] if batched else []),
+    # A cnn's or a transformer's width is its channels or features, not a hidden layer's.
+    width = "hidden" if result.spec.model == "mlp" else f"{result.spec.model} width"
+    headers = ["series", "rows", width, *(["batch", "steps"] if batched else []),
                "us/epoch", "IQR", "FLOPs", "GFLOP/s", "fit err", "CPU wait", "status"]
     lines.append(table(headers, rows, right=set(range(1, len(headers) - 1))))
     lines += [f"  [{number}] {message}" for message, number in footnotes.items()]

@@ -42,3 +42,14 @@ def test_the_repeat_line_of_a_model_run_reads_back_to_its_config(tmp_path: Path)
                    RunConfig(model=f"{model_file}:Net", dataset="wine")):
         words = shlex.split(command_for(config))[1:]
         assert config_from_args(build_parser().parse_args(words)) == config, words
+
+
+def test_a_sweep_of_a_cnns_width_is_asked_of_the_engine_as_written() -> None:
+    from iris_gui.cli.sweep_cmd import spec_from_args
+
+    args = build_parser().parse_args(["sweep", "--model", "cnn", "--width", "8,32,128",
+                                      "--image-size", "8", "--channels", "3", "--depth", "1",
+                                      "--devices", "cpu"])
+    spec = spec_from_args(args)
+    assert (spec.model, spec.hidden, spec.image_size, spec.channels, spec.depth) == (
+        "cnn", (8, 32, 128), 8, 3, 1)

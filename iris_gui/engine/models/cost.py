@@ -50,3 +50,24 @@ def step_flops(model: nn.Module, features: int, classes: int, rows: int) -> floa
     with sdpa_kernel(SDPBackend.MATH), FlopCounterMode(display=False) as counter:
         nn.functional.cross_entropy(model(x), y).backward()
     return float(counter.get_total_flops()) * rows / counted
+
+
+def activation_values(model: nn.Module, features: int) -> int:
+    """The numbers one row's forward pass leaves in the model's layers' outputs (what a step
+    keeps for its backward pass), from a one-row pass on a CPU copy."""
+    held = [0]
+
+    def count(_module: nn.Module, _inputs: object, output: object) -> None:
+        if isinstance(output, torch.Tensor):
+            held[0] += output.numel()
+
+    copied = copy.deepcopy(model).to("cpu", torch.float32)
+    hooks = [m.register_forward_hook(count) for m in copied.modules()
+             if not list(m.children())]
+    try:
+        with torch.no_grad(), sdpa_kernel(SDPBackend.MATH):
+            copied(torch.zeros(1, features))
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return held[0]

@@ -82,6 +82,16 @@ class SweepSpec:
     optimizer: str = "sgd"
     lr: float = 0.01
     seed: int = 0
+    # The model family swept (spec/models.py): for a cnn or a transformer ``hidden`` is its
+    # width (channels, features), at this depth and these heads, on synthetic images or
+    # sequences of this shape (a sequence step holds ``features`` values). A stored sweep
+    # without them swept the MLP.
+    model: str = "mlp"
+    depth: int = 2
+    heads: int = 2
+    seq_len: int = 16
+    image_size: int = 16
+    channels: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}

@@ -1,7 +1,8 @@
 """Running a sweep: each point measured through the same rungs and timed loop as a run.
 
 A point is one problem size (rows of synthetic data x one hidden layer's width, features and
-classes as asked) on one series (device x engine x CPU threads). Its data is made and moved
+classes as asked; or a CNN's or a transformer's width on synthetic images or sequences:
+shapes.py) on one series (device x engine x CPU threads). Its data is made and moved
 once, the rung warmed up and built (compilation outside the clock), then a short timed window
 runs: at least ``min_epochs`` epochs and about ``min_seconds``, cut into the usual synchronised
 ~30 ms chunks, whose median and IQR give the point's µs/epoch (steady.py). Points go in the
@@ -41,7 +42,6 @@ from iris_gui.engine.records.sweep_model import (
     SweepPoint,
     SweepResult,
     SweepSpec,
-    flops_per_epoch,
     steps_per_epoch,
 )
 from iris_gui.engine.rungs import availability
@@ -49,6 +49,8 @@ from iris_gui.engine.spec.batch_settings import MAX_BATCH, batch_text
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import unsupported_batching
 from iris_gui.engine.spec.errors import ConfigError, EngineError
+from iris_gui.engine.spec.models import FAMILIES
+from iris_gui.engine.sweep.shapes import point_config, point_flops, row_values, values_held
 from iris_gui.engine.train.assemble import build_run, prepare_run
 from iris_gui.engine.train.current_device import on_device
 from iris_gui.engine.train.devices import describe_devices, resolve_device
@@ -95,11 +97,12 @@ def _thread_count(text: str) -> int:
 
 
 def memory_reason(device: torch.device, rows: int, features: int, hidden: int,
-                  classes: int, batch: int = 0) -> str | None:
+                  classes: int, batch: int = 0, held: int | None = None) -> str | None:
     """Why the point would not fit, or None. The estimate: the data, and per row of a step
     (all of them for the full batch) the buffers it holds (activations, their gradients,
-    masks, logits and their gradient)."""
-    need = 4 * rows * features + 8 * rows + 4 * (batch or rows) * (6 * hidden + 4 * classes)
+    masks, logits and their gradient: ``held`` numbers, the MLP's by default)."""
+    per_row = held if held is not None else 6 * hidden + 4 * classes
+    need = 4 * rows * features + 8 * rows + 4 * (batch or rows) * per_row
     host = 4 * rows * features + 8 * rows
     checks = [("RAM", available_ram(), host if device.type != "cpu" else need)]
     if device.type == "cuda":
@@ -138,8 +141,7 @@ def new_point(spec: SweepSpec, device_id: str, engine: str, threads: int | None,
               hidden: int, batch: int, status: str = "completed", message: str = "") -> SweepPoint:
     """A point of this size, with its work and steps per epoch, not measured yet."""
     return SweepPoint(device_id, engine, threads, rows, hidden, status, message=message,
-                      flops_per_epoch=flops_per_epoch(rows, spec.features, (hidden,),
-                                                      spec.classes),
+                      flops_per_epoch=point_flops(spec, rows, hidden),
                       batch=batch, steps_per_epoch=steps_per_epoch(rows, batch))
 
 
@@ -157,15 +159,16 @@ def measure_point(spec: SweepSpec, device_id: str, engine: str, threads: int | N
     device = torch.device(device_id)
     reason = batch_reason(engine, rows, batch) or availability(engine, device)
     if reason is None:
-        reason = memory_reason(device, rows, spec.features, hidden, spec.classes, batch)
+        reason = memory_reason(device, rows, row_values(spec), hidden, spec.classes, batch,
+                               values_held(spec, hidden))
     if reason is not None:
         point.status, point.message = "skipped", reason
         return point
     try:
-        config = RunConfig(hidden=(hidden,), optimizer=spec.optimizer, lr=spec.lr,
-                           seed=spec.seed, device=device_id, threads=threads or 1,
-                           record="none", engine=engine, epochs=MAX_EPOCHS_PER_POINT,
-                           batch=batch)
+        config = point_config(spec, hidden, optimizer=spec.optimizer, lr=spec.lr,
+                              seed=spec.seed, device=device_id, threads=threads or 1,
+                              record="none", engine=engine, epochs=MAX_EPOCHS_PER_POINT,
+                              batch=batch)
     except ConfigError as error:  # a choice this engine refuses with these batches: a row
         point.status, point.message = "skipped", str(error)
         return point
@@ -213,9 +216,10 @@ def device_fault(device_id: str) -> str | None:
 
 def _measure(spec: SweepSpec, config: RunConfig, device: torch.device, point: SweepPoint,
              stop: StopCheck | None) -> None:
-    x_host, y_host = synthetic(point.rows, spec.features, spec.classes, spec.seed)
+    features = row_values(spec)
+    x_host, y_host = synthetic(point.rows, features, spec.classes, spec.seed)
     warm_process(device)
-    warm_step(config, device, point.batch or point.rows, spec.features, spec.classes)
+    warm_step(config, device, point.batch or point.rows, features, spec.classes)
     x, y = torch.from_numpy(x_host).to(device), torch.from_numpy(y_host).to(device)
     stepper = build_run(prepare_run(config, device, x, y, classes=spec.classes))
     # The window: until both min_seconds and min_epochs are reached, judged at the chunk
@@ -340,8 +344,12 @@ def _check(spec: SweepSpec) -> None:
     if unknown or not spec.engines:
         raise ConfigError(f"engine {unknown[0] if unknown else ''!r} is not allowed; choose from "
                           f"{', '.join(ENGINES)}")
+    if spec.model not in FAMILIES:
+        raise ConfigError(f"model {spec.model!r} cannot be swept; choose one of: "
+                          f"{', '.join(FAMILIES)} (a model file is trained run by run)")
     try:
-        RunConfig(optimizer=spec.optimizer, lr=spec.lr, seed=spec.seed)
+        point_config(spec, min(spec.hidden), optimizer=spec.optimizer, lr=spec.lr,
+                     seed=spec.seed)
     except ConfigError:
         raise
     except EngineError as error:

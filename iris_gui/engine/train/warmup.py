@@ -10,13 +10,18 @@ inside its first epoch and evaluation; on the CPU the step costs about a millise
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 from torch import nn
 
+from iris_gui.engine.models.build import build_model
 from iris_gui.engine.models.mlp import build_mlp
 from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.models import family
 from iris_gui.engine.train.clock import synced_clock
 from iris_gui.engine.train.optimizer import make_optimizer
+from iris_gui.engine.words.labels import model_words
 
 _warmed_devices: set[str] = set()
 _optimizers_imported = False
@@ -43,7 +48,12 @@ def warm_process(device: torch.device) -> list[str]:
 def warm_step(config: RunConfig, device: torch.device, rows: int, n_features: int,
               n_classes: int) -> str:
     """One throwaway step and the evaluation ops at the run's shapes; returns its description."""
-    model = build_mlp(n_features, config.hidden, n_classes, seed=0).to(device)
+    # The run's own model (its family and shapes; never a model file, which is built once),
+    # so that its kernels are chosen and warmed here rather than in its first epoch.
+    if family(config.model) in ("cnn", "transformer"):
+        model = build_model(replace(config, seed=0), n_features, n_classes).to(device)
+    else:
+        model = build_mlp(n_features, config.hidden, n_classes, seed=0).to(device)
     optimizer = make_optimizer(config, model)
     x = torch.zeros(rows, n_features, device=device)
     y = torch.arange(rows, device=device) % n_classes
@@ -56,7 +66,8 @@ def warm_step(config: RunConfig, device: torch.device, rows: int, n_features: in
         torch.bincount(y * n_classes + predicted, minlength=n_classes**2).cpu()
         loss.item()
     synced_clock(device)
-    shape = "-".join(map(str, (n_features, *config.hidden, n_classes)))
+    shape = (model_words(config) if family(config.model) in ("cnn", "transformer")
+             else "-".join(map(str, (n_features, *config.hidden, n_classes))))
     return f"scratch {shape} step on {rows:,} rows ({config.optimizer}) + eval ops on {device}"
 
 
