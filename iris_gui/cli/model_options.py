@@ -22,15 +22,21 @@ def add_model_options(group: argparse._ArgumentGroup) -> None:
                             "Python file (called as NAME(input_shape, classes))")
     group.add_argument("--width", type=int, default=DEFAULTS.width,
                        help="a cnn's channels or a transformer's features")
-    group.add_argument("--depth", type=int, default=DEFAULTS.depth,
-                       help="a cnn's conv blocks or a transformer's encoder layers")
-    group.add_argument("--heads", type=int, default=DEFAULTS.heads, help="a transformer's heads")
-    group.add_argument("--seq-len", type=int, default=DEFAULTS.seq_len,
-                       help="the sequences data set's steps (each of --features values)")
-    group.add_argument("--image-size", type=int, default=DEFAULTS.image_size,
-                       help="the images data set's side in pixels")
-    group.add_argument("--channels", type=int, default=DEFAULTS.channels,
-                       help="the images data set's channels")
+    _add_shape_options(group, DEFAULTS)
+
+
+def _add_shape_options(parser: Any, defaults: Any) -> None:
+    """The options of a model's and its synthetic data's shape, as ``train`` and ``sweep``
+    both take them (``defaults``: a RunConfig's or a SweepSpec's)."""
+    parser.add_argument("--depth", type=int, default=defaults.depth,
+                        help="a cnn's conv blocks or a transformer's encoder layers")
+    parser.add_argument("--heads", type=int, default=defaults.heads, help="a transformer's heads")
+    parser.add_argument("--seq-len", type=int, default=defaults.seq_len,
+                        help="the sequences' steps (each of --features values)")
+    parser.add_argument("--image-size", type=int, default=defaults.image_size,
+                        help="the images' side in pixels")
+    parser.add_argument("--channels", type=int, default=defaults.channels,
+                        help="the images' channels")
 
 
 def model_values(args: argparse.Namespace) -> dict[str, object]:
@@ -52,12 +58,4 @@ def add_sweep_model_options(sweep: argparse.ArgumentParser, spec: Any) -> None:
     sweep.add_argument("--model", choices=FAMILIES, default=spec.model,
                        help="the family swept along --hidden (--width): mlp, or a cnn on "
                             "synthetic images, a transformer on synthetic sequences")
-    sweep.add_argument("--depth", type=int, default=spec.depth,
-                       help="a cnn's conv blocks or a transformer's encoder layers")
-    sweep.add_argument("--heads", type=int, default=spec.heads, help="a transformer's heads")
-    sweep.add_argument("--seq-len", type=int, default=spec.seq_len,
-                       help="the sequences' steps, each of --features values")
-    sweep.add_argument("--image-size", type=int, default=spec.image_size,
-                       help="the images' side in pixels")
-    sweep.add_argument("--channels", type=int, default=spec.channels,
-                       help="the images' channels")
+    _add_shape_options(sweep, spec)
