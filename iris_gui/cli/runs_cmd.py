@@ -9,6 +9,7 @@ from iris_gui.cli.output import PARTIAL_LEGEND, number, partial, seconds, table
 from iris_gui.cli.session import open_store
 from iris_gui.engine.records.standing import Kind, measurable
 from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.model_words import model_name
 from iris_gui.engine.words.timing_names import EPOCH_US, LOOP_SECONDS, ascii_units
 
 
@@ -28,18 +29,19 @@ def _list(args: argparse.Namespace, store) -> int:
         return 0
     # The engine tells a ladder's runs apart; the call style exists only where a module is
     # called, so the other rungs show "-" there.
-    headers = ["id", "saved", "dataset", "device", "engine", "record", "call", "thr", "epochs",
-               "status", LOOP_SECONDS, ascii_units(EPOCH_US), "final loss", "test acc"]
+    headers = ["id", "saved", "dataset", "model", "device", "engine", "record", "call", "thr",
+               "epochs", "status", LOOP_SECONDS, ascii_units(EPOCH_US), "final loss", "test acc"]
     rows = []
     for run in runs:
         r, c = run.result, run.result.config
-        rows.append([str(run.id), run.created_at[:19].replace("T", " "), c.dataset, c.device,
+        rows.append([str(run.id), run.created_at[:19].replace("T", " "), c.dataset,
+                     model_name(c, times="x"), c.device,
                      c.engine, c.record, c.call if c.calls_module else "-", str(c.threads),
                      f"{r.epochs_completed:,}", r.status.value,
                      partial(r, seconds(r.timings.train_seconds)),
                      partial(r, number(r.timings.epoch_us)) + timing_mark(r),
                      number(r.final_loss), number(r.test_accuracy, 3)])
-    print(table(headers, rows, right={0, 7, 8, 10, 11, 12, 13}))
+    print(table(headers, rows, right={0, 8, 9, 11, 12, 13, 14}))
     if any(run.result.timing_is_partial for run in runs):
         print(PARTIAL_LEGEND)
     if any(timing_mark(run.result) for run in runs):

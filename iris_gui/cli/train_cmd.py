@@ -20,6 +20,7 @@ from iris_gui.engine.spec.config import ConfigError
 from iris_gui.engine.words.batch_words import batch_summary, data_file_summary
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.labels import model_words, table_label
+from iris_gui.engine.words.model_words import model_file_words, model_sentence
 
 
 def summary_lines(result: Any, run_id: int | None) -> list[str]:
@@ -32,6 +33,8 @@ def summary_lines(result: Any, run_id: int | None) -> list[str]:
          f"record {c.record}, {f'call {c.call}, ' if c.calls_module else ''}"
          f"{counted(env.threads, 'thread')}, {c.optimizer} lr {c.lr:g}, "
          f"{model_words(c) or 'hidden ' + ','.join(map(str, c.hidden))}"),
+        f"  model         {model_sentence(result)}",
+        *([f"  model file    {words}"] if (words := model_file_words(result.model_file)) else []),
         f"  epochs        {result.epochs_completed:,} / {c.epochs:,}",
         f"  final loss    {number(result.final_loss)}",
         f"  accuracy      train {number(result.train_accuracy, 3)}  test {number(result.test_accuracy, 3)}",

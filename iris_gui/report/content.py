@@ -24,6 +24,7 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.batch_words import batch_summary, data_file_summary, loader_words
 from iris_gui.engine.words.labels import table_label
+from iris_gui.engine.words.model_words import model_file_words, model_sentence
 from iris_gui.engine.words.verdict import verdict
 from iris_gui.report.table import HEADERS, results_table
 from iris_gui.store.runs import StoredRun
@@ -123,6 +124,7 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
     sentences = _sentences(run) if run.breakdown else []
     environment = [
         ("timing", timing_standing(result)),
+        ("model", model_sentence(result)), ("model file", model_file_words(result.model_file)),
         ("device", env.device_name or env.device or config.device),
         ("host", f"{env.host} ({env.host_destination}), over ssh" if env.host else ""),
         ("placed", env.host_placement),

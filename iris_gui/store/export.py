@@ -59,6 +59,7 @@ _ESTIMATE_LATENCIES = ("launch", "sync")
 CSV_COLUMNS: tuple[str, ...] = (
     *(name for name, _ in _SOURCES),
     *(f"data_file_{key}" for key in _DATA_FILE_KEYS),
+    "model", "parameters", "flops_per_step", "model_file", "model_sha256",
     *(f"explain_{name}_us" for name in _BREAKDOWN_CATEGORIES),
     *(f"explain_{name}" for name in _BREAKDOWN_FIELDS),
     "explain_cpu_busy",
@@ -79,6 +80,7 @@ def flat_record(run: StoredRun) -> dict[str, object]:
     data_file = record.get("data_file") or {}
     for key in _DATA_FILE_KEYS:
         row[f"data_file_{key}"] = data_file.get(key)
+    row.update(_model(record))
     # The batch as the CLI takes it: "full" rather than 0.
     if row["batch"] is not None:
         row["batch"] = row["batch"] or "full"
@@ -91,6 +93,16 @@ def flat_record(run: StoredRun) -> dict[str, object]:
         row[f"explain_{name}"] = breakdown.get(name)
     row.update(_explain_standing(breakdown))
     return row
+
+
+def _model(record: dict) -> dict[str, object]:
+    """The model as ``--model`` takes it, its counts and the file it was loaded from; a run
+    recorded before the counts holds 0 parameters (not counted), an empty cell as NaN is."""
+    model_file = record.get("model_file") or {}
+    return {"model": record["config"].get("model", "mlp"),
+            "parameters": record.get("parameters") or None,
+            "flops_per_step": record.get("flops_per_step"),
+            "model_file": model_file.get("path"), "model_sha256": model_file.get("sha256")}
 
 
 def _explain_standing(breakdown: dict) -> dict[str, object]:
