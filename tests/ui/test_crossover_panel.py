@@ -307,7 +307,7 @@ def test_bad_settings_are_said_in_one_line_and_start_is_off(panel, qtbot) -> Non
     panel.settings.engine_boxes["graph"].click()
     assert panel.start_button.isEnabled()
     retype(qtbot, panel.settings.hidden_edit, "10,5000")
-    assert "hidden widths '10,5000'" in panel.error_label.text()
+    assert "widths '10,5000' is not allowed" in panel.error_label.text()
 
 
 def test_the_settings_make_the_spec_and_take_it_back(panel, qtbot) -> None:

@@ -59,6 +59,7 @@ class CrossoverPresenter(QObject):
             self._say(f"The sweep cannot be reopened: {error}")
             return
         self.panel.set_result(stored.result)
+        self.panel.set_spec(stored.result.spec)  # its settings, ready to sweep again or vary
         self._say(f"Showing sweep {stored.id} from {stored.created_at}")
 
     def refresh_history(self) -> None:

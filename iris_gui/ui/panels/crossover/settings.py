@@ -28,6 +28,7 @@ from iris_gui.engine.remote.names import split_device
 from iris_gui.engine.spec.batch_settings import batch_text, parse_batch
 from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.ui.panels.crossover.model_fields import WIDTHS_TIP, ModelFields, check
 from iris_gui.ui.panels.shared.fields import int_spin
 from iris_gui.ui.panels.shared.plain_text import plain_tip
 
@@ -92,7 +93,10 @@ class SweepSettings(QWidget):
 
     def _build(self) -> None:
         self.rows_edit = self._line("Row counts of synthetic data, e.g. 120,1000,10k,1e6")
-        self.hidden_edit = self._line("Widths of the one hidden layer, e.g. 10 or 10,100,1000")
+        self.hidden_edit = self._line(WIDTHS_TIP)
+        self.model_fields = ModelFields(self.changed)
+        self.model_combo = self.model_fields.model_combo
+        self.model_fields.model_combo.currentIndexChanged.connect(self._show_features)
         self.batch_edit = self._line("Rows per optimizer step, full for the whole data set; "
                                      "several (e.g. 16,64,256,full) make the batch size an axis")
         self.features_spin = int_spin(*FEATURES_RANGE)
@@ -109,7 +113,8 @@ class SweepSettings(QWidget):
         sizes = QHBoxLayout()
         sizes.setContentsMargins(0, 0, 0, 0)
         sizes.addWidget(self.features_spin)
-        sizes.addWidget(QLabel("classes"))
+        self.classes_label = QLabel("classes")
+        sizes.addWidget(self.classes_label)
         sizes.addWidget(self.classes_spin)
 
         self.engine_boxes: dict[str, QCheckBox] = {}
@@ -131,10 +136,13 @@ class SweepSettings(QWidget):
 
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("model", self.model_combo)
         form.addRow("rows", self.rows_edit)
-        form.addRow("hidden widths", self.hidden_edit)
+        form.addRow("widths", self.hidden_edit)
+        self.model_fields.add_shape_rows(form)
         form.addRow("batch sizes", self.batch_edit)
-        form.addRow("features", sizes)
+        self._features_label = QLabel("features")
+        form.addRow(self._features_label, sizes)
         form.addRow("engines", engines)
         form.addRow("CPU threads", self.threads_edit)
         form.addRow("devices", self._devices)
@@ -151,17 +159,20 @@ class SweepSettings(QWidget):
     def spec(self) -> SweepSpec:
         """The sweep the form describes; ConfigError (one line) names the first bad field."""
         rows = parse_sizes("rows", self.rows_edit.text(), *ROWS_RANGE, "120,1000,10000")
-        hidden = parse_sizes("hidden widths", self.hidden_edit.text(), *HIDDEN_RANGE, "10,100")
+        hidden = parse_sizes("widths", self.hidden_edit.text(), *HIDDEN_RANGE, "10,100")
         batches = parse_batches(self.batch_edit.text())
         engines = tuple(name for name, box in self.engine_boxes.items() if box.isChecked())
         if not engines:
             raise ConfigError("no engine is chosen; tick at least one, e.g. eager")
         threads = parse_threads(self.threads_edit.text())
-        return dataclasses.replace(
+        spec = dataclasses.replace(
             self._base, rows=rows, hidden=hidden, batches=batches,
             features=self.features_spin.value(),
             classes=self.classes_spin.value(), engines=engines, threads=threads,
-            devices=self._chosen_devices(), min_seconds=round(self.seconds_spin.value(), 2))
+            devices=self._chosen_devices(), min_seconds=round(self.seconds_spin.value(), 2),
+            **self.model_fields.values())
+        check(spec)
+        return spec
 
     def error(self) -> str:
         """Why the form is invalid (one line), or "" when it is valid."""
@@ -176,6 +187,7 @@ class SweepSettings(QWidget):
         self.rows_edit.setText(",".join(str(v) for v in spec.rows))
         self.hidden_edit.setText(",".join(str(v) for v in spec.hidden))
         self.batch_edit.setText(",".join(batch_text(v) for v in spec.batches))
+        self.model_fields.set_spec(spec)
         self.features_spin.setValue(spec.features)
         self.classes_spin.setValue(spec.classes)
         for name, box in self.engine_boxes.items():
@@ -192,6 +204,15 @@ class SweepSettings(QWidget):
                 box.setChecked(device in spec.devices)
         self.all_devices.setChecked(everywhere)
         self._on_all_devices(everywhere)
+
+    def _show_features(self) -> None:
+        # A CNN's row is its image (channels x size²): of this row it reads the classes alone;
+        # a transformer's step holds this many values.
+        model = self.model_fields.model()
+        self.features_spin.setVisible(model != "cnn")
+        self.classes_label.setVisible(model != "cnn")
+        self._features_label.setText({"cnn": "classes", "transformer": "values per step"}
+                                     .get(model, "features"))
 
     def set_devices(self, devices: list[DeviceInfo]) -> None:
         """Offer these devices (the worker's discovery) beside "all detected"."""
