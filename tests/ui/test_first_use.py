@@ -61,8 +61,9 @@ def test_the_header_menu_shows_a_hidden_column_and_the_choice_is_remembered(qtbo
     window.close()
     again = window_on(store)
     try:
-        assert hidden(again) == ["saved", "record", "threads", "execution", "batch",
-                                 "data_path", "precision", "step_us", "data_wait"]
+        assert hidden(again) == ["saved", "model", "parameters", "flops", "record", "threads",
+                                 "execution", "batch", "data_path", "precision", "step_us",
+                                 "data_wait"]
         next(a for a in again.results.columns.menu().actions()
              if a.text() == "Default columns").trigger()
         assert hidden(again) == list(DEFAULT_HIDDEN)
@@ -84,8 +85,8 @@ def test_a_choice_an_older_version_kept_by_title_is_read_by_key(qtbot, window_on
     settings.sync()
     older = window_on(store)
     try:
-        assert hidden(older) == ["saved", "threads", "batch", "data_path", "precision",
-                                 "step_us", "data_wait"]
+        assert hidden(older) == ["saved", "model", "parameters", "flops", "threads", "batch",
+                                 "data_path", "precision", "step_us", "data_wait"]
         menu_entry(older, "Batch").trigger()  # the user shows one: remembered by its key
         assert "batch" not in hidden(older)
     finally:

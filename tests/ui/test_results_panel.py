@@ -63,7 +63,7 @@ def test_panel_shows_one_row_per_run_with_its_figures(panel):
     assert panel.view.model().rowCount() == 5
     row = [cell(panel, CPU, c.title) for c in COLUMNS]
     assert row[0] == "1" and row[2:] == [
-        "iris", "cpu", "AMD EPYC 9654 96-Core Processor", "eager", "every-epoch", "forward", "1",
+        "iris", "MLP 10", "-", "-", "cpu", "AMD EPYC 9654 96-Core Processor", "eager", "every-epoch", "forward", "1",
         "process", "20,000 / 20,000", "completed", "2.400", "119.7 ± 3.1", "-", "0.05352",
         "100.0%", "full", "resident", "float32", "-", "-",
     ]

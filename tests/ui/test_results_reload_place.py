@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QItemSelectionModel, QPoint, Qt
 
 from iris_gui.store.runs import RunStore
+from iris_gui.ui.panels.results.model import DEVICE_COLUMN
 from iris_gui.ui.panels.results.panel import ResultsPanel
 
 
@@ -32,7 +33,7 @@ def test_a_run_saved_elsewhere_moves_nothing_the_user_looks_at(qtbot, store):
     ids = [int(panel.view.model().index(r, 0).data()) for r in range(panel.view.model().rowCount())]
     looked_at = ids[12]
     panel.select_ids([looked_at])
-    cell = panel.view.model().index(12, 3)
+    cell = panel.view.model().index(12, DEVICE_COLUMN)
     panel.view.selectionModel().setCurrentIndex(cell, QItemSelectionModel.SelectionFlag.NoUpdate)
     panel.view.scrollTo(cell, panel.view.ScrollHint.PositionAtTop)
     panel.view.horizontalScrollBar().setValue(panel.view.horizontalScrollBar().maximum() // 2)
@@ -45,7 +46,7 @@ def test_a_run_saved_elsewhere_moves_nothing_the_user_looks_at(qtbot, store):
     assert int(panel.view.model().index(0, 0).data()) == new_id  # the new row is there
     assert _top_run(panel) == top
     assert panel.selected_ids() == [looked_at]  # it does not take the selection
-    assert _current_run(panel) == looked_at and panel.view.currentIndex().column() == 3
+    assert _current_run(panel) == looked_at and panel.view.currentIndex().column() == DEVICE_COLUMN
     assert panel.view.horizontalScrollBar().value() == sideways
 
     # Deleted elsewhere, the row goes; the selection keeps what remains.

@@ -30,6 +30,7 @@ from iris_gui.engine.spec.models import unused_fields
 from iris_gui.engine.words.command_line import SYNTHETIC_DATA, SYNTHETIC_SIZES, command_for
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.labels import table_label
+from iris_gui.engine.words.model_words import model_sentence
 from iris_gui.engine.words.numbers import measured
 from iris_gui.engine.words.program import program_here
 from iris_gui.engine.words.timing_names import LOOP, heading
@@ -48,6 +49,7 @@ from iris_gui.ui.panels.results.details_data import (
     batches_group,
     data_file_group,
     form_group,
+    model_file_group,
     selectable,
 )
 from iris_gui.ui.panels.results.model import SPEEDUP_TITLE, STATUS_COLOURS
@@ -160,6 +162,7 @@ def _outcome(run: StoredRun) -> QGroupBox:
     stride = "epoch" if r.loss_stride == 1 else counted(r.loss_stride, "epoch")
     return form_group("Results", [
         ("Epochs", f"{r.epochs_completed:,} of {r.config.epochs:,}"),
+        ("Model", model_sentence(r)),
         ("Final loss", formatted(r.final_loss, ".6g")),
         ("Train accuracy", formatted(r.train_accuracy, ".2%")),
         ("Test accuracy", formatted(r.test_accuracy, ".2%")),
@@ -269,6 +272,8 @@ class RunDetailsDialog(QDialog):
         extra = [batches_group(result)]
         if result.config.dataset == "csv":
             extra.append(data_file_group(result))
+        if result.model_file:
+            extra.append(model_file_group(result.model_file))
         for box in extra:  # each under the column that is shorter so far
             shorter = min((left, right), key=lambda column: sum(
                 b.sizeHint().height() for b in stacked[id(column)]))

@@ -1,4 +1,4 @@
-"""The run details' Batches and data and Data file groups, and the selectable form
+"""The run details' Batches and data, Data file and Model file groups, and the selectable form
 groups every part of the details is made of."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel
 
 from iris_gui.engine.data.csv_data import many_classes_note
 from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.words.model_words import SHA_SHOWN  # the tooltip has it whole
 from iris_gui.engine.words.numbers import measured
 from iris_gui.figures.plot_theme import CAUTION
 from iris_gui.ui.panels.results.cells import (
@@ -25,7 +26,6 @@ from iris_gui.ui.panels.results.cells import (
 GROUPED_FIELDS = ("batch", "drop_last", "data_path", "workers", "pin_memory", "non_blocking",
                   "persistent_workers", "prefetch_factor", "precision", "tf32", "data_file",
                   "target")
-SHA_SHOWN = 12  # hex digits of the SHA-256 shown; the tooltip has it whole
 _SELECTABLE = (Qt.TextInteractionFlag.TextSelectableByMouse
                | Qt.TextInteractionFlag.TextSelectableByKeyboard)
 
@@ -111,4 +111,20 @@ def data_file_group(result: RunResult) -> QGroupBox:
         note.setWordWrap(True)
         note.setStyleSheet(f"color: {CAUTION};")
         form.addRow("Note:", note)
+    return box
+
+
+def model_file_group(record: dict) -> QGroupBox:
+    """Your own model's file as the run loaded it: its path (plain text, as typed), size, and
+    the SHA-256 of the bytes that ran."""
+    digest = str(record.get("sha256") or "")
+    box = form_group("Model file", [
+        ("File", str(record.get("path") or MISSING)), ("Size", _file_size(record.get("size"))),
+        ("SHA-256", f"{digest[:SHA_SHOWN]}…" if digest else MISSING),
+        ("Name", str(record.get("name") or MISSING)),
+    ])
+    if digest:
+        form = box.layout()
+        assert isinstance(form, QFormLayout)
+        form.itemAt(2, QFormLayout.ItemRole.FieldRole).widget().setToolTip(digest)
     return box

@@ -19,6 +19,13 @@ from iris_gui.engine.records.compare import steady_speedup
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.standing import Standing, measurable, standing
 from iris_gui.engine.spec.engines import ENGINE_INFO
+from iris_gui.engine.words.model_words import (
+    flops_compact,
+    model_file_words,
+    model_name,
+    model_sentence,
+    parameters_cell,
+)
 from iris_gui.engine.words.timing_names import LOOP_SECONDS, heading
 from iris_gui.figures.plot_theme import CAUTION, ERROR, PARTIAL, STOPPED
 from iris_gui.store.runs import StoredRun
@@ -104,6 +111,17 @@ COLUMNS: tuple[Column, ...] = (
     Column("saved", "Saved", "When the run was saved", lambda r: saved_short(r.created_at),
            lambda r: saved_stamp(r.created_at)),
     _words("dataset", "Data set", "Data set trained on", lambda r: r.result.config.dataset),
+    # The model and its size: in the header's menu, shown by themselves where runs differ.
+    _words("model", "Model", "The model trained: MLP and its hidden widths, cnn width×depth, "
+           "transformer width×depth and heads, or your own FILE.py:NAME",
+           lambda r: model_name(r.result.config)),
+    Column("parameters", "Params", "The model's trainable parameters; - for a run recorded "
+           "before they were counted", lambda r: parameters_cell(r.result.parameters),
+           lambda r: r.result.parameters or None, True),
+    Column("flops", "FLOPs/step", "Floating-point operations in one optimizer step (forward, "
+           "loss, backward and update; k, M, G: thousand, million, billion); - for a run "
+           "recorded before they were counted", lambda r: flops_compact(r.result.flops_per_step),
+           lambda r: finite(r.result.flops_per_step), True),
     _words("device", "Device", "Device asked for", lambda r: r.result.config.device),
     _words("device_name", "Device name", "The device that ran it",
            lambda r: r.result.env.device_name),
@@ -156,17 +174,20 @@ COLUMNS: tuple[Column, ...] = (
            lambda r: data_wait_cell(r.result),
            lambda r: timing_key(r.result, r.result.timings.data_wait_share), True),
 )
-SAVED_COLUMN, DEVICE_COLUMN, DEVICE_NAME_COLUMN, ENGINE_COLUMN, STATUS_COLUMN = 1, 3, 4, 5, 11
-TOTAL_COLUMN, STEADY_COLUMN, SPEEDUP_COLUMN = 12, 13, 14
-BATCH_COLUMN, DATA_PATH_COLUMN, PRECISION_COLUMN, STEP_COLUMN, DATA_WAIT_COLUMN = (
-    17, 18, 19, 20, 21)
+# Columns by position, found by key, so that a column added anywhere moves none of them.
+_AT = {column.key: index for index, column in enumerate(COLUMNS)}
+SAVED_COLUMN, DEVICE_COLUMN, DEVICE_NAME_COLUMN = _AT["saved"], _AT["device"], _AT["device_name"]
+ENGINE_COLUMN, STATUS_COLUMN, MODEL_COLUMN = _AT["engine"], _AT["status"], _AT["model"]
+TOTAL_COLUMN, STEADY_COLUMN, SPEEDUP_COLUMN = _AT["total_s"], _AT["epoch_us"], _AT["speedup"]
+BATCH_COLUMN, DATA_PATH_COLUMN, PRECISION_COLUMN = _AT["batch"], _AT["data_path"], _AT["precision"]
+STEP_COLUMN, DATA_WAIT_COLUMN = _AT["step_us"], _AT["data_wait"]
 # The timing cells a failed run's partial measurement shows in, muted and explained.
 TIMING_COLUMNS = (TOTAL_COLUMN, STEADY_COLUMN, SPEEDUP_COLUMN, STEP_COLUMN, DATA_WAIT_COLUMN)
 # What the table shows by default answers the note's question (which device, engine, recording
 # and call style, and how fast); these wait in the header's menu. The device name is the
 # Device column's tooltip meanwhile.
-DEFAULT_HIDDEN = ("saved", "dataset", "device_name", "threads", "execution", "batch",
-                  "data_path", "precision", "step_us", "data_wait")
+DEFAULT_HIDDEN = ("saved", "dataset", "model", "parameters", "flops", "device_name", "threads",
+                  "execution", "batch", "data_path", "precision", "step_us", "data_wait")
 
 
 class RunsTableModel(QAbstractTableModel):
@@ -326,6 +347,9 @@ class RunsTableModel(QAbstractTableModel):
             return step_tip(result)
         if column == DATA_WAIT_COLUMN:
             return data_wait_sentence(result) or None
+        if column == MODEL_COLUMN:
+            file = model_file_words(result.model_file)
+            return f"{model_sentence(result)}\nModel file: {file}" if file else model_sentence(result)
         return None
 
     def _foreground(self, run: StoredRun, column: int) -> QColor | None:
