@@ -14,6 +14,7 @@ hollow, one measured on a busy CPU ringed. The figures are the sweep's own; this
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -128,7 +129,8 @@ class CrossoverFigure:
         self._items, self.lines, self.fits, self.tags, self.placed = [], {}, {}, [], []
         self.crossings, self.misfits, self.hollow, self.busy = [], [], [], []
         self.legend.clear()
-        self.plot_item.setLabel("bottom", words.AXES[axis][1])
+        model = result.spec.model if result is not None else "mlp"
+        self.plot_item.setLabel("bottom", words.axis_words(axis, model)[1])
         shown = self._shown_points(fixed)
         if shown:
             self._draw_points(shown)
@@ -194,7 +196,7 @@ class CrossoverFigure:
                     off.append(point)
                     self.misfits.append(words.misfit_sentence(
                         point.series, point.rows, point.hidden, error,
-                        point.batch if batched else None))
+                        point.batch if batched else None, self.result.spec.model))
             busy = [p for p, _ in members if p.cpu_busy]
             for chosen, kind, kept in ((off, "hollow", self.hollow), (busy, "busy", self.busy)):
                 if chosen:
@@ -238,11 +240,7 @@ class CrossoverFigure:
                       second: int) -> tuple[np.ndarray, np.ndarray]:
         """The work (FLOPs) and optimizer steps per epoch at each ``x`` along the axis, the
         line's other sizes held: ``first, second`` as ``_line_of`` gives them."""
-        assert self.result is not None
-        spec = self.result.spec
-
-        def work_of(rows: float, hidden: float) -> float:
-            return flops_per_epoch(rows, spec.features, (hidden,), spec.classes)
+        work_of = self._work_of()
 
         def steps_of(rows: np.ndarray | float, batch: np.ndarray | float) -> np.ndarray:
             # The last, partial batch is a step too; the full batch (0) is one.
@@ -261,9 +259,25 @@ class CrossoverFigure:
         rows = x / work_of(1, first)  # the work is linear in the rows
         return x, steps_of(rows, second)
 
+    def _work_of(self) -> Callable[[float, float], float]:
+        """An epoch's FLOPs at (rows, width): the MLP's formula; another model's from its
+        points' own counts (torch's, linear in the rows), log-log between the widths."""
+        assert self.result is not None
+        spec = self.result.spec
+        if spec.model == "mlp":
+            return lambda rows, hidden: flops_per_epoch(rows, spec.features, (hidden,),
+                                                        spec.classes)
+        per_row = {p.hidden: p.flops_per_epoch / p.rows for p in self.result.points
+                   if p.fittable and p.flops_per_epoch > 0}
+        widths = sorted(per_row)
+        if not widths:
+            return lambda rows, hidden: math.nan
+        logs = np.log([float(w) for w in widths]), np.log([per_row[w] for w in widths])
+        return lambda rows, hidden: float(rows * np.exp(np.interp(np.log(hidden), *logs)))
+
     def _draw_crossings(self, fixed: int | None) -> None:
         assert self.result is not None
-        spec, axis = self.result.spec, self.axis
+        axis, work_of = self.axis, self._work_of()
         found = []
         for c in self.result.crossovers:
             if c.at is None or c.a not in self.lines or c.b not in self.lines:
@@ -272,7 +286,7 @@ class CrossoverFigure:
                 if c.axis == "batch":  # the batch does not change an epoch's work
                     continue
                 size = (c.at, c.fixed) if c.axis == "rows" else (c.fixed, c.at)
-                x = flops_per_epoch(size[0], spec.features, (size[1],), spec.classes)
+                x = work_of(*size)
             elif c.axis == axis and (fixed is None or c.fixed == fixed):
                 x = c.at
             else:

@@ -45,6 +45,19 @@ MISFIT = "the model does not fit here"
 _PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
+def width_word(model: str = "mlp") -> str:
+    """What a size along the widths is called: the MLP's ``hidden width``, a ``cnn width``
+    (its channels) or a ``transformer width`` (its features)."""
+    return "hidden width" if model == "mlp" else f"{model} width"
+
+
+def axis_words(axis: str, model: str = "mlp") -> tuple[str, str]:
+    """``AXES[axis]`` (combo label, axis title) in the words of the sweep's model."""
+    label, title = AXES[axis]
+    return label.replace("hidden width", width_word(model)), title.replace(
+        "hidden width", width_word(model))
+
+
 def is_sample(result: SweepResult | None) -> bool:
     """Whether ``result`` is made up (its env says so): never a measurement."""
     return bool(result is not None and result.env.get(SAMPLE_KEY))
@@ -62,7 +75,8 @@ def axis_choices(result: SweepResult | None) -> list[str]:
     return [key for key in AXES if key != "batch" or varies_batch(result)]
 
 
-def slice_choices(axis: str, points: Iterable[SweepPoint]) -> list[tuple[str, int | None]]:
+def slice_choices(axis: str, points: Iterable[SweepPoint],
+                  model: str = "mlp") -> list[tuple[str, int | None]]:
     """What the plot may hold fixed along the other dimension: every size, or one of them
     (along the batch size, the row count: each hidden width is a line of its own)."""
     if axis == "flops":
@@ -73,7 +87,8 @@ def slice_choices(axis: str, points: Iterable[SweepPoint]) -> list[tuple[str, in
     other = "hidden" if axis == "rows" else "rows"
     values = sorted({getattr(p, other) for p in points})
     if other == "hidden":
-        return [("every hidden width", None), *((f"hidden {v:,}", v) for v in values)]
+        each = "hidden" if model == "mlp" else width_word(model)
+        return [(f"every {width_word(model)}", None), *((f"{each} {v:,}", v) for v in values)]
     return [("every row count", None), *((f"{v:,} rows", v) for v in values)]
 
 
@@ -142,9 +157,9 @@ def batch_size_text(batch: int) -> str:
 
 
 def misfit_sentence(series: str, rows: int, hidden: int, error: float,
-                    batch: int | None = None) -> str:
+                    batch: int | None = None, model: str = "mlp") -> str:
     """The point the model misses; ``batch`` named where the sweep varies it."""
-    size = f"{rows:,} rows, hidden {hidden:,}"
+    size = f"{rows:,} rows, {'hidden' if model == 'mlp' else width_word(model)} {hidden:,}"
     if batch is not None:
         size += f", {batch_size_text(batch)}"
     return (f"{MISFIT}: {series} at {size} "
@@ -180,7 +195,7 @@ def sweep_notes(result: SweepResult | None, axis: str) -> list[str]:
         notes.append("along the batch size the full batch is drawn at its row count, one "
                      "step per epoch")
     if axis == "hidden" and result.points and len({p.hidden for p in result.points}) < 2:
-        notes.append("one hidden width was swept: sweep several (e.g. 10,100,1000) to "
+        notes.append(f"one {width_word(result.spec.model)} was swept: sweep several (e.g. 10,100,1000) to "
                      "compare along it")
     return notes
 

@@ -121,6 +121,18 @@ def test_a_small_cnn_sweep_runs_from_the_view_and_reopens_into_the_form(qtbot, o
                 for x in item.getData()[0])
     # The plot's axes are logarithmic: it holds the decades of each point's own FLOPs.
     assert xs == pytest.approx(sorted(math.log10(p.flops_per_epoch) for p in measured))
+    assert all(math.isfinite(y) for items in plot.fit_lines().values() for item in items
+               for y in item.getData()[1])
+    assert plot.axis_combo.itemText(plot.axis_combo.findData("hidden")) == "cnn width"
+    plot.set_axis("hidden")
+    assert "cnn width" in plot.plot_item.getAxis("bottom").labelText
+    assert [plot.slice_combo.itemText(i) for i in range(plot.slice_combo.count())] == [
+        "every row count", "40 rows", "80 rows"]
+    assert view.table.horizontalHeaderItem(2).text() == "Width"
+    # Along the width, the dashed fit follows the points' own FLOPs: it meets them.
+    for items in plot.fit_lines().values():
+        assert all(math.isfinite(y) for item in items for y in item.getData()[1])
+    view.grab().save("/tmp/crossover_models_sweep.png")  # looked at by hand; never committed
 
     choose(qtbot, settings.model_combo, "MLP")  # the form moves on; reopening brings it back
     qtbot.waitUntil(lambda: view.history_combo.count() == 2)

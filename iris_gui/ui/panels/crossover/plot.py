@@ -139,7 +139,7 @@ class CrossoverPlot(QWidget):
 
     def redraw(self) -> None:
         self.figure.draw(self._result, self.axis(), self.slice_combo.value())
-        self._hover = [(x, y, point_tip(point, error))
+        self._hover = [(x, y, point_tip(point, error, self._model()))
                        for x, y, point, error in self.figure.placed]
         self.redrawn.emit()
 
@@ -150,13 +150,15 @@ class CrossoverPlot(QWidget):
     def _fill_axes(self) -> None:
         """Offer the axes this sweep has; the batch size, when it first appears, is shown."""
         before, keys = self.axis_keys(), words.axis_choices(self._result)
-        if keys == before:
+        if keys == before:  # the same axes; a new sweep's model may name the widths anew
+            for index, key in enumerate(keys):
+                self.axis_combo.setItemText(index, words.axis_words(key, self._model())[0])
             return
         previous = self.axis()
         self.axis_combo.blockSignals(True)
         self.axis_combo.clear()
         for key in keys:
-            self.axis_combo.addItem(words.AXES[key][0], key)
+            self.axis_combo.addItem(words.axis_words(key, self._model())[0], key)
         chosen = "batch" if "batch" in keys and "batch" not in before else previous
         self.axis_combo.set_value(chosen if chosen in keys else keys[0])
         self.axis_combo.blockSignals(False)
@@ -166,11 +168,14 @@ class CrossoverPlot(QWidget):
         points = self._result.points if self._result else []
         self.slice_combo.blockSignals(True)
         self.slice_combo.clear()
-        for label, value in words.slice_choices(self.axis(), points):
+        for label, value in words.slice_choices(self.axis(), points, self._model()):
             self.slice_combo.addItem(label, value)
         self.slice_combo.set_value(previous)
         self.slice_combo.setEnabled(self.slice_combo.count() > 2)
         self.slice_combo.blockSignals(False)
+
+    def _model(self) -> str:
+        return self._result.spec.model if self._result is not None else "mlp"
 
     def _on_axis(self) -> None:
         self._fill_slices()
@@ -202,9 +207,9 @@ def nearest_tip(tips: list[tuple[float, float, str]], vb: pg.ViewBox, x: float, 
     return best[1] if best is not None and best[0] <= within_px else None
 
 
-def point_tip(point: SweepPoint, error: float) -> str:
+def point_tip(point: SweepPoint, error: float, model: str = "mlp") -> str:
     """Everything the sweep knows about one point, a line per fact."""
-    size = f"{point.rows:,} rows × hidden width {point.hidden:,}"
+    size = f"{point.rows:,} rows × {words.width_word(model)} {point.hidden:,}"
     if point.batch:
         size += (f", batch {point.batch:,} ({point.steps_per_epoch:,} step"
                  f"{'' if point.steps_per_epoch == 1 else 's'} per epoch)")

@@ -31,6 +31,10 @@ class PointsTable(QTableWidget):
 
     def show_result(self, result: SweepResult | None) -> None:
         rows = sweep_rows(result) if result is not None else []
+        # A CNN's or a transformer's size is its width (channels, features), not a hidden layer.
+        model = result.spec.model if result is not None else "mlp"
+        self.horizontalHeaderItem(HEADERS.index("Hidden")).setText(
+            "Hidden" if model == "mlp" else "Width")
         # The batch only where the sweep trained mini-batches: "full" on every row says nothing.
         self.setColumnHidden(BATCH, not any(row["batch"] for row in rows))
         self.setRowCount(len(rows))
