@@ -35,11 +35,6 @@ SHAPE_ROWS = (
 )
 
 
-def width_word(model: str) -> str:
-    """What a size along the widths is called: ``hidden width`` or ``cnn width``."""
-    return "hidden width" if model == "mlp" else f"{model} width"
-
-
 class ModelFields:
     """The model choice and its shape spins, as rows of the sweep's form."""
 
