@@ -26,6 +26,8 @@ IMAGE_DATASETS = ("digits", "images")
 SEQUENCE_DATASETS = ("sequences",)
 # The data sets each family trains on; a model file takes any.
 FAMILY_DATA = {"cnn": IMAGE_DATASETS, "transformer": SEQUENCE_DATASETS}
+# The synthetic data a sweep grows each family on.
+SWEPT_DATA = {"cnn": "images", "transformer": "sequences"}
 LIMITS = {"width": (1, 1024), "depth": (1, 8), "heads": (1, 16), "seq_len": (2, 1024),
           "image_size": (4, 256), "channels": (1, 4)}
 DIGITS_SHAPE = (1, 8, 8)

@@ -19,9 +19,7 @@ from iris_gui.engine.models.build import build_model
 from iris_gui.engine.models.cost import activation_values, model_cost
 from iris_gui.engine.records.sweep_model import SweepSpec, flops_per_epoch
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.spec.models import input_shape
-
-DATA_OF = {"cnn": "images", "transformer": "sequences"}
+from iris_gui.engine.spec.models import SWEPT_DATA, input_shape
 
 
 def point_config(spec: SweepSpec, hidden: int, **run: Any) -> RunConfig:
@@ -29,7 +27,7 @@ def point_config(spec: SweepSpec, hidden: int, **run: Any) -> RunConfig:
     if spec.model == "mlp":
         return RunConfig(hidden=(hidden,), **run)
     return RunConfig(model=spec.model, width=hidden, depth=spec.depth, heads=spec.heads,
-                     dataset=DATA_OF[spec.model], seq_len=spec.seq_len,
+                     dataset=SWEPT_DATA[spec.model], seq_len=spec.seq_len,
                      image_size=spec.image_size, channels=spec.channels,
                      synthetic_features=spec.features, synthetic_classes=spec.classes, **run)
 
@@ -38,7 +36,7 @@ def row_values(spec: SweepSpec) -> int:
     """The numbers in one row of a point's data."""
     if spec.model == "mlp":
         return spec.features
-    data = SimpleNamespace(model=spec.model, dataset=DATA_OF[spec.model], seq_len=spec.seq_len,
+    data = SimpleNamespace(model=spec.model, dataset=SWEPT_DATA[spec.model], seq_len=spec.seq_len,
                            image_size=spec.image_size, channels=spec.channels,
                            synthetic_features=spec.features)
     return math.prod(input_shape(data, spec.features))

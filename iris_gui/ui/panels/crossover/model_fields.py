@@ -14,13 +14,11 @@ from PySide6.QtWidgets import QComboBox, QFormLayout
 
 from iris_gui.engine.records.sweep_model import SweepSpec
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.spec.models import LIMITS
+from iris_gui.engine.spec.models import LIMITS, SWEPT_DATA
 from iris_gui.ui.panels.shared.fields import int_spin
 from iris_gui.ui.panels.shared.no_wheel import guard_wheel
 
 MODELS = {"mlp": "MLP", "cnn": "CNN", "transformer": "Transformer"}
-# The synthetic data each family's points run on (engine/sweep/shapes.py).
-DATA_OF = {"cnn": "images", "transformer": "sequences"}
 WIDTHS_TIP = ("The sizes swept, e.g. 8,32,128: the hidden layer's width for an MLP, the "
               "channels of each block for a CNN, the features of each layer for a transformer")
 # (field, row label, tooltip, the families that use it)
@@ -90,6 +88,6 @@ def check(spec: SweepSpec) -> None:
         return
     for width in spec.hidden:
         RunConfig(model=spec.model, width=width, depth=spec.depth, heads=spec.heads,
-                  dataset=DATA_OF[spec.model], seq_len=spec.seq_len,
+                  dataset=SWEPT_DATA[spec.model], seq_len=spec.seq_len,
                   image_size=spec.image_size, channels=spec.channels, synthetic_rows=20,
                   synthetic_features=spec.features, synthetic_classes=spec.classes)
