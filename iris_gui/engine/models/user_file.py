@@ -5,8 +5,8 @@ values)`` for sequences) and returning the module, whose forward takes a batch o
 and returns ``(batch, classes)`` logits.
 
 The file is your code, run on your machine by the worker that trains (never by the window's
-process): its bytes are read once, hashed for the run's record and run as a module of its own,
-each time a run is built. What goes wrong is one line naming the file and what to fix.
+process): its bytes are read once, hashed for the run's record and run as a module of its own
+(named by the hash), each time a run is built. What goes wrong is one line naming the file and what to fix.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def load_user_model(model: str, shape: tuple[int, ...],
                           "--model FILE.py:NAME with the path of a Python file") from None
     record = {"path": str(path), "size": len(source),
               "sha256": hashlib.sha256(source).hexdigest(), "name": name}
-    module = _imported(path, source)
+    module = _imported(path, source, record["sha256"])
     target = getattr(module, name, None)
     if target is None:
         names = sorted(n for n, v in vars(module).items()
@@ -58,24 +58,26 @@ def load_user_model(model: str, shape: tuple[int, ...],
     return built, record
 
 
-def _imported(path: Path, source: bytes) -> Any:
-    """``source`` (the file's bytes, as hashed) run as a module of its own."""
-    spec = importlib.util.spec_from_loader(f"{MODULE_PREFIX}{path.stem}", loader=None,
-                                           origin=str(path))
+def _imported(path: Path, source: bytes, digest: str) -> Any:
+    """``source`` (the file's bytes, as hashed) run as a module of its own, named by its
+    contents: torch.compile and pickle find a function's module by that name, and a changed
+    file is another module rather than the old one overwritten."""
+    spec = importlib.util.spec_from_loader(f"{MODULE_PREFIX}{path.stem}_{digest[:16]}",
+                                           loader=None, origin=str(path))
     assert spec is not None, "a spec without a loader is always made"
     module = importlib.util.module_from_spec(spec)
     module.__file__ = str(path)
-    sys.modules[spec.name] = module  # what a dataclass or a pickle in the file looks up
+    sys.modules[spec.name] = module  # what dynamo, a dataclass or a pickle looks up
     try:
         exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - the user's own model file
     except SyntaxError as error:
+        sys.modules.pop(spec.name, None)
         raise ConfigError(f"model file {path} has a syntax error at line {error.lineno}: "
                           f"{error.msg}") from None
     except Exception as error:  # noqa: BLE001 - an import inside it fails, or its top raises
+        sys.modules.pop(spec.name, None)
         raise ConfigError(f"model file {path} could not be imported: {type(error).__name__}: "
                           f"{_line(error)}") from None
-    finally:
-        sys.modules.pop(spec.name, None)  # each run imports the file as it is then
     return module
 
 

@@ -5,7 +5,8 @@ gradient ``(softmax - onehot) / N``, explicit backward matmuls, the optimizer's 
 one function of ``EPOCHS_PER_CALL`` epochs that torch.compile traces and inductor turns into a
 few fused kernels: on the CPU one generated C++ program, on CUDA kernels replayed as a CUDA
 graph (``mode="reduce-overhead"``). Python runs once per call, not once per op. The function,
-and why its compiled forms are cached per structure, is in compiled_step.py.
+and why its compiled forms are cached per structure, is in compiled_step.py. Another model
+than the MLP is compiled as a module (compiled_module.py).
 
 Mini-batches (and the loader path) train step by step in the loop every rung shares
 (minibatch.py): each batch, resident or loaded, is one call of a compiled step that takes the
@@ -67,6 +68,10 @@ class CompiledRung(Rung):
 
         p = prepared
         config, device = p.config, p.device
+        if config.model != "mlp":
+            from iris_gui.engine.rungs.compiled_module import build_any_module
+
+            return build_any_module(p)
         linears = linear_layers(p.model)
         originals = [layer.weight for layer in linears] + [layer.bias for layer in linears]
         if not p.full_batch:

@@ -60,9 +60,10 @@ ENGINE_INFO = {info.name: info for info in (
     EngineInfo("compiled", "compiled (torch.compile)",
                "torch.compile turns several epochs of the manual step (with mini-batches, one "
                "step per batch) into one generated kernel program (replayed as a CUDA graph on "
-               "a GPU); compilation is timed apart, before the loop.", True,
+               "a GPU); another model than the MLP is compiled as a module, its forward and "
+               "backward; compilation is timed apart, before the loop.", True,
                recordings=("device", "none"), minibatch=True,
-               data_paths=("resident", "loader"), precisions=("float32",),
+               data_paths=("resident", "loader"), precisions=("float32",), any_model=True,
                implementation="iris_gui.engine.rungs.compiled:CompiledRung"),
     EngineInfo("graph", "graph (CUDA graphs)",
                "The whole step captured once with torch.cuda.graph and replayed many epochs "
