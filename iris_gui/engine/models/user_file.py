@@ -38,9 +38,10 @@ def load_user_model(model: str, shape: tuple[int, ...],
     except OSError as error:
         raise ConfigError(f"model file {path} cannot be read ({error.strerror or error}); give "
                           "--model FILE.py:NAME with the path of a Python file") from None
-    record = {"path": str(path), "size": len(source),
-              "sha256": hashlib.sha256(source).hexdigest(), "name": name}
-    module = _imported(path, source, record["sha256"])
+    digest = hashlib.sha256(source).hexdigest()
+    record: dict[str, Any] = {"path": str(path), "size": len(source), "sha256": digest,
+                              "name": name}
+    module = _imported(path, source, digest)
     target = getattr(module, name, None)
     if target is None:
         names = sorted(n for n, v in vars(module).items()

@@ -15,6 +15,8 @@ run's ``compile_seconds``, as for the MLP.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
 from iris_gui.engine.rungs.base import Prepared, Stepper
@@ -52,7 +54,7 @@ def build_any_module(p: Prepared) -> Stepper:
     return Stepper(run, p.recorder, block=EPOCHS_PER_CALL, adaptive=True)
 
 
-def _compile(compiled: torch.nn.Module, p: Prepared, sizes: list[int]) -> None:
+def _compile(compiled: Callable[..., torch.Tensor], p: Prepared, sizes: list[int]) -> None:
     """A forward and a backward pass at each size, the gradients dropped: code for each, and
     the model as it was."""
     try:
