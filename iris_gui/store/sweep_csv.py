@@ -3,9 +3,10 @@
 ``sweep_rows`` is the one place a point meets its fit (the model's µs at the point's work, the
 relative error the fit reported there, whether that is within ``FIT_TOLERANCE``): the
 Crossover view's table and plot read these rows too, so the screen and the file agree. The
-columns are the point's own field names plus ``fit_*`` (``batch`` 0 is the full batch, and
-``fit_us`` is the model at the point's work and steps per epoch); a missing value is an empty
-cell, and formula-like text gets a leading ``'`` (store/files.py); numbers and the file as
+columns are the point's own field names, the sweep's ``model`` (whose width ``hidden`` is: an
+MLP's hidden layer, a CNN's channels, a transformer's features), and ``fit_*`` (``batch`` 0 is
+the full batch, and ``fit_us`` is the model at the point's work and steps per epoch); a missing
+value is an empty cell, and formula-like text gets a leading ``'`` (store/files.py); numbers and the file as
 every CSV export writes them (store/csv_cells.py). No Qt, no torch.
 """
 
@@ -26,7 +27,8 @@ from iris_gui.engine.records.sweep_model import (
 from iris_gui.store.csv_cells import csv_row, write_csv
 
 SWEEP_COLUMNS: tuple[str, ...] = (
-    "series", "device", "engine", "threads", "rows", "hidden", "batch", "steps_per_epoch",
+    "series", "model", "device", "engine", "threads", "rows", "hidden", "batch",
+    "steps_per_epoch",
     "status", "message",
     "epoch_us", "epoch_us_iqr", "epochs", "flops_per_epoch", "gflops",
     "cpu_wait_share", "cpu_busy", "remeasured",
@@ -58,7 +60,7 @@ def sweep_rows(result: SweepResult) -> list[dict[str, Any]]:
         predicted = (float(fit.predict_us(point.flops_per_epoch, point.steps_per_epoch))
                      if fit is not None and math.isfinite(point.flops_per_epoch) else math.nan)
         rows.append({
-            **_point_values(point),
+            **_point_values(point), "model": result.spec.model,
             "fit_floor_us": fit.floor_us if fit else None,
             "fit_gflops": fit.gflops if fit else None,
             "fit_us": _value(predicted),

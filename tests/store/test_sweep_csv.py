@@ -73,3 +73,12 @@ def test_the_csv_needs_neither_qt_nor_torch() -> None:
     code = ("import sys; sys.modules['PySide6'] = None; sys.modules['torch'] = None; "
             "import iris_gui.store.sweep_csv, iris_gui.ui.panels.samples.sweep")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0
+
+
+def test_a_sweep_of_a_cnns_width_names_its_model_in_every_row() -> None:
+    from dataclasses import replace
+
+    result = sample_sweep()
+    cnn = replace(result, spec=replace(result.spec, model="cnn"))
+    assert {row["model"] for row in sweep_rows(cnn)} == {"cnn"}
+    assert {row["model"] for row in sweep_rows(result)} == {"mlp"}

@@ -56,8 +56,8 @@ IDLE_TEXT = "Press Start to sweep the sizes set under Sweep, or reopen an earlie
 HISTORY_PROMPT = "Reopen an earlier sweep…"
 # What the view compares, for a learner who opens it first; the tags' sentences say the rest.
 ABOUT_TEXT = ("Each series (device / engine / CPU threads) timed in µs per epoch against the "
-              "problem size (rows × hidden width), on log-log axes; a numbered line marks where "
-              "one series overtakes another, and Findings says what each number means.")
+              "problem size (rows × the model's width), on log-log axes; a numbered line marks "
+              "where one series overtakes another, and Findings says what each number means.")
 # The left column: Start, the sweep's settings and what it found, beside the plot. On a
 # 1280×800 screen the docked view is ~900×250 px: settings, findings and plot stacked
 # would each get a sliver, so the settings and the words share one set of tabs.
