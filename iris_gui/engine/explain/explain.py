@@ -279,4 +279,5 @@ def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
         call_cost_us=call_cost[0], call_cost_pct=call_cost[1], steps_per_epoch=steps,
         data_wait_pct=figures.data_wait_pct,
         notes=notes + figures.notes, cpu_wait_share=wait_share, gpu_estimate=estimate,
+        op_kinds=figures.op_kinds,
     )

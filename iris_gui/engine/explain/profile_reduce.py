@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 from torch.autograd import DeviceType
 
+from iris_gui.engine.explain.op_kinds import op_kinds
+
 # "data": fetching a batch (mini-batches, the loader), before the step it feeds. "step": a
 # rung's whole epoch (or block of epochs) where it has no phases to tell apart.
 PHASES = ("data", "forward", "loss", "backward", "optimizer", "step", "recording")
@@ -72,6 +74,8 @@ class WindowFigures:
     data_syncs_per_epoch: float = 0.0
     # The loader's own clock in an unprofiled run (explain.py fills it): % of the epoch waited.
     data_wait_pct: float = math.nan
+    # The host's time by kind of op (convolution, attention, matmul, ...): op_kinds.py.
+    op_kinds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
@@ -88,6 +92,7 @@ def reduce_window(events: Sequence, epochs: int, device_type: str, loss_bytes: i
     # synchronize each), not to the loop.
     start, end = ranges[0].time_range.start, max(e.time_range.end for e in ranges)
     host = [e for e in host if start <= e.time_range.start and e.time_range.end <= end]
+    figures.op_kinds = op_kinds(host, epochs)
     if device_type == "cuda":
         syncs = [e for e in host if _api(e.name) in CUDA_SYNC_CALLS]
         # .item() copies into pageable memory, so its copy call already waits for the stream.

@@ -78,6 +78,9 @@ class Breakdown:
     notes: list[str] = field(default_factory=list)
     cpu_wait_share: float = math.nan
     gpu_estimate: GpuEstimate | None = None
+    # The profiled epoch's host time by kind of op (explain/op_kinds.py): µs per epoch of
+    # convolution, attention, matmul, copies and the elementwise rest; empty in older records.
+    op_kinds: dict[str, float] = field(default_factory=dict)
 
     @property
     def on_accelerator(self) -> bool:
@@ -127,6 +130,10 @@ class Breakdown:
         values["categories"] = {str(k): float(v) for k, v in (categories or {}).items()
                                 if _is_number(v) and math.isfinite(v)}
         values["notes"] = [str(note) for note in (values.get("notes") or [])]
+        kinds = values.get("op_kinds")
+        values["op_kinds"] = {str(k): float(v) for k, v in
+                              (kinds.items() if isinstance(kinds, dict) else ())
+                              if _is_number(v) and math.isfinite(v)}
         return cls(**values)
 
     def sentences(self) -> list[str]:
@@ -187,7 +194,7 @@ class Breakdown:
 
 # Per-epoch figures (NaN or None when not measured) and the whole-number sizes of the window.
 _FIGURES = frozenset(f.name for f in fields(Breakdown)) - {
-    "config", "device", "device_name", "categories", "notes", "gpu_estimate",
+    "config", "device", "device_name", "categories", "notes", "gpu_estimate", "op_kinds",
     "epochs_profiled", "warmup_epochs", "replicates", "steps_per_epoch"}
 _COUNTS = frozenset({"epochs_profiled", "warmup_epochs", "replicates"})
 
