@@ -10,7 +10,7 @@ import os
 from iris_gui.cli.output import number, table
 from iris_gui.cli.run_options import checked_config
 from iris_gui.engine.records.breakdown import Breakdown
-from iris_gui.engine.records.breakdown_text import overhead_words, paired_words
+from iris_gui.engine.records.breakdown_text import op_kind_words, overhead_words, paired_words
 from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK, range_us
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.counted import counted
@@ -147,14 +147,10 @@ def _category_table(b: Breakdown) -> str:
 
 
 def _op_kind_line(b: Breakdown) -> list[str]:
-    """``by op kind      convolution 5,210 us (62%) · matmul 310 us (4%) · ...``: what the
+    """``by op kind      convolution 5210 us (62%) · matmul 310 us (4.0%) · ...``: what the
     model's ops took of the epoch; nothing for an older record."""
-    if not b.op_kinds:
-        return []
-    epoch = b.epoch_us_profiled
-    parts = [f"{kind} {number(us)} us ({_share(us / epoch * 100 if epoch > 0 else None)})"
-             for kind, us in b.op_kinds.items()]
-    return [f"by op kind      {' · '.join(parts)}"]
+    words = op_kind_words(b, unit="us")
+    return [f"by op kind      {words}"] if words else []
 
 
 def _share(pct: float | None) -> str:

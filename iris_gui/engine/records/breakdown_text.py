@@ -53,6 +53,15 @@ def overhead_words(b: Breakdown) -> str:
     return NOISE.format(unit="%") if pct <= 0 else f"{pct:.0f}%"
 
 
+def op_kind_words(b: Breakdown, unit: str = "µs") -> str:
+    """``convolution 7753 µs (44%) · matmul 177 µs (1.0%) · ...``: the profiled epoch by kind of
+    op, as every display of a breakdown says it; "" for a record without them."""
+    epoch = b.epoch_us_profiled
+    return " · ".join(
+        f"{kind} {_us(us)} {unit} ({_pct(us / epoch * 100 if epoch > 0 else math.nan)}%)"
+        for kind, us in b.op_kinds.items())
+
+
 def sentences(b: Breakdown) -> list[str]:
     """The measured claims. On the CPU the launches and the idleness cannot be measured: that
     is said where the estimate stands in for them (``estimate_sentences``), not twice."""

@@ -63,3 +63,13 @@ def test_a_profiled_model_names_its_own_ops(changes: dict, kind: str) -> None:
     assert again.op_kinds == breakdown.op_kinds
     assert Breakdown.from_dict({k: v for k, v in breakdown.to_dict().items()
                                 if k != "op_kinds"}).op_kinds == {}
+
+
+def test_the_words_of_a_breakdowns_op_kinds_are_one_line_of_each_kind() -> None:
+    from iris_gui.engine.records.breakdown_text import op_kind_words
+
+    breakdown = Breakdown.from_dict({"config": {}, "epoch_us_profiled": 1000.0,
+                                     "op_kinds": {"convolution": 620.0, "matmul": 5.0}})
+    assert op_kind_words(breakdown) == "convolution 620 µs (62%) · matmul 5.0 µs (0.5%)"
+    assert op_kind_words(breakdown, unit="us").startswith("convolution 620 us (62%)")
+    assert op_kind_words(Breakdown.from_dict({"config": {}})) == ""

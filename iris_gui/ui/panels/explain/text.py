@@ -11,7 +11,7 @@ import html
 import math
 
 from iris_gui.engine.records.breakdown import Breakdown
-from iris_gui.engine.records.breakdown_text import overhead_words
+from iris_gui.engine.records.breakdown_text import op_kind_words, overhead_words
 from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK, GpuEstimate, range_us
 from iris_gui.engine.words.numbers import plain
 from iris_gui.figures.plot_theme import NOTE
@@ -38,6 +38,9 @@ def breakdown_html(label: str, breakdown: Breakdown, hint: str = "") -> str:
     rows = "".join("<tr>" + "".join(cells[i:i + COUNT_COLUMNS]) + "</tr>"
                    for i in range(0, len(cells), COUNT_COLUMNS))
     text += f'<table cellspacing="2">{rows}</table>'
+    if kinds := op_kind_words(breakdown):
+        text += (f'<p style="margin:0px"><span style="color:{NOTE}">by op kind</span> '
+                 f"{html.escape(kinds)}</p>")
     notes = "<br>".join(html.escape(note) for note in breakdown.notes)
     if notes:
         text += f'<p style="color:{NOTE}; font-size:small">{notes}</p>'
