@@ -156,6 +156,19 @@ def test_a_run_through_ssh_equals_the_local_run(lab: RemoteRunner) -> None:
     assert np.array_equal(np.concatenate([c.losses for c in observer.chunks]), remote.losses)
 
 
+def test_a_cnn_through_ssh_is_the_local_cnn(lab: RemoteRunner) -> None:
+    """Only settings cross: the host builds the same model from the same seed, and its
+    result (its parameters and FLOPs counted there) passes every check of the way back."""
+    from iris_gui.engine.train.trainer import train
+
+    config = RunConfig(model="cnn", dataset="digits", width=2, depth=1, epochs=3, lr=0.1,
+                       device="lab:cpu")
+    remote, local = lab.run(config), train(config.replace(device="cpu"))
+    assert remote.status is RunStatus.COMPLETED, remote.message
+    assert np.array_equal(remote.losses, local.losses)
+    assert (remote.parameters, remote.flops_per_step) == (local.parameters, local.flops_per_step)
+    assert remote.config == config and remote.env.host == "lab"
+
 
 def test_a_worker_told_to_end_stops_its_run_and_sends_it_back(
         own_runners: list[RemoteRunner]) -> None:
