@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from torch.autograd import DeviceType
 
+from iris_gui.engine.explain.event_tree import has_ancestor
 from iris_gui.engine.explain.profile_reduce import RANGE_PREFIX
 from iris_gui.engine.records.gpu_estimate import GpuEstimate
 from iris_gui.engine.spec.config import RunConfig
@@ -110,12 +111,7 @@ def count_launches(events: Sequence, loader: bool = False) -> int:
 
 
 def _inside_range(event) -> bool:
-    parent = event.cpu_parent
-    while parent is not None:
-        if parent.name.startswith(RANGE_PREFIX):
-            return True
-        parent = parent.cpu_parent
-    return False
+    return has_ancestor(event, lambda name: name.startswith(RANGE_PREFIX))
 
 
 class _Walk:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from iris_gui.engine.explain.event_tree import has_ancestor
+
 # (kind, words in an op's name), first match wins: a convolution's backward is a convolution.
 KINDS = (
     ("convolution", ("conv",)),
@@ -45,9 +47,4 @@ def kind_of(name: str) -> str:
 
 
 def _inside_aten(event) -> bool:
-    parent = event.cpu_parent
-    while parent is not None:
-        if parent.name.startswith(ATEN):
-            return True
-        parent = parent.cpu_parent
-    return False
+    return has_ancestor(event, lambda name: name.startswith(ATEN))

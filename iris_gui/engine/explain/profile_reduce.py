@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from torch.autograd import DeviceType
 
+from iris_gui.engine.explain.event_tree import has_ancestor
 from iris_gui.engine.explain.op_kinds import op_kinds
 
 # "data": fetching a batch (mini-batches, the loader), before the step it feeds. "step": a
@@ -97,15 +98,15 @@ def reduce_window(events: Sequence, epochs: int, device_type: str, loss_bytes: i
         syncs = [e for e in host if _api(e.name) in CUDA_SYNC_CALLS]
         # .item() copies into pageable memory, so its copy call already waits for the stream.
         waits = syncs + [e for e in host if _api(e.name) == "cudaMemcpyAsync"
-                         and _has_ancestor(e, lambda name: name == HOST_READ)]
+                         and has_ancestor(e, lambda name: name == HOST_READ)]
     else:
         # The loader reads a host tensor of its own while fetching (a seed for each epoch's
         # iterator): a host read that waits for no device, as the optimizer's counters.
-        syncs = waits = [e for e in host if e.name == HOST_READ and not _has_ancestor(
+        syncs = waits = [e for e in host if e.name == HOST_READ and not has_ancestor(
             e, lambda name: name.startswith(OPTIMIZER_STEP) or name == DATA_RANGE)]
     figures.syncs_per_epoch = len(syncs) / epochs
     figures.data_syncs_per_epoch = sum(
-        _has_ancestor(e, lambda name: name == DATA_RANGE) for e in syncs) / epochs
+        has_ancestor(e, lambda name: name == DATA_RANGE) for e in syncs) / epochs
     if device_type == "cpu":
         return figures
     figures.sync_wait_us_per_epoch = _union_us(waits) / epochs
@@ -178,15 +179,6 @@ def _categories(ranges: list, wanted: dict[str, str], epochs: int) -> dict[str, 
     per_epoch = {phase: total / epochs for phase, total in totals.items()}
     per_epoch["python"] = gaps / epochs
     return per_epoch
-
-
-def _has_ancestor(event, wanted: Callable[[str], bool]) -> bool:
-    parent = event.cpu_parent
-    while parent is not None:
-        if wanted(parent.name):
-            return True
-        parent = parent.cpu_parent
-    return False
 
 
 def _add_copies(figures: WindowFigures, memcpys: list, epochs: int, loss_bytes: int) -> None:
