@@ -81,6 +81,12 @@ def _main(argv: list[str] | None) -> int:
             with GUARD.saving():
                 status = sweep_command(args)
             return GUARD.status() if status == 130 else status
+        if args.command == "wins":
+            from iris_gui.cli.wins_cmd import wins_command
+
+            with GUARD.saving():  # as sweep's: each measured item is saved whole
+                status = wins_command(args)
+            return GUARD.status() if status == 130 else status
         if args.command == "sweeps":
             from iris_gui.cli.sweep_cmd import sweeps_command
             return sweeps_command(args)

@@ -9,6 +9,7 @@ from typing import NoReturn
 from iris_gui import __version__
 from iris_gui.cli.model_options import add_model_options, add_sweep_model_options, model_values
 from iris_gui.cli.remote_parser import add_remote_commands
+from iris_gui.cli.wins_cmd import add_wins_command
 from iris_gui.engine.spec.batch_settings import DATA_PATHS, PRECISIONS, parse_batch
 from iris_gui.engine.spec.config import (
     DATASETS,
@@ -259,15 +260,19 @@ def build_parser() -> OneLineParser:
             "that were explained, and each run's environment and the command that repeats it. "
             "HTML embeds its images and refers to nothing outside the file; .md writes "
             "NAME-loss.png (and the others) beside it."))
-    report.add_argument("--runs", type=_run_ids, required=True, metavar="ID[,ID...]",
+    report.add_argument("--runs", type=_run_ids, default=[], metavar="ID[,ID...]",
                         help="the runs, in the order the table lists them (speedups against "
                              "the first)")
+    report.add_argument("--wins", action="store_true",
+                        help="add the note's list of when the GPU wins, answered from the "
+                             "stored sweeps (as 'iris-gui wins' says it)")
     report.add_argument("--sweep", type=_id, metavar="ID",
                         help="add a stored sweep's crossover figure (see 'sweeps list')")
     report.add_argument("--out", required=True, metavar="FILE.html|.md")
     report.add_argument("--log-y", action="store_true", help="logarithmic loss axis")
     report.set_defaults(command_parser=report)
     _add_sweep_commands(commands)
+    add_wins_command(commands, _csv)
     return parser
 
 

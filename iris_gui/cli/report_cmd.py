@@ -1,4 +1,4 @@
-"""``iris-gui report --runs 1,2 [--sweep ID] --out report.html|report.md``: stored runs as a
+"""``iris-gui report --runs 1,2 [--sweep ID] [--wins] --out report.html|report.md``: stored runs as a
 shareable report, drawn offscreen by the same exports as the window (iris_gui/report)."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from iris_gui.cli.session import open_store, require_qt
+from iris_gui.engine.records.note_list import answers
 from iris_gui.engine.words.counted import counted
 from iris_gui.store.files import check_export_target
 from iris_gui.store.paths import StoreError
@@ -14,6 +15,9 @@ from iris_gui.store.paths import StoreError
 
 def report_command(args: argparse.Namespace) -> int:
     out = Path(args.out)
+    if not args.runs and not args.wins:
+        args.command_parser.error("give the runs (--runs ID[,ID...]), the note's list (--wins) "
+                                  "or both")
     if out.suffix.lower() not in (".html", ".md"):
         args.command_parser.error(f"--out {args.out}: the suffix picks the format: .html or .md")
     # Checked before anything is read or drawn; the write still reports whatever else fails.
@@ -24,6 +28,7 @@ def report_command(args: argparse.Namespace) -> int:
     with open_store(True) as store:
         runs = [store.get(run_id) for run_id in dict.fromkeys(args.runs)]  # full records
         stored = store.get_sweep(args.sweep) if args.sweep is not None else None
+        wins = answers([(s.id, s.result) for s in store.list_sweeps()]) if args.wins else None
     from PySide6.QtWidgets import QApplication
 
     from iris_gui.engine.words.command_line import command_for
@@ -36,12 +41,14 @@ def report_command(args: argparse.Namespace) -> int:
         report = write_report(out, runs, command_for,
                               sweep=None if stored is None else stored.result,
                               sweep_label="" if stored is None else f"sweep {stored.id}",
-                              log_y=args.log_y)
+                              log_y=args.log_y, wins=wins)
     except StoreError:
         raise
     except Exception as error:  # a report bug is one line, never a traceback
-        raise StoreError(f"the report of runs {', '.join(map(str, args.runs))} could not be "
-                         f"written to {out}: {type(error).__name__}: {error}") from error
+        raise StoreError(f"the report could not be written to {out}: "
+                         f"{type(error).__name__}: {error}") from error
     figures = sum((bool(report.curves), bool(report.ladder), report.sweep is not None))
-    print(f"wrote the report of {counted(len(runs), 'run')} ({counted(figures, 'figure')}) to {out}")
+    what = [counted(len(runs), "run")] if runs else []
+    what += ["the note's list"] if wins else []
+    print(f"wrote the report of {' and '.join(what)} ({counted(figures, 'figure')}) to {out}")
     return 0

@@ -28,25 +28,12 @@ def spec_from_args(args: argparse.Namespace) -> SweepSpec:
 
 
 def sweep_command(args: argparse.Namespace) -> int:
-    from iris_gui.engine.remote.host_runners import HostRunners
     from iris_gui.engine.spec.errors import ConfigError
-    from iris_gui.engine.sweep.sweep import run_sweep
 
-    spec = spec_from_args(args)
-    stop = StopOnInterrupt()
-    progress = _Progress() if not args.json and sys.stderr.isatty() else None
-    hosts = HostRunners(status=status_line, parallel=args.parallel)
     try:
-        hosts.check_parallel(spec.devices)
-        with stop.installed():
-            result = hosts.sweep(spec, lambda part, relay: run_sweep(part, relay, stop),
-                                 progress, stop)
+        result = measure(spec_from_args(args), args.parallel, show_progress=not args.json)
     except ConfigError as error:
         args.command_parser.error(str(error))
-    finally:
-        hosts.close()
-    if progress is not None:
-        progress.close()
     sweep_id = None
     if not args.no_save:
         with open_store(True) as store:
@@ -55,6 +42,30 @@ def sweep_command(args: argparse.Namespace) -> int:
         print(json.dumps({"id": sweep_id, **result.to_dict()}, indent=2, allow_nan=False))
     else:
         print(describe(result, sweep_id))
+    return exit_status(result)
+
+
+def measure(spec: SweepSpec, parallel: int, show_progress: bool) -> SweepResult:
+    """``spec`` swept here and on its hosts, Ctrl+C stopping it at the next chunk;
+    ConfigError names a setting that cannot be swept."""
+    from iris_gui.engine.remote.host_runners import HostRunners
+    from iris_gui.engine.sweep.sweep import run_sweep
+
+    stop = StopOnInterrupt()
+    progress = _Progress() if show_progress and sys.stderr.isatty() else None
+    hosts = HostRunners(status=status_line, parallel=parallel)
+    try:
+        hosts.check_parallel(spec.devices)
+        with stop.installed():
+            return hosts.sweep(spec, lambda part, relay: run_sweep(part, relay, stop),
+                               progress, stop)
+    finally:
+        hosts.close()
+        if progress is not None:
+            progress.close()
+
+
+def exit_status(result: SweepResult) -> int:
     return 130 if result.status == "stopped" else (1 if result.status == "failed" else 0)
 
 

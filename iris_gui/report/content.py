@@ -18,6 +18,7 @@ from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.compare import compare_groups
 from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK
 from iris_gui.engine.records.ladder import LadderRow, ladder_rows
+from iris_gui.engine.records.note_list import NoteAnswer
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.engine.spec.config import RunConfig
@@ -32,6 +33,9 @@ from iris_gui.store.runs import StoredRun
 CommandFor = Callable[[RunConfig], str]
 # Over a CPU run's estimate for a GPU, which never joins its measured sentences.
 ESTIMATE_HEADING = f"On a GPU ({ESTIMATE_MARK}):"
+WINS_HEADING = "When does the GPU win?"
+WINS_INTRO = ("The study note lists when a GPU pays off; each item below is answered from the "
+              "stored sweep that varies its size, on the devices that sweep measured.")
 
 
 @dataclass(frozen=True)
@@ -72,17 +76,23 @@ class Report:
     breakdowns: list[tuple[str, Breakdown]] = field(default_factory=list)
     # One sentence under the table: which differences exceed the noise, which are no result.
     verdict: str = ""
+    # The note's list of when the GPU wins, each item answered from the stored sweeps.
+    wins: list[NoteAnswer] = field(default_factory=list)
 
 
 def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepResult | None = None,
-                 sweep_label: str = "") -> Report:
-    """The report of ``runs`` (full records, curves loaded), in the order given."""
+                 sweep_label: str = "", wins: list[NoteAnswer] | None = None) -> Report:
+    """The report of ``runs`` (full records, curves loaded), in the order given, with a sweep
+    and the note's list answered when given."""
     ids = [run.id for run in runs]
     engines = {run.result.config.engine for run in runs}
-    title = "iris-gui report: " + (f"run {ids[0]}" if len(ids) == 1 else
-                                   "runs " + ", ".join(str(i) for i in ids))
+    parts = ([f"run {ids[0]}"] if len(ids) == 1 else
+             ["runs " + ", ".join(str(i) for i in ids)] if ids else [])
     if sweep is not None:
-        title += f" and {sweep_label or 'a sweep'}"
+        parts.append(sweep_label or "a sweep")
+    if wins:
+        parts.append("when the GPU wins")
+    title = "iris-gui report: " + " and ".join(parts)
     return Report(
         title=title, version=__version__,
         generated_at=datetime.now().astimezone().isoformat(timespec="seconds"),
@@ -98,6 +108,7 @@ def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepRes
                     if (breakdown := _breakdown(run)) is not None],
         verdict=(verdict(compare_groups([[run.result] for run in runs]))
                  if len(runs) > 1 else ""),
+        wins=list(wins or []),
     )
 
 

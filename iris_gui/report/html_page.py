@@ -7,7 +7,14 @@ from __future__ import annotations
 import base64
 from html import escape
 
-from iris_gui.report.content import ESTIMATE_HEADING, Report, RunSection
+from iris_gui.engine.records.note_list import PARALLEL_MATHS
+from iris_gui.report.content import (
+    ESTIMATE_HEADING,
+    WINS_HEADING,
+    WINS_INTRO,
+    Report,
+    RunSection,
+)
 from iris_gui.report.table import LEGEND, NUMERIC
 
 STYLE = """
@@ -41,11 +48,17 @@ def html_page(report: Report, images: list[tuple[str, bytes]]) -> str:
         f"<title>{escape(report.title)}</title>", f"<style>{STYLE}</style>", "</head>", "<body>",
         f"<h1>{escape(report.title)}</h1>",
         f'<p class="meta">Made by iris-gui {escape(report.version)} on {escape(report.generated_at)}.</p>',
-        "<h2>Results</h2>", _table(report),
-        *([f'<p class="verdict"><strong>{escape(report.verdict)}</strong></p>']
-          if report.verdict else []),
-        f"<p>{escape(LEGEND)}</p>",
     ]
+    if report.rows:
+        parts += ["<h2>Results</h2>", _table(report),
+                  *([f'<p class="verdict"><strong>{escape(report.verdict)}</strong></p>']
+                    if report.verdict else []),
+                  f"<p>{escape(LEGEND)}</p>"]
+    if report.wins:
+        parts += [f'<h2 id="wins">{escape(WINS_HEADING)}</h2>', f"<p>{escape(WINS_INTRO)}</p>",
+                  "<ul>", *(f"<li><strong>{escape(a.item.claim)}</strong>: {escape(a.text)}</li>"
+                            for a in report.wins),
+                  "</ul>", f"<p>{escape(PARALLEL_MATHS)}</p>"]
     if images:
         parts.append("<h2>Figures</h2>")
     for caption, data in images:
@@ -53,7 +66,8 @@ def html_page(report: Report, images: list[tuple[str, bytes]]) -> str:
         parts.append(f'<figure><img src="data:image/png;base64,{encoded}" '
                      f'alt="{escape(caption)}"><figcaption>{escape(caption)}</figcaption>'
                      "</figure>")
-    parts.append("<h2>Runs</h2>")
+    if report.sections:
+        parts.append("<h2>Runs</h2>")
     parts += [_section(section) for section in report.sections]
     parts += ["</body>", "</html>", ""]
     return "\n".join(parts)

@@ -13,7 +13,14 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from iris_gui.report.content import ESTIMATE_HEADING, Report, RunSection
+from iris_gui.engine.records.note_list import PARALLEL_MATHS
+from iris_gui.report.content import (
+    ESTIMATE_HEADING,
+    WINS_HEADING,
+    WINS_INTRO,
+    Report,
+    RunSection,
+)
 from iris_gui.report.table import LEGEND, NUMERIC
 
 
@@ -22,16 +29,21 @@ def markdown_page(report: Report, images: list[tuple[str, str]]) -> str:
     lines = [
         f"# {_inline(report.title)}", "",
         f"Made by iris-gui {_inline(report.version)} on {_inline(report.generated_at)}.", "",
-        "## Results", "", *_table(report), "",
-        *([f"**{_inline(report.verdict)}**", ""] if report.verdict else []),
-        _inline(LEGEND), "",
     ]
+    if report.rows:
+        lines += ["## Results", "", *_table(report), "",
+                  *([f"**{_inline(report.verdict)}**", ""] if report.verdict else []),
+                  _inline(LEGEND), ""]
+    if report.wins:
+        lines += [f"## {WINS_HEADING}", "", _inline(WINS_INTRO), ""]
+        lines += [f"- **{_inline(a.item.claim)}**: {_inline(a.text)}" for a in report.wins]
+        lines += ["", _inline(PARALLEL_MATHS), ""]
     if images:
         lines += ["## Figures", ""]
     for caption, name in images:
         lines += [f"![{_inline(caption)}]({_destination(name)})", "", f"*{_inline(caption)}*",
                   ""]
-    lines += ["## Runs", ""]
+    lines += ["## Runs", ""] if report.sections else []
     for section in report.sections:
         lines += _section(section)
     return "\n".join(lines)

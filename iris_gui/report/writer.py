@@ -12,6 +12,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from iris_gui.engine.records.note_list import NoteAnswer
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.report.content import CommandFor, Report, build_report
 from iris_gui.report.figures import WIDTH, render_figures
@@ -37,14 +38,15 @@ def check_target(path: Path) -> None:
 
 def write_report(path: Path, runs: list[StoredRun], command_for: CommandFor,
                  sweep: SweepResult | None = None, sweep_label: str = "",
-                 log_y: bool = False, width: int = WIDTH) -> Report:
+                 log_y: bool = False, width: int = WIDTH,
+                 wins: list[NoteAnswer] | None = None) -> Report:
     """Write the report of ``runs`` (full records, in the order given) and, when given, a
-    sweep's crossover; return what it says."""
+    sweep's crossover and the note's list answered; return what it says."""
     path = Path(path)
     check_target(path)
-    if not runs:
-        raise StoreError("a report needs at least one run")
-    report = build_report(runs, command_for, sweep, sweep_label)
+    if not runs and not wins:
+        raise StoreError("a report needs at least one run or the note's list (--wins)")
+    report = build_report(runs, command_for, sweep, sweep_label, wins)
     with tempfile.TemporaryDirectory(prefix="iris-gui-report-") as folder:
         figures = render_figures(report, Path(folder), path.stem, width, log_y)
         if path.suffix.lower() == ".html":

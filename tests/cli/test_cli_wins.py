@@ -1,0 +1,83 @@
+"""``iris-gui wins``: the note's list answered from stored sweeps, in-process; the answers'
+logic on made-up points is tests/engine/sweep/test_note_list.py's."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from support.cli import describe, ok_json, one_line_error, run_cli
+
+from iris_gui.engine.records.note_list import CPU_ONLY, ITEMS, PARALLEL_MATHS
+
+# The CPU-only answer, its two measured times left open: "(cpu/eager/2 threads: 41 µs per
+# epoch at 100 rows, 90 µs at 400 rows)".
+CPU_MEASURED = re.escape(CPU_ONLY).replace(
+    r"\{\}", r" \(cpu/eager/\d+ threads?: [\d,]+ µs per epoch at {} rows, [\d,]+ µs at {} rows\)")
+TINY = ["--devices", "cpu", "--engines", "eager", "--min-seconds", "0.02", "--min-epochs", "5"]
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    """A store holding one small CPU-only sweep along rows: it answers the data item."""
+    data = tmp_path_factory.mktemp("wins")
+    record = ok_json(run_cli(["sweep", "--rows", "100,400", "--hidden", "10", *TINY, "--json"],
+                             data, timeout=300))
+    return data, record["id"]
+
+
+def test_an_empty_store_lists_every_item_as_not_measured_with_the_command_that_measures_it(
+        data_dir):
+    proc = run_cli(["wins"], data_dir)
+    assert proc.returncode == 0 and proc.stderr == "", describe(proc)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "When does the GPU win? The note's list, item by item:"
+    for item in ITEMS:
+        assert (f"  {item.claim} ({item.key}): not measured yet; measure it: iris-gui wins "
+                f"--measure {item.key}") in lines
+    assert lines[-1] == f"  {PARALLEL_MATHS}"
+
+
+def test_a_stored_cpu_sweep_answers_its_item_saying_only_the_cpu_was_measured(swept):
+    data, sweep_id = swept
+    found = {a["item"]: a for a in ok_json(run_cli(["wins", "--json"], data))}
+    assert list(found) == [item.key for item in ITEMS]
+    assert found["data"]["state"] == "cpu only" and found["data"]["sweep"] == sweep_id
+    assert re.fullmatch(re.escape(f"sweep {sweep_id}: ") + CPU_MEASURED.format(100, 400),
+                        found["data"]["answer"]), found["data"]
+    assert {found[k]["state"] for k in ("mlp", "cnn", "transformer", "batch")} == {"unmeasured"}
+
+
+def test_measure_runs_the_items_sweep_stores_it_and_answers_from_it(data_dir):
+    proc = run_cli(["wins", "--measure", "data", "--devices", "cpu"], data_dir, timeout=300)
+    assert proc.returncode == 0, describe(proc)
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("  Large data sets"))
+    assert re.fullmatch(re.escape("  Large data sets (data): sweep 1: ")
+                        + CPU_MEASURED.format(150, "1,500,000"), line), line
+    shown = ok_json(run_cli(["sweeps", "show", "1", "--json"], data_dir))
+    assert shown["spec"]["rows"] == list(ITEMS[0].spec.rows)
+    assert {p["status"] for p in shown["points"]} == {"completed"}
+    assert all(p["epoch_us"] > 0 for p in shown["points"])
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["wins", "--measure", "gpu"], ("'gpu' names no item of the note's list; give all or "
+                                    "some of data, mlp, cnn, transformer, batch")),
+    (["report", "--out", "r.html"], ("give the runs (--runs ID[,ID...]), the note's list "
+                                     "(--wins) or both")),
+])
+def test_bad_input_is_one_line(args, expected, data_dir, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert expected in one_line_error(run_cli(args, data_dir))
+
+
+def test_a_report_of_the_note_list_alone_answers_every_item(swept, tmp_path):
+    data, sweep_id = swept
+    out = tmp_path / "wins.md"
+    proc = run_cli(["report", "--wins", "--out", str(out)], data)
+    assert proc.returncode == 0, describe(proc)
+    assert proc.stdout.strip() == f"wrote the report of the note's list (0 figures) to {out}"
+    page = out.read_text(encoding="utf-8")
+    assert "## When does the GPU win?" in page and "## Results" not in page
+    assert f"- **Large data sets**: sweep {sweep_id}: only the CPU was measured" in page
+    assert "- **Large models: CNNs**: not measured yet" in page
