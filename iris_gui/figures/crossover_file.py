@@ -13,7 +13,7 @@ from pathlib import Path
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.figures import scene_export
 from iris_gui.figures.crossover import CrossoverFigure
-from iris_gui.figures.crossover_text import is_sample, varies_batch
+from iris_gui.figures.crossover_text import first_axis, is_sample
 from iris_gui.figures.figure_file import discarded, show_offscreen, write_picture
 from iris_gui.figures.plot_theme import LIGHT
 
@@ -39,12 +39,12 @@ def write_svg(figure: CrossoverFigure, path: Path, background: str = LIGHT.backg
 
 
 def render_crossover(result: SweepResult, path: Path, width: int = 1600) -> None:
-    """Draw a sweep offscreen, light whatever the app's theme, along rows at every size (along
-    the batch size for a sweep that varies it, as the view first shows it), into ``path``: an
+    """Draw a sweep offscreen, light whatever the app's theme, at every size along the axis the
+    view first shows it (crossover_text.first_axis), into ``path``: an
     SVG if its suffix says so, else a PNG ``width`` pixels wide."""
     with discarded(CrossoverFigure(LIGHT)) as figure:
         figure.widget.resize(*RENDER_PLOT_SIZE)
-        figure.draw(result, "batch" if varies_batch(result) else "rows")
+        figure.draw(result, first_axis(result))
         figure.sample_mark.set_shown(is_sample(result))
         show_offscreen(figure.widget)
         write_picture(figure.layout_item, path, width, SVG_TITLE, figure.caption_html())

@@ -75,6 +75,23 @@ def axis_choices(result: SweepResult | None) -> list[str]:
     return [key for key in AXES if key != "batch" or varies_batch(result)]
 
 
+def varies(result: SweepResult | None, axis: str) -> bool:
+    """Whether ``result``'s points take more than one value along ``axis``."""
+    if result is None:
+        return False
+    value = {"rows": lambda p: p.rows, "hidden": lambda p: p.hidden, "batch": lambda p: p.batch,
+             "flops": lambda p: p.flops_per_epoch}[axis]
+    return len({v for p in result.points if (v := value(p)) == v}) > 1  # NaN: no value
+
+
+def first_axis(result: SweepResult | None) -> str:
+    """The axis a sweep is first shown along: the batch size where it varies, else the first
+    size it varies (rows, then width), so that no sweep stands in one column."""
+    if varies_batch(result):
+        return "batch"
+    return next((axis for axis in ("rows", "hidden", "flops") if varies(result, axis)), "rows")
+
+
 def slice_choices(axis: str, points: Iterable[SweepPoint],
                   model: str = "mlp") -> list[tuple[str, int | None]]:
     """What the plot may hold fixed along the other dimension: every size, or one of them

@@ -56,7 +56,6 @@ def test_choosing_a_cnn_shows_its_fields_and_the_spec_carries_them(panel, qtbot)
     retype(qtbot, settings.hidden_edit, "4,8")
     spec = panel.spec()
     assert (spec.model, spec.depth, spec.image_size, spec.hidden) == ("cnn", 1, 8, (4, 8))
-    panel.grab().save("/tmp/crossover_models.png")  # looked at by hand; never committed
 
     choose(qtbot, settings.model_combo, "Transformer")
     assert shown_shapes(panel) == {"depth", "heads", "seq_len"}
@@ -141,3 +140,24 @@ def test_a_small_cnn_sweep_runs_from_the_view_and_reopens_into_the_form(qtbot, o
     qtbot.waitUntil(lambda: settings.model_combo.currentText() == "CNN")
     spec = view.spec()
     assert (spec.model, spec.depth, spec.image_size, spec.hidden) == ("cnn", 1, 8, (4, 8))
+
+
+def test_a_width_sweep_at_one_row_count_is_shown_along_its_width(panel) -> None:
+    from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult
+    from iris_gui.figures.crossover_text import first_axis
+
+    points = [SweepPoint("cpu", "eager", 2, 1_024, width, "completed", epoch_us=100.0 * width,
+                         epochs=20, flops_per_epoch=1e6 * width, cpu_wait_share=0.0)
+              for width in (4, 16, 64)]
+    rows_sweep = SweepResult(SweepSpec(rows=(100, 1_000), hidden=(10,)), points=[
+        SweepPoint("cpu", "eager", 2, rows, 10, "completed", epoch_us=rows / 10,
+                   epochs=20, flops_per_epoch=600.0 * rows, cpu_wait_share=0.0)
+        for rows in (100, 1_000)]).analyse()
+    panel.set_result(rows_sweep)
+    assert panel.plot.axis() == "rows"
+    widths = SweepResult(SweepSpec(model="cnn", rows=(1_024,), hidden=(4, 16, 64)),
+                         points=points).analyse()
+    panel.set_result(widths)  # its rows never vary: three points in one column otherwise
+    assert panel.plot.axis() == "hidden" == first_axis(widths)
+    panel.set_result(rows_sweep)  # its width never varies: back along its rows
+    assert panel.plot.axis() == "rows"

@@ -168,6 +168,42 @@ def test_a_sweep_the_store_cannot_keep_is_still_shown_and_said(window) -> None:
     assert len(history(window.crossover)) == 1
 
 
+def test_the_note_list_answers_from_the_store_sweeps_an_item_and_shows_its_sweep(
+        window, qtbot) -> None:
+    from iris_gui.engine.records.note_list import CPU_ONLY, item
+    from iris_gui.engine.records.sweep_model import SweepPoint
+
+    panel = window.crossover
+    tab = panel.note_list
+    panel.tabs.setCurrentWidget(tab)
+    # The stored CPU-only sweep varies the rows of the MLP: it answers the data item alone.
+    assert tab.answer_text("data").startswith("Sweep 1: " + CPU_ONLY.split("{")[0] + " (cpu/")
+    assert tab.show_buttons["data"].isEnabled() and not tab.show_buttons["cnn"].isEnabled()
+    assert tab.answer_text("cnn") == "Not measured yet"
+    assert not tab.measure_buttons["cnn"].isEnabled()  # the worker is loading
+    window.controller.set_state(RunState.IDLE)
+    qtbot.mouseClick(tab.measure_buttons["cnn"], Qt.MouseButton.LeftButton)
+    cnn = item("cnn").spec
+    assert window.controller.queued == [(cnn, "process")]
+    assert panel.settings.spec().model == "cnn"  # the settings say what is being swept
+    assert not tab.measure_buttons["data"].isEnabled()  # one sweep at a time
+    # Made-up times: the CPU wins at 4 channels, the GPU from 16 on.
+    times = {("cpu", 4): 100.0, ("cpu", 16): 900.0, ("cpu", 64): 9_000.0,
+             ("cuda:0", 4): 300.0, ("cuda:0", 16): 400.0, ("cuda:0", 64): 500.0}
+    points = [SweepPoint(device, "eager", 2 if device == "cpu" else None, 1_024, width,
+                         "completed", epoch_us=us, epochs=20, flops_per_epoch=1e6 * width,
+                         cpu_wait_share=0.0)
+              for (device, width), us in times.items()]
+    window.controller.sweep_finished.emit(SweepResult(cnn, points=points).analyse())
+    window.controller.set_state(RunState.IDLE)
+    assert tab.answer_text("cnn").startswith(
+        "Sweep 2: cuda:0/eager overtakes cpu/eager/2 threads from ~")
+    assert tab.answer_text("cnn").endswith(" channels (1,024 rows)")
+    qtbot.mouseClick(tab.show_buttons["data"], Qt.MouseButton.LeftButton)
+    assert panel.result() is window.store.sweeps[0].result
+    assert window.status.currentMessage().startswith("Showing sweep 1")
+
+
 # -- the window -------------------------------------------------------------------------------
 
 

@@ -78,7 +78,7 @@ def test_start_the_plot_and_the_tabs_share_the_docked_view(docked) -> None:
         corner = widget.mapTo(docked, QPoint(0, 0))
         assert widget.isVisible() and view.contains(widget.rect().translated(corner)), widget
     tabs = [docked.tabs.tabText(i) for i in range(docked.tabs.count())]
-    assert tabs == ["Sweep", "Findings", "Points"]
+    assert tabs == ["Sweep", "Findings", "Points", "GPU wins?"]
     # A sweep shown brings its findings forward; the settings are a click away.
     assert docked.tabs.currentWidget() is docked.findings
     assert docked.plot.plot_item.vb.height() > 100

@@ -86,6 +86,23 @@ def test_the_sweep_the_crossover_view_shows_is_added(window, monkeypatch, tmp_pa
     assert f"the sweep of {sweep.started_at[:10]}" in text
 
 
+def test_the_note_list_joins_the_report_once_a_stored_sweep_answers_an_item(
+        window, monkeypatch, tmp_path) -> None:
+    from iris_gui.ui.panels.samples.sweep import sample_cpu_sweep
+
+    choose(monkeypatch, tmp_path / "before.html", export_dialogs.REPORT_FILTERS["html"])
+    export_dialogs.export_report(window.parent, window)
+    assert "When does the GPU win?" not in (tmp_path / "before.html").read_text(encoding="utf-8")
+    sweep_id = window.store.save_sweep(sample_cpu_sweep())  # it varies the MLP's rows
+    choose(monkeypatch, tmp_path / "after.html", export_dialogs.REPORT_FILTERS["html"])
+    export_dialogs.export_report(window.parent, window)
+    text = (tmp_path / "after.html").read_text(encoding="utf-8")
+    assert '<h2 id="wins">When does the GPU win?</h2>' in text
+    assert (f"<li><strong>Large data sets</strong>: sweep {sweep_id}: only the CPU was "
+            "measured") in text
+    assert "<li><strong>Large models: CNNs</strong>: not measured yet</li>" in text
+
+
 # -- a run of every rung, failures said, the last folder kept ---------------------------
 
 def stored_manual_breakdown() -> dict:

@@ -5,8 +5,9 @@ series (device x engine x CPU threads); the engine fits ``µs/epoch = steps · f
 throughput`` per series (one step per epoch at full batch) and finds where two series cross
 (engine/records/sweep_fit.py). A sentence on top says what is compared;
 the left column holds Start, Stop and the earlier sweeps to reopen, the progress with its time
-left on a row of its own, and three tabs: the new sweep's settings, what the shown sweep found,
-and every point. The plot beside them (the crossover figure, figures/crossover.py) draws a
+left on a row of its own, and four tabs: the new sweep's settings, what the shown sweep found,
+every point, and the note's list of when the GPU wins answered item by item from the stored
+sweeps (note_list.py: each item swept with one button). The plot beside them (the crossover figure, figures/crossover.py) draws a
 sweep as it grows point by point or as it was stored. A made-up sweep is marked as such on
 the plot. The figures are the ``SweepResult``'s; its CSV is ``store/sweep_csv.py``'s rows.
 
@@ -36,12 +37,14 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.engine.records.note_list import NoteAnswer, item
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.figures import crossover_file
 from iris_gui.figures import crossover_text as words
 from iris_gui.figures.plot_theme import ERROR
 from iris_gui.store.sweep_csv import export_sweep_csv
+from iris_gui.ui.panels.crossover.note_list import NoteListTab
 from iris_gui.ui.panels.crossover.plot import CrossoverPlot
 from iris_gui.ui.panels.crossover.progress import SweepProgress
 from iris_gui.ui.panels.crossover.settings import SweepSettings
@@ -62,7 +65,7 @@ ABOUT_TEXT = ("Each series (device / engine / CPU threads) timed in µs per epoc
 # 1280×800 screen the docked view is ~900×250 px: settings, findings and plot stacked
 # would each get a sliver, so the settings and the words share one set of tabs.
 COLUMN_WIDTH = 350
-SETTINGS_TAB, FINDINGS_TAB, POINTS_TAB = 0, 1, 2
+SETTINGS_TAB, FINDINGS_TAB, POINTS_TAB, WINS_TAB = 0, 1, 2, 3
 SIZE_HINT = (900, 320)
 
 
@@ -133,9 +136,14 @@ class CrossoverPanel(QWidget):
         self.tabs.addTab(self.settings_scroll, "Sweep")
         self.tabs.addTab(self.findings, "Findings")
         self.tabs.addTab(self.table, "Points")
+        self.note_list = NoteListTab()
+        self.note_list.measure_requested.connect(self._on_measure_item)
+        self.note_list.reopen_requested.connect(self.reopen_requested)
+        self.tabs.addTab(self.note_list, "GPU wins?")
         self.tabs.setTabToolTip(SETTINGS_TAB, "What a new sweep measures")
         self.tabs.setTabToolTip(FINDINGS_TAB, "What the shown sweep found, crossing by crossing")
         self.tabs.setTabToolTip(POINTS_TAB, "Every point of the shown sweep, as its CSV has it")
+        self.tabs.setTabToolTip(WINS_TAB, "The note's list of when the GPU wins, item by item")
 
         column = QWidget()
         left = QVBoxLayout(column)
@@ -205,6 +213,7 @@ class CrossoverPanel(QWidget):
         self.error_label.setVisible(bool(message))
         self.start_button.setEnabled(not message and self._ready and not self._running)
         self.stop_button.setEnabled(self._running)
+        self.note_list.set_measurable(self._ready and not self._running)
 
     def _on_start(self) -> None:
         try:
@@ -213,6 +222,16 @@ class CrossoverPanel(QWidget):
             self._validate()
             return
         self.start_requested.emit(spec)
+
+    def _on_measure_item(self, key: str) -> None:
+        """An item of the note's list swept: its spec becomes the settings, then starts."""
+        spec = item(key).spec
+        self.set_spec(spec)
+        self.start_requested.emit(spec)
+
+    def set_answers(self, answers: list[NoteAnswer]) -> None:
+        """The note's list answered from the stored sweeps."""
+        self.note_list.show_answers(answers)
 
     # -- what it shows -------------------------------------------------------------------------
 

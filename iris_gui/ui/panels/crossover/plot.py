@@ -150,17 +150,22 @@ class CrossoverPlot(QWidget):
     def _fill_axes(self) -> None:
         """Offer the axes this sweep has; the batch size, when it first appears, is shown."""
         before, keys = self.axis_keys(), words.axis_choices(self._result)
+        previous = self.axis()
+        self.axis_combo.blockSignals(True)
         if keys == before:  # the same axes; a new sweep's model may name the widths anew
             for index, key in enumerate(keys):
                 self.axis_combo.setItemText(index, words.axis_words(key, self._model())[0])
-            return
-        previous = self.axis()
-        self.axis_combo.blockSignals(True)
-        self.axis_combo.clear()
-        for key in keys:
-            self.axis_combo.addItem(words.axis_words(key, self._model())[0], key)
+        else:
+            self.axis_combo.clear()
+            for key in keys:
+                self.axis_combo.addItem(words.axis_words(key, self._model())[0], key)
         chosen = "batch" if "batch" in keys and "batch" not in before else previous
-        self.axis_combo.set_value(chosen if chosen in keys else keys[0])
+        chosen = chosen if chosen in keys else keys[0]
+        # A sweep that holds the shown size fixed (a width sweep at one row count) is shown
+        # along a size it varies: its points would otherwise stand in one column.
+        if not words.varies(self._result, chosen):
+            chosen = next((k for k in keys if words.varies(self._result, k)), chosen)
+        self.axis_combo.set_value(chosen)
         self.axis_combo.blockSignals(False)
 
     def _fill_slices(self) -> None:
