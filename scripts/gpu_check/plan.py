@@ -62,11 +62,11 @@ STEPS = (
     Step("environment", 10, "environment.txt", task("environment"), "setup"),
     Step("devices", 15, "devices.json", iris("devices", "--json"), "setup"),
     # The note's own experiment, the GPU first: every recording choice that matters.
-    Step("compare", 50, "compare.txt", iris(
+    Step("compare", 45, "compare.txt", iris(
         "compare", "--devices", "cuda:0,cpu", "--records", "every-epoch,device,none",
         "--repeat", "2")),
     # The ladder's CUDA rungs, the ones the product exists to show, before any compile.
-    Step("ladder cuda", 50, "ladder-cuda.txt", iris(
+    Step("ladder cuda", 45, "ladder-cuda.txt", iris(
         "compare", "--engines", "graph,persistent,manual,lean,eager,native", "--devices",
         "cuda:0")),
     # Room for a cold start: CUDA's and CUPTI's initialisation, a capture or a Triton compile.
@@ -88,19 +88,22 @@ STEPS = (
         "train", "--device", "cuda", "--batch", "32", "--precision", "float16", "--engine",
         "lean", "--epochs", "300")),
     # torch.compile's CUDA graphs: a cold compile of tens of seconds, after the rest.
-    Step("ladder cuda compiled", 50, "ladder-cuda-compiled.txt", iris(
+    Step("ladder cuda compiled", 40, "ladder-cuda-compiled.txt", iris(
         "compare", "--engines", "compiled", "--devices", "cuda:0")),
-    Step("sweep", 35, "sweep.txt", iris(
+    Step("sweep", 30, "sweep.txt", iris(
         "sweep", "--devices", "cuda:0,cpu", "--engines", "eager,graph,persistent", "--threads",
         "1", "--min-seconds", "0.2")),
+    # The note's list of when the GPU wins, item by item: a sweep along each size, the GPU
+    # against the CPU at torch's default threads (engine/records/note_list.py).
+    Step("wins", 40, "wins.txt", iris("wins", "--measure", "all", "--devices", "cuda:0,cpu")),
     Step("export runs", 10, "export-runs.txt", task("export-runs"), "export"),
     # The kernel tests carry the cuda marker too: they get a step (and a limit) of their own.
-    Step("cuda tests", 60, "cuda-tests.txt",
+    Step("cuda tests", 50, "cuda-tests.txt",
          (*PYTEST, "-m", "cuda and not kernels", *CUDA_TEST_FILES), "test"),
     Step("ladder benchmark cuda", 25, "ladder-bench-cuda.txt", (
         PY, "benchmarks/ladder.py", "--device", "cuda", "--epochs", "5000", "--repeat", "3",
         "--engines", "graph,persistent,eager,lean,manual"), "test"),
-    Step("kernel tests", 30, "kernel-tests.txt", (*PYTEST, "-m", "kernels", *KERNEL_TEST_FILES),
+    Step("kernel tests", 25, "kernel-tests.txt", (*PYTEST, "-m", "kernels", *KERNEL_TEST_FILES),
          "test"),
 )
 
