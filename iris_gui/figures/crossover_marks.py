@@ -31,6 +31,9 @@ class LogAxis(pg.AxisItem):
     def __init__(self, orientation: str, kind: str) -> None:
         super().__init__(orientation, pen=LIGHT.foreground, textPen=LIGHT.foreground)
         self.kind = kind
+        # The tick labels carry their own prefixes (10M, 1 ms): pyqtgraph's "(x1e+09)" after
+        # the title would scale them a second time.
+        self.enableAutoSIPrefix(False)
 
     def logTickValues(self, minVal, maxVal, size, stdTicks):  # a pyqtgraph override
         labelled, plain = words.log_tick_levels(minVal, maxVal)

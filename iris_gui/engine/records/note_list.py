@@ -127,6 +127,17 @@ def answers(stored: Sequence[tuple[int, SweepResult]]) -> list[NoteAnswer]:
     return found
 
 
+def families(stored: Sequence[tuple[int, SweepResult]]) -> list[tuple[NoteAnswer, SweepResult]]:
+    """The model-size items' answers with their sweeps, for one plot of every family against
+    FLOPs per step; an item with no stored sweep is left out."""
+    found = []
+    for each in ITEMS:
+        picked = pick_sweep(each.key, stored) if each.axis == "hidden" else None
+        if picked is not None:
+            found.append((answer(each.key, picked[1], picked[0]), picked[1]))
+    return found
+
+
 def _accelerators(result: SweepResult) -> set[str]:
     return {p.series for p in result.points if p.device != "cpu" and p.measured}
 
