@@ -244,6 +244,9 @@ def build_parser() -> OneLineParser:
     plot.add_argument("--runs", type=_run_ids, metavar="ID[,ID...]")
     plot.add_argument("--sweep", type=_id, metavar="ID",
                       help="draw a stored sweep's crossover plot instead (see 'sweeps list')")
+    plot.add_argument("--families", action="store_true",
+                      help="the stored model-size sweeps of the MLP, CNN and Transformer on "
+                           "one plot against FLOPs per step (see 'wins')")
     plot.add_argument("--out", required=True, metavar="FILE.png|.svg|.csv")
     plot.add_argument("--width", type=_width, default=1600, metavar="PX", help="PNG width (default 1600)")
     plot.add_argument("--log-y", action="store_true", help="logarithmic loss axis")

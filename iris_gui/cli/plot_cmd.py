@@ -1,6 +1,8 @@
 """``iris-gui plot --runs 1,2 --out loss.png``: stored runs' loss curves drawn offscreen by the
 same panel the window shows, so a figure made from the command line matches the screen;
-``--ladder`` draws those runs' engine ladder instead, the figure the Ladder view shows."""
+``--ladder`` draws those runs' engine ladder instead, the figure the Ladder view shows;
+``--sweep ID`` a stored sweep's crossover; ``--families`` the model-size sweeps of every family
+on one plot against FLOPs per step."""
 
 from __future__ import annotations
 
@@ -29,8 +31,14 @@ def plot_command(args: argparse.Namespace) -> int:
     if not out.parent.is_dir():
         raise StoreError(f"cannot write {out}: no directory {out.parent}")
     check_export_target(out)  # never the store, a device, a FIFO or a directory
-    if (args.runs is None) == (args.sweep is None):
-        args.command_parser.error("give --runs ID[,ID...] (curves, or --ladder) or --sweep ID")
+    if sum((args.runs is not None, args.sweep is not None, args.families)) != 1:
+        args.command_parser.error("give --runs ID[,ID...] (curves, or --ladder), --sweep ID or "
+                                  "--families")
+    if args.families:
+        if suffix == ".csv":
+            args.command_parser.error("--families draws a .png or .svg; each sweep's points are "
+                                      "its CSV (plot --sweep ID --out FILE.csv)")
+        return _families(out, args.width)
     if args.sweep is not None:
         return _sweep(args.sweep, out, args.width, suffix)
     if args.ladder and args.log_y:
@@ -94,6 +102,26 @@ def _ladder(run_ids: list[int], out: Path, width: int) -> int:
         _app = QApplication.instance() or QApplication([])  # held until the file is written
         render_ladder(rows, out, width)
     print(f"wrote the ladder of {counted(len(rows), 'run')} to {out}")
+    return 0
+
+
+def _families(out: Path, width: int) -> int:
+    """The model-size sweeps of every family on one plot against FLOPs per step."""
+    from iris_gui.engine.records.note_list import families
+
+    require_qt(f"drawing {out.suffix[1:].upper()}")
+    with open_store(True) as store:
+        found = families([(s.id, s.result) for s in store.list_sweeps()])
+    from PySide6.QtWidgets import QApplication
+
+    from iris_gui.figures.families_file import render_families
+    from iris_gui.figures.offscreen import use_offscreen
+
+    use_offscreen()
+    _app = QApplication.instance() or QApplication([])  # held until the file is written
+    render_families(found, out, width)
+    names = ", ".join(answer.item.spec.model for answer, _ in found) or "no family swept yet"
+    print(f"wrote the model sizes of {names} to {out}")
     return 0
 
 

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from iris_gui.cli.session import open_store, require_qt
-from iris_gui.engine.records.note_list import answers
+from iris_gui.engine.records.note_list import answers, families
 from iris_gui.engine.words.counted import counted
 from iris_gui.store.files import check_export_target
 from iris_gui.store.paths import StoreError
@@ -28,7 +28,8 @@ def report_command(args: argparse.Namespace) -> int:
     with open_store(True) as store:
         runs = [store.get(run_id) for run_id in dict.fromkeys(args.runs)]  # full records
         stored = store.get_sweep(args.sweep) if args.sweep is not None else None
-        wins = answers([(s.id, s.result) for s in store.list_sweeps()]) if args.wins else None
+        sweeps = [(s.id, s.result) for s in store.list_sweeps()] if args.wins else []
+    wins = answers(sweeps) if args.wins else None
     from PySide6.QtWidgets import QApplication
 
     from iris_gui.engine.words.command_line import command_for
@@ -41,13 +42,14 @@ def report_command(args: argparse.Namespace) -> int:
         report = write_report(out, runs, command_for,
                               sweep=None if stored is None else stored.result,
                               sweep_label="" if stored is None else f"sweep {stored.id}",
-                              log_y=args.log_y, wins=wins)
+                              log_y=args.log_y, wins=wins, families=families(sweeps))
     except StoreError:
         raise
     except Exception as error:  # a report bug is one line, never a traceback
         raise StoreError(f"the report could not be written to {out}: "
                          f"{type(error).__name__}: {error}") from error
-    figures = sum((bool(report.curves), bool(report.ladder), report.sweep is not None))
+    figures = sum((bool(report.curves), bool(report.ladder), report.sweep is not None,
+                   bool(report.families)))
     what = [counted(len(runs), "run")] if runs else []
     what += ["the note's list"] if wins else []
     print(f"wrote the report of {' and '.join(what)} ({counted(figures, 'figure')}) to {out}")

@@ -78,10 +78,13 @@ class Report:
     verdict: str = ""
     # The note's list of when the GPU wins, each item answered from the stored sweeps.
     wins: list[NoteAnswer] = field(default_factory=list)
+    # Its model-size items' sweeps, drawn on one plot against FLOPs per step.
+    families: list[tuple[NoteAnswer, SweepResult]] = field(default_factory=list)
 
 
 def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepResult | None = None,
-                 sweep_label: str = "", wins: list[NoteAnswer] | None = None) -> Report:
+                 sweep_label: str = "", wins: list[NoteAnswer] | None = None,
+                 families: list[tuple[NoteAnswer, SweepResult]] | None = None) -> Report:
     """The report of ``runs`` (full records, curves loaded), in the order given, with a sweep
     and the note's list answered when given."""
     ids = [run.id for run in runs]
@@ -108,7 +111,7 @@ def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepRes
                     if (breakdown := _breakdown(run)) is not None],
         verdict=(verdict(compare_groups([[run.result] for run in runs]))
                  if len(runs) > 1 else ""),
-        wins=list(wins or []),
+        wins=list(wins or []), families=list(families or []) if wins else [],
     )
 
 

@@ -12,6 +12,7 @@ from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.figures.crossover_file import render_crossover
 from iris_gui.figures.curves import PlotCurve
 from iris_gui.figures.explain_file import render_explain
+from iris_gui.figures.families_file import render_families
 from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.figures.loss_file import render_curves
 from iris_gui.report.content import Report
@@ -23,7 +24,7 @@ MAX_NAMED = 4  # series named in a caption; more are counted
 
 @dataclass(frozen=True)
 class Figure:
-    name: str  # the file's suffix-less name beside a Markdown report: loss, ladder, explain, crossover
+    name: str  # the file's suffix-less name beside a Markdown report: loss, ladder, explain, crossover, families
     caption: str
     path: Path
 
@@ -57,6 +58,12 @@ def render_figures(report: Report, folder: Path, stem: str, width: int = WIDTH,
         render_crossover(report.sweep, path, width)
         figures.append(Figure("crossover", sweep_caption(report.sweep, report.sweep_label),
                               path))
+    if report.families:
+        path = folder / f"{stem}-families.png"
+        render_families(report.families, path, width)
+        names = ", ".join(answer.item.spec.model for answer, _ in report.families)
+        figures.append(Figure("families", f"Model size across families ({names}): time per "
+                                          "step against FLOPs per step, the CPU dashed", path))
     return figures
 
 

@@ -39,14 +39,16 @@ def check_target(path: Path) -> None:
 def write_report(path: Path, runs: list[StoredRun], command_for: CommandFor,
                  sweep: SweepResult | None = None, sweep_label: str = "",
                  log_y: bool = False, width: int = WIDTH,
-                 wins: list[NoteAnswer] | None = None) -> Report:
+                 wins: list[NoteAnswer] | None = None,
+                 families: list[tuple[NoteAnswer, SweepResult]] | None = None) -> Report:
     """Write the report of ``runs`` (full records, in the order given) and, when given, a
-    sweep's crossover and the note's list answered; return what it says."""
+    sweep's crossover and the note's list answered (with its families' plot); return what it
+    says."""
     path = Path(path)
     check_target(path)
     if not runs and not wins:
         raise StoreError("a report needs at least one run or the note's list (--wins)")
-    report = build_report(runs, command_for, sweep, sweep_label, wins)
+    report = build_report(runs, command_for, sweep, sweep_label, wins, families)
     with tempfile.TemporaryDirectory(prefix="iris-gui-report-") as folder:
         figures = render_figures(report, Path(folder), path.stem, width, log_y)
         if path.suffix.lower() == ".html":

@@ -26,6 +26,15 @@ def swept(tmp_path_factory):
     return data, record["id"]
 
 
+@pytest.fixture(scope="module")
+def widths(tmp_path_factory):
+    """A store holding one small CPU-only sweep of the MLP's width: the mlp item's family."""
+    data = tmp_path_factory.mktemp("widths")
+    ok_json(run_cli(["sweep", "--rows", "200", "--hidden", "10,40", *TINY, "--json"], data,
+                    timeout=300))
+    return data
+
+
 def test_an_empty_store_lists_every_item_as_not_measured_with_the_command_that_measures_it(
         data_dir):
     proc = run_cli(["wins"], data_dir)
@@ -81,3 +90,20 @@ def test_a_report_of_the_note_list_alone_answers_every_item(swept, tmp_path):
     assert "## When does the GPU win?" in page and "## Results" not in page
     assert f"- **Large data sets**: sweep {sweep_id}: only the CPU was measured" in page
     assert "- **Large models: CNNs**: not measured yet" in page
+
+
+def test_the_families_plot_draws_each_swept_family_and_a_report_adds_it(widths, tmp_path):
+    from PySide6.QtGui import QImage
+
+    out = tmp_path / "families.png"
+    proc = run_cli(["plot", "--families", "--out", str(out), "--width", "800"], widths)
+    assert proc.returncode == 0, describe(proc)
+    assert proc.stdout.strip() == f"wrote the model sizes of mlp to {out}"
+    assert QImage(str(out)).width() == 800
+    report = tmp_path / "wins.html"
+    proc = run_cli(["report", "--wins", "--out", str(report)], widths)
+    assert proc.stdout.strip() == f"wrote the report of the note's list (1 figure) to {report}"
+    page = report.read_text(encoding="utf-8")
+    assert "Model size across families (mlp): time per step against FLOPs per step" in page
+    assert page.count('<img src="data:image/png;base64,') == 1
+    assert "csv" in one_line_error(run_cli(["plot", "--families", "--out", "f.csv"], widths))

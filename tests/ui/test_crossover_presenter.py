@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QStatusBar
+from PySide6.QtWidgets import QDialog, QFileDialog, QInputDialog, QMessageBox, QStatusBar
 
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
@@ -202,6 +202,31 @@ def test_the_note_list_answers_from_the_store_sweeps_an_item_and_shows_its_sweep
     qtbot.mouseClick(tab.show_buttons["data"], Qt.MouseButton.LeftButton)
     assert panel.result() is window.store.sweeps[0].result
     assert window.status.currentMessage().startswith("Showing sweep 1")
+
+
+def test_the_model_sizes_of_every_family_open_on_one_plot_and_save_as_an_image(
+        window, qtbot, tmp_path, monkeypatch) -> None:
+    from iris_gui.engine.records.note_list import item
+    from iris_gui.ui.panels.samples.sweep import sample_points
+
+    tab = window.crossover.note_list
+    assert not tab.families_button.isEnabled()  # the stored sweep varies rows, no width
+    widths = [p for p in sample_points() if p.rows == 1_000]
+    for point, width in zip(widths, (8, 32, 128) * len(widths), strict=False):
+        point.hidden = width
+    window.store.save_sweep(SweepResult(item("cnn").spec, points=widths).analyse())
+    window.presenter.refresh_history()
+    assert tab.families_button.isEnabled()
+    qtbot.mouseClick(tab.families_button, Qt.MouseButton.LeftButton)
+    dialog = window.crossover.findChild(QDialog)
+    assert dialog is not None and dialog.isVisible()
+    assert all(name.startswith("cnn · ") for name in dialog.figure.lines)
+    assert "<b>Large models: CNNs</b>: sweep 2: " in dialog.caption.text()
+    target = tmp_path / "families"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    assert dialog.save() == f"Saved {target}.png"
+    assert QImage(str(target) + ".png").width() == 1600
+    dialog.close()
 
 
 # -- the window -------------------------------------------------------------------------------

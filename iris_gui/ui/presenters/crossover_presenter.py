@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
-from iris_gui.engine.records.note_list import answers
+from iris_gui.engine.records.note_list import answers, families
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.timing.sweep_left import SweepTimeLeft
@@ -71,7 +71,8 @@ class CrossoverPresenter(QObject):
             self._say(f"The earlier sweeps cannot be listed: {error}")
             return
         self.panel.set_history([(s.id, s.label()) for s in reversed(stored)])
-        self.panel.set_answers(answers([(s.id, s.result) for s in stored]))
+        sweeps = [(s.id, s.result) for s in stored]
+        self.panel.set_answers(answers(sweeps), families(sweeps))
 
     def _on_point(self, point: SweepPoint, done: int, total: int) -> None:
         if self._left is None:  # a sweep someone else queued (the CLI has its own view)

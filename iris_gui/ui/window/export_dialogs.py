@@ -154,7 +154,7 @@ def export_report(parent: QWidget, window) -> str | None:
         path = path.with_name(path.name + (".md" if kind == REPORT_FILTERS["md"] else ".html"))
     # Imported here: the report sits above ui (it draws through ui's exports), and a
     # module-level import would make ui depend on it.
-    from iris_gui.engine.records.note_list import answers
+    from iris_gui.engine.records.note_list import answers, families
     from iris_gui.engine.words.command_line import command_for
     from iris_gui.report.writer import write_report
 
@@ -164,10 +164,12 @@ def export_report(parent: QWidget, window) -> str | None:
     def write(target: Path) -> None:
         runs = [window.store.get(run_id) for run_id in run_ids]  # full curves and breakdowns
         # The note's list joins the report once a stored sweep answers one of its items.
-        wins = answers([(s.id, s.result) for s in window.store.list_sweeps()])
+        stored = [(s.id, s.result) for s in window.store.list_sweeps()]
+        wins = answers(stored)
         write_report(target, runs, command_for, sweep=sweep,
                      sweep_label=f"the sweep of {started}" if started else "the shown sweep",
                      log_y=window.plot.log_y(),
-                     wins=wins if any(a.state != "unmeasured" for a in wins) else None)
+                     wins=wins if any(a.state != "unmeasured" for a in wins) else None,
+                     families=families(stored))
 
     return _write(parent, path, write)

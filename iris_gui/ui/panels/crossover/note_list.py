@@ -27,6 +27,7 @@ INTRO = ("The note lists when a GPU pays off. Each item is a sweep along one siz
 class NoteListTab(QScrollArea):
     measure_requested = Signal(str)  # an item's key
     reopen_requested = Signal(int)  # a stored sweep's id
+    families_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -71,6 +72,11 @@ class NoteListTab(QScrollArea):
         maths.setWordWrap(True)
         maths.setStyleSheet(f"color: {NOTE};")
         layout.addWidget(maths)
+        self.families_button = QPushButton("Model sizes on one plot…")
+        self.families_button.setToolTip("The MLP, CNN and Transformer sweeps above against "
+                                        "FLOPs per step, on one plot")
+        self.families_button.clicked.connect(self.families_requested)
+        layout.addWidget(self.families_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addStretch(1)
         self.setWidget(body)
         self.setWidgetResizable(True)
@@ -79,12 +85,15 @@ class NoteListTab(QScrollArea):
         self.show_answers([answer(item.key, None) for item in ITEMS])
 
     def show_answers(self, answers: list[NoteAnswer]) -> None:
-        """Each item's answer; Show is on where a stored sweep stands behind it."""
+        """Each item's answer; Show is on where a stored sweep stands behind it, the plot of
+        the model sizes where one of them does."""
         for found in answers:
             key = found.item.key
             self.answer_labels[key].setText(found.text[:1].upper() + found.text[1:])
             self._shown[key] = found.sweep_id
             self.show_buttons[key].setEnabled(found.sweep_id is not None)
+        self.families_button.setEnabled(any(
+            found.sweep_id is not None and found.item.axis == "hidden" for found in answers))
 
     def set_measurable(self, enabled: bool) -> None:
         """Whether a sweep may start now (none is running and nothing else is)."""

@@ -44,6 +44,7 @@ from iris_gui.figures import crossover_file
 from iris_gui.figures import crossover_text as words
 from iris_gui.figures.plot_theme import ERROR
 from iris_gui.store.sweep_csv import export_sweep_csv
+from iris_gui.ui.panels.crossover.families_dialog import FamiliesDialog
 from iris_gui.ui.panels.crossover.note_list import NoteListTab
 from iris_gui.ui.panels.crossover.plot import CrossoverPlot
 from iris_gui.ui.panels.crossover.progress import SweepProgress
@@ -139,6 +140,8 @@ class CrossoverPanel(QWidget):
         self.note_list = NoteListTab()
         self.note_list.measure_requested.connect(self._on_measure_item)
         self.note_list.reopen_requested.connect(self.reopen_requested)
+        self.note_list.families_requested.connect(self.show_families)
+        self._families: list[tuple[NoteAnswer, SweepResult]] = []
         self.tabs.addTab(self.note_list, "GPU wins?")
         self.tabs.setTabToolTip(SETTINGS_TAB, "What a new sweep measures")
         self.tabs.setTabToolTip(FINDINGS_TAB, "What the shown sweep found, crossing by crossing")
@@ -229,9 +232,18 @@ class CrossoverPanel(QWidget):
         self.set_spec(spec)
         self.start_requested.emit(spec)
 
-    def set_answers(self, answers: list[NoteAnswer]) -> None:
-        """The note's list answered from the stored sweeps."""
+    def set_answers(self, answers: list[NoteAnswer],
+                    families: list[tuple[NoteAnswer, SweepResult]] | None = None) -> None:
+        """The note's list answered from the stored sweeps, and its model-size sweeps."""
         self.note_list.show_answers(answers)
+        self._families = list(families or [])
+
+    def show_families(self) -> FamiliesDialog:
+        """The model-size sweeps of every family on one plot, in a window of their own."""
+        dialog = FamiliesDialog(self._families, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     # -- what it shows -------------------------------------------------------------------------
 
