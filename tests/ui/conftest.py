@@ -11,6 +11,19 @@ from support.sshd import ssh_config_env, sshd  # noqa: F401
 READY_MS = 90_000
 
 
+@pytest.fixture(autouse=True)
+def no_unasked_message_box(monkeypatch):
+    """A message box a test did not stand in for fails the test with its words, instead of
+    waiting, modal, for a click that never comes (until the faulthandler's timeout). A test
+    that expects one replaces the function itself, after this."""
+    from PySide6.QtWidgets import QMessageBox
+
+    for kind in ("information", "warning", "critical", "question"):
+        def shown(parent, title, text, *args, kind=kind, **kwargs):
+            pytest.fail(f"an unexpected {kind} message box: {title}: {text}")
+        monkeypatch.setattr(QMessageBox, kind, shown)
+
+
 @pytest.fixture
 def data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("IRIS_GUI_DATA_DIR", str(tmp_path / "data"))
