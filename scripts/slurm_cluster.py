@@ -121,7 +121,7 @@ def _write_configs(root: Path) -> None:
         f"KillWait={KILL_WAIT}",
         "InactiveLimit=0",
         "MinJobAge=10",
-        "MessageTimeout=10",
+        "MessageTimeout=4",
         "SlurmctldTimeout=30",
         "SlurmdTimeout=30",
         f"{node} NodeAddr=127.0.0.1 NodeHostname={name} Gres=gpu:{GPUS} State=UNKNOWN",

@@ -3,6 +3,7 @@ logic on made-up points is tests/engine/sweep/test_note_list.py's."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -57,14 +58,20 @@ def test_a_stored_cpu_sweep_answers_its_item_saying_only_the_cpu_was_measured(sw
     assert {found[k]["state"] for k in ("mlp", "cnn", "transformer", "batch")} == {"unmeasured"}
 
 
-def test_measure_runs_the_items_sweep_stores_it_and_answers_from_it(data_dir):
+def test_measure_runs_the_items_sweep_stores_it_and_answers_from_it(data_dir, monkeypatch):
+    # The data item at two small sizes, timed briefly: the real items' sweeps are checked
+    # against the sweep's own rules in tests/engine/sweep/test_note_list_specs.py.
+    from iris_gui.cli import wins_cmd
+
+    small = dataclasses.replace(ITEMS[0].spec, rows=(100, 400), min_seconds=0.02, min_epochs=5)
+    monkeypatch.setattr(wins_cmd, "ITEMS", (dataclasses.replace(ITEMS[0], spec=small),))
     proc = run_cli(["wins", "--measure", "data", "--devices", "cpu"], data_dir, timeout=300)
     assert proc.returncode == 0, describe(proc)
     line = next(x for x in proc.stdout.splitlines() if x.startswith("  Large data sets"))
     assert re.fullmatch(re.escape("  Large data sets (data): sweep 1: ")
-                        + CPU_MEASURED.format(150, "1,500,000"), line), line
+                        + CPU_MEASURED.format(100, 400), line), line
     shown = ok_json(run_cli(["sweeps", "show", "1", "--json"], data_dir))
-    assert shown["spec"]["rows"] == list(ITEMS[0].spec.rows)
+    assert shown["spec"]["rows"] == [100, 400] and shown["spec"]["devices"] == ["cpu"]
     assert {p["status"] for p in shown["points"]} == {"completed"}
     assert all(p["epoch_us"] > 0 for p in shown["points"])
 
