@@ -1,6 +1,7 @@
 import os
 import re
 import sys
+from collections import Counter
 
 import pytest
 
@@ -42,6 +43,28 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     else:
         print("\n".join(lines), file=sys.stderr)
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# The folders whose files start real servers and kill processes: the longest files (a real
+# Slurm's alone takes over a minute).
+LONGEST_FIRST = ("remote", "reliability")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest files first: those of LONGEST_FIRST's folders, then those with the most slow
+    test functions (their parameters not counted), then the rest, each in collection order.
+    Across make test's workers a file is one unit of work (--dist loadfile), handed out in this
+    order: a long file started last would keep one worker busy while the others wait."""
+    slow = Counter(path for path, _ in {(item.path, getattr(item, "originalname", item.name))
+                                        for item in items if item.get_closest_marker("slow")})
+
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        parts = item.nodeid.split("/")  # tests/remote/..., not tests/engine/remote/...
+        folder = parts[1] if len(parts) > 2 else ""
+        first = LONGEST_FIRST.index(folder) if folder in LONGEST_FIRST else len(LONGEST_FIRST)
+        return first, -slow[item.path]
+
+    items.sort(key=rank)  # stable: a file's tests stay together
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -348,14 +348,14 @@ def test_a_job_cancelled_mid_sweep_gives_its_size_to_another_job(
     cancelled: list[str] = []
 
     def observe(point: object, done: int, total: int) -> None:
-        # The first point of a size: its second series has two seconds to go on that job.
+        # The first point of a size: its second series has 1.5 s to go on that job.
         if not cancelled:
             cancelled.append(pool.current_job())
             slurm.command("scancel", cancelled[0])
 
     # Two sizes, one a job: the cancelled job's size is the one left to measure again.
     spec = SweepSpec(rows=(120, 500), hidden=(10,), devices=("hpcp:cpu",),
-                     engines=("eager", "lean"), threads=("1",), min_seconds=2.0)
+                     engines=("eager", "lean"), threads=("1",), min_seconds=1.5)
     try:
         result = pool.sweep(spec, observe)
     finally:
