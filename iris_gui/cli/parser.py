@@ -6,7 +6,6 @@ import argparse
 import os
 from typing import NoReturn
 
-from iris_gui import __version__
 from iris_gui.cli.model_options import add_model_options, add_sweep_model_options, model_values
 from iris_gui.cli.remote_parser import add_remote_commands
 from iris_gui.cli.wins_cmd import add_wins_command
@@ -20,6 +19,7 @@ from iris_gui.engine.spec.config import (
     parse_hidden,
 )
 from iris_gui.engine.spec.engines import ENGINES
+from iris_gui.version import __version__
 
 DEFAULTS = RunConfig()
 

@@ -13,7 +13,6 @@ from datetime import datetime
 
 import numpy as np
 
-from iris_gui import __version__
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.compare import compare_groups
 from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK
@@ -29,6 +28,7 @@ from iris_gui.engine.words.model_words import model_file_words, model_sentence
 from iris_gui.engine.words.verdict import verdict
 from iris_gui.report.table import HEADERS, results_table
 from iris_gui.store.runs import StoredRun
+from iris_gui.version import __version__
 
 CommandFor = Callable[[RunConfig], str]
 # Over a CPU run's estimate for a GPU, which never joins its measured sentences.

@@ -12,7 +12,6 @@ import sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from iris_gui import APP_NAME, __version__
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.workers.logs import configure_file_log
 from iris_gui.store.paths import log_dir
@@ -22,6 +21,7 @@ from iris_gui.ui.jobs.training_controller import TrainingController
 from iris_gui.ui.main_window import MainWindow
 from iris_gui.ui.window.app_icon import app_icon
 from iris_gui.ui.window.settings import AppSettings
+from iris_gui.version import APP_NAME, __version__
 
 
 def open_store_or_explain() -> RunStore | None:

@@ -18,12 +18,11 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-import iris_gui
-from iris_gui import __version__
 from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.ssh import SETUP_VENV, explain_failure, ssh_argv
 from iris_gui.engine.remote.wire import host_text
 from iris_gui.engine.spec.errors import EngineError
+from iris_gui.version import __version__
 
 SETUP_TIMEOUT = 300.0
 FAILED = "iris-gui-setup-failed:"
@@ -70,7 +69,7 @@ def wheel_name() -> str:
 
 def build_wheel() -> bytes:
     """A wheel of the running package from its own files (sources and resources, no caches)."""
-    package = Path(iris_gui.__file__).resolve().parent
+    package = Path(__file__).resolve().parents[2]  # iris_gui/, this file's package's top
     dist = f"iris_gui-{__version__}.dist-info"
     files: dict[str, bytes] = {}
     for path in sorted(package.rglob("*")):

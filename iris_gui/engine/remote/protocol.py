@@ -17,11 +17,11 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any
 
-from iris_gui import __version__
 from iris_gui.engine.records.device_info import KINDS, DeviceInfo, check_device_id
 from iris_gui.engine.records.typed import brief, check_fields, seen
 from iris_gui.engine.remote.placement import placement, read_placement
 from iris_gui.engine.spec.errors import EngineError
+from iris_gui.version import __version__
 
 PROTOCOL = 4  # raised with every change to the framing or a message: both ends speak one
 

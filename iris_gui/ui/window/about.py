@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from iris_gui import __version__
 from iris_gui.ui.jobs.training_controller import TrainingController
 from iris_gui.ui.window.app_icon import app_icon
 from iris_gui.ui.window.open_folder import data_folder, open_data_folder
+from iris_gui.version import __version__
 
 
 def torch_version(controller: TrainingController) -> str:
