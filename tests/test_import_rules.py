@@ -7,7 +7,8 @@ circle drawn with one is still a circle. The rules:
 - ``engine`` imports nothing of ours above it; ``store`` only ``engine``.
 - ``figures`` (static pictures and the one export routine) imports nothing of ``ui``: no
   panel, no presenter, not the window's chrome.
-- ``report`` and ``cli`` import no panel: every picture they write is drawn by ``figures``.
+- ``report`` and ``cli`` import no panel, and ``api`` (the Python API) nothing of ``ui``:
+  every picture they write is drawn by ``figures``. Only the package's top imports ``api``.
 - ``ui``'s top folder holds only the app's start and the main window.
 - The engine's top holds only folders. Its record folders (``spec``, ``data``, ``records``,
   ``timing``, ``words``) import none of its training side (``train``, ``rungs``, ``kernels``,
@@ -124,9 +125,15 @@ def test_figures_import_nothing_of_ui(graph) -> None:
     assert arrows(graph, "iris_gui.figures", "iris_gui.ui") == []
 
 
-@pytest.mark.parametrize("wing", ["iris_gui.report", "iris_gui.cli"])
-def test_report_and_cli_import_no_panel(graph, wing) -> None:
-    assert arrows(graph, wing, "iris_gui.ui.panels") == []
+@pytest.mark.parametrize("wing", ["iris_gui.report", "iris_gui.cli", "iris_gui.api"])
+def test_report_cli_and_api_import_no_panel(graph, wing) -> None:
+    banned = "iris_gui.ui" if wing == "iris_gui.api" else "iris_gui.ui.panels"
+    assert arrows(graph, wing, banned) == []
+
+
+def test_nothing_imports_the_api_but_the_packages_top(graph) -> None:
+    importers = {a for a, _ in arrows(graph, "iris_gui", "iris_gui.api")}
+    assert {a for a in importers if not a.startswith("iris_gui.api")} == {"iris_gui"}
 
 
 def test_nothing_imports_a_presenter_but_the_main_window_and_presenters(graph) -> None:

@@ -17,6 +17,19 @@ from iris_gui.engine.words.counted import counted
 
 
 def explain_command(args: argparse.Namespace) -> int:
+    breakdown = explained(args)
+    if args.json:
+        # The estimate's sentences apart from the measured ones, as everywhere.
+        record = {**breakdown.to_dict(), "sentences": breakdown.sentences(),
+                  "estimate_sentences": breakdown.estimate_sentences()}
+        print(json.dumps(record, indent=2, allow_nan=False, ensure_ascii=False))
+    else:
+        print("\n".join(_report(breakdown)))
+    return 0
+
+
+def explained(args: argparse.Namespace) -> Breakdown:
+    """The options' run explained; a bad option is one line (the parser's error)."""
     from iris_gui.engine.explain.explain import MAX_REPLICATES, MAX_WINDOW, MIN_WINDOW, explain
 
     if not MIN_WINDOW <= args.epochs <= MAX_WINDOW:
@@ -30,15 +43,7 @@ def explain_command(args: argparse.Namespace) -> int:
     # Kineto prints a line on every profiler start and stop; it has no level that keeps its
     # errors but drops those, and a missing device trace is reported in the notes anyway.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
-    breakdown = explain(config, epochs=args.epochs, replicates=args.repeat)
-    if args.json:
-        # The estimate's sentences apart from the measured ones, as everywhere.
-        record = {**breakdown.to_dict(), "sentences": breakdown.sentences(),
-                  "estimate_sentences": breakdown.estimate_sentences()}
-        print(json.dumps(record, indent=2, allow_nan=False, ensure_ascii=False))
-    else:
-        print("\n".join(_report(breakdown)))
-    return 0
+    return explain(config, epochs=args.epochs, replicates=args.repeat)
 
 
 def _report(b: Breakdown) -> list[str]:

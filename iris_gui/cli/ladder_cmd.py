@@ -33,7 +33,7 @@ def _engines(args: argparse.Namespace) -> list[str]:
     return list(dict.fromkeys(asked))
 
 
-def _plan(args: argparse.Namespace, hosts: Any) -> tuple[list[RunConfig], list[dict[str, Any]]]:
+def plan(args: argparse.Namespace, hosts: Any) -> tuple[list[RunConfig], list[dict[str, Any]]]:
     """The configs to run and the rows that cannot run (with their reason)."""
     from iris_gui.cli.run_options import checked_config
     from iris_gui.engine.records.ladder import ladder_configs
@@ -81,7 +81,7 @@ def ladder_command(args: argparse.Namespace) -> int:
     # Connected while planning, reused for the runs, closed by them.
     hosts = HostRunners(status=status_line)
     try:
-        configs, unavailable = _plan(args, hosts)
+        configs, unavailable = plan(args, hosts)
     except BaseException:
         hosts.close()
         raise

@@ -57,13 +57,15 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]
 
 
 class ProgressBar:
-    """Redraws one terminal line per chunk; does nothing when ``stream`` is not a terminal."""
+    """Redraws one terminal line per chunk; does nothing when ``stream`` is not a terminal,
+    unless ``always`` (a notebook's output area is none, and redraws a carriage return too)."""
 
     WIDTH = 30
 
-    def __init__(self, total: int, label: str = "", stream: TextIO | None = None) -> None:
+    def __init__(self, total: int, label: str = "", stream: TextIO | None = None,
+                 always: bool = False) -> None:
         self.stream = stream or sys.stderr
-        self.enabled = self.stream.isatty()
+        self.enabled = always or self.stream.isatty()
         self.total, self.label = total, label
         # The pace of the recent chunks, not since the start: that would count the warm-up.
         self.pace = TimeLeft(total)

@@ -16,7 +16,7 @@ from iris_gui.cli.output import (
 from iris_gui.cli.parser import config_from_args
 from iris_gui.cli.run_options import checked_config, exit_status, run_configs, run_record
 from iris_gui.engine.data.csv_data import many_classes_note
-from iris_gui.engine.spec.config import ConfigError
+from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.words.batch_words import batch_summary, data_file_summary
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.labels import model_words, table_label
@@ -99,13 +99,10 @@ def train_command(args: argparse.Namespace) -> int:
     return exit_status(results)
 
 
-def compare_command(args: argparse.Namespace) -> int:
-    from iris_gui.engine.records.compare import compare_groups, find_baseline
-
-    if args.engines is not None:
-        from iris_gui.cli.ladder_cmd import ladder_command
-
-        return ladder_command(args)
+def compare_configs(args: argparse.Namespace) -> tuple[list[RunConfig], int]:
+    """Every device x recording x call the options name, checked, and the baseline's index
+    among them; a bad option is one line (the parser's error)."""
+    from iris_gui.engine.records.compare import find_baseline
 
     # Check the options before discovering devices: discovery imports torch (~2 s), and a
     # mistyped option deserves its one-line answer at once.
@@ -121,9 +118,20 @@ def compare_command(args: argparse.Namespace) -> int:
     combos = [checked_config(args, device=d, record=r, call=c)
               for d in devices for r in args.records for c in args.calls]
     try:
-        baseline = find_baseline([table_label(c) for c in combos], args.baseline)
+        return combos, find_baseline([table_label(c) for c in combos], args.baseline)
     except ConfigError as error:
         args.command_parser.error(str(error))
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    from iris_gui.engine.records.compare import compare_groups
+
+    if args.engines is not None:
+        from iris_gui.cli.ladder_cmd import ladder_command
+
+        return ladder_command(args)
+
+    combos, baseline = compare_configs(args)
     # Replicates interleave (all configs, then again) so a drift in machine load is shared.
     results, ids = run_configs(combos * args.repeat, args)
     groups = [[r for r in results[i::len(combos)]] for i in range(len(combos))]

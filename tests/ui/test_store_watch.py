@@ -73,3 +73,18 @@ def _sample_result():
     from iris_gui.ui.panels.samples.runs import sample_results
 
     return sample_results()[0]
+
+
+def test_a_run_and_a_sweep_made_from_the_python_api_appear_in_the_window(
+        qtbot, window_on, data_dir):
+    import iris_gui as lab
+
+    store = RunStore.open()
+    window = window_on(store)
+    run = lab.train(epochs=50, progress=False)  # as a notebook beside the window would
+    qtbot.waitUntil(lambda: _shown_ids(window) == [run.id], timeout=SEEN_MS)
+    lab.sweep(devices="cpu", engines="eager", threads=1, rows=120, min_seconds=0.01,
+              min_epochs=2, progress=False)
+    combo = window.crossover.history_combo
+    qtbot.waitUntil(lambda: combo.count() == 2, timeout=SEEN_MS)
+    assert combo.itemText(1).startswith("sweep 1 · ")

@@ -1,0 +1,16 @@
+"""The Python API, for notebooks and scripts: ``import iris_gui as lab``.
+
+``lab.train``, ``lab.compare``, ``lab.ladder``, ``lab.sweep`` and ``lab.explain`` take the
+command line's options as keyword arguments, checked by the same rules (a bad one raises
+``lab.OptionError``, one line), train in the calling process, save to the same store as the
+window and the command line (``save=False`` to skip), and return the product's records, each
+with ``to_dict()``, ``to_frame()`` (pandas) and a notebook view; ``lab.runs()`` reads the
+store. docs/python.md lists every call and option.
+"""
+
+from iris_gui.api.calls import compare, explain, ladder, runs, sweep, train
+from iris_gui.api.options import OptionError
+from iris_gui.api.records import Explanation, Run, Runs, Sweep
+
+__all__ = ["Explanation", "OptionError", "Run", "Runs", "Sweep", "compare", "explain", "ladder",
+           "runs", "sweep", "train"]

@@ -1,0 +1,126 @@
+"""The API's calls: each the command of the same name, with its options as keyword arguments
+(options.py), run in the calling process (a host's device over ssh, as the command line
+does), saved to the same store unless ``save=False``, and returned as records (records.py).
+
+A run trains here, in this process, as ``iris-gui train`` does: its record's ``env.execution``
+says so. Ctrl+C (a notebook's interrupt) stops the run at its next chunk and returns it as
+stopped (running.py); the runs after it are not started.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import closing
+from typing import Any
+
+from iris_gui.api.options import OptionError, parsed
+from iris_gui.api.records import Explanation, Run, Runs, Sweep
+from iris_gui.api.running import interrupt_stops, progress_bar
+from iris_gui.cli.session import open_store
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.words.labels import table_label
+
+
+def train(*, save: bool = True, progress: bool = True, **options: Any) -> Run | Runs:
+    """One run of ``iris-gui train``'s options (the note's experiment by default); with
+    ``repeat=N``, N runs."""
+    from iris_gui.cli.run_options import checked_config
+
+    args = parsed("train", options)
+    runs = _run([checked_config(args)] * args.repeat, save, progress)
+    return runs[0] if len(runs) == 1 else runs
+
+
+def compare(*, save: bool = True, progress: bool = True, **options: Any) -> Runs:
+    """``iris-gui compare``: every device x recording (x call style), each ``repeat`` times
+    (replicates interleaved); with ``engines=...``, the engine ladder (``ladder``)."""
+    if options.get("engines") is not None:
+        return ladder(save=save, progress=progress, **options)
+    from iris_gui.cli.train_cmd import compare_configs
+
+    configs, _ = compare_configs(parsed("compare", options))
+    repeat = options.get("repeat", 1)
+    return _run(configs * int(repeat), save, progress)
+
+
+def ladder(*, save: bool = True, progress: bool = True, **options: Any) -> Runs:
+    """The engine ladder (``iris-gui compare --engines``): each rung on each device, against
+    the note's loop; ``engines`` defaults to all of them."""
+    from iris_gui.cli.ladder_cmd import plan
+    from iris_gui.engine.remote.host_runners import HostRunners
+
+    args = parsed("compare", {"engines": "all", **options})
+    hosts = HostRunners(status=_say)
+    with closing(hosts):
+        configs, _ = _checked(lambda: plan(args, hosts))
+        return _run(configs * args.repeat, save, progress, hosts)
+
+
+def sweep(*, save: bool = True, progress: bool = True, **options: Any) -> Sweep:
+    """``iris-gui sweep``: the sizes on every series, fitted, with the crossings."""
+    from iris_gui.cli.sweep_cmd import measure, spec_from_args
+
+    args = parsed("sweep", options)
+    result = _checked(lambda: measure(spec_from_args(args), args.parallel, progress))
+    sweep_id = None
+    if save:
+        with open_store(True) as store:
+            sweep_id = store.save_sweep(result)
+    return Sweep(sweep_id, result)
+
+
+def explain(**options: Any) -> Explanation:
+    """``iris-gui explain``: where an epoch's time goes, each overhead of the note measured."""
+    from iris_gui.cli.explain_cmd import explained
+
+    return Explanation(explained(parsed("explain", options)))
+
+
+def runs(*ids: int) -> Runs:
+    """The stored runs, oldest first (their curves not loaded), or those of ``ids`` in full."""
+    with open_store(True) as store:
+        if ids:
+            found = [store.get(run_id) for run_id in ids]
+        else:
+            found = store.list_runs()
+    return Runs(Run(s.id, s.result, s.created_at, s.breakdown) for s in found)
+
+
+def _run(configs: list[RunConfig], save: bool, progress: bool, hosts: Any = None) -> Runs:
+    """Train each config in turn in this process (or on its host), saving as it goes."""
+    from iris_gui.engine.remote.host_runners import HostRunners
+    from iris_gui.engine.train.trainer import train as train_here
+
+    hosts = hosts if hosts is not None else HostRunners(status=_say)
+    done = Runs()
+    stop = threading.Event()
+    with interrupt_stops(stop), open_store(save) as store, closing(hosts):
+        for index, config in enumerate(configs):
+            label = f"[{index + 1}/{len(configs)}] {table_label(config)} "
+            bar = progress_bar(config.epochs, label if len(configs) > 1 else "", progress)
+            if hosts.for_device(config.device) is None:
+                result = train_here(config, observer=bar, stop=stop.is_set)
+            else:
+                result = hosts.run(config, bar, stop.is_set)
+            if bar is not None:
+                bar.close()
+            run_id = store.save(result) if store is not None else None
+            done.append(Run(run_id, result))
+            if stop.is_set():
+                break
+    return done
+
+
+def _checked(call: Any) -> Any:
+    """``call()``, a ConfigError from below it raised as the API's OptionError."""
+    try:
+        return call()
+    except ConfigError as error:
+        raise OptionError(str(error)) from None
+
+
+def _say(line: str) -> None:
+    import sys
+
+    print(line, file=sys.stderr, flush=True)

@@ -1,0 +1,120 @@
+"""What the API returns: the product's own records (a ``RunResult``, a ``SweepResult``, a
+``Breakdown``) with the id the store gave them, ``to_dict()`` as the command line's ``--json``
+prints it, ``to_frame()`` where pandas is installed (a row per run as ``runs export --csv``
+writes it, a row per sweep point as the sweep's CSV), and ``_repr_html_`` for a notebook
+(display.py). A run's fields read through: ``run.final_loss``, ``run.timings.epoch_us``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.sweep_model import SweepResult
+from iris_gui.store.export import flat_record
+from iris_gui.store.run_rows import StoredRun
+from iris_gui.store.sweep_csv import sweep_rows
+
+
+def _frame(rows: list[dict[str, Any]]) -> Any:
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError("to_frame() needs pandas, which is not installed here; "
+                          "to_dict() needs nothing (pip install pandas)") from None
+    return pandas.DataFrame(rows)
+
+
+@dataclass
+class Run:
+    """One run: its id in the store (None when not saved) and its record."""
+
+    id: int | None
+    result: RunResult
+    created_at: str = ""
+    breakdown: dict[str, Any] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("result", "__setstate__"):  # not yet set (copy, pickle): no recursion
+            raise AttributeError(name)
+        return getattr(self.result, name)
+
+    def stored(self) -> StoredRun:
+        return StoredRun(self.id or 0, self.created_at, self.result, breakdown=self.breakdown)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.stored().to_dict(), "id": self.id}
+
+    def to_frame(self) -> Any:
+        return _frame([{**flat_record(self.stored()), "id": self.id}])
+
+    def _repr_html_(self) -> str:
+        from iris_gui.api.display import runs_html
+
+        return runs_html([self.stored()], [self.id is not None])
+
+
+class Runs(list):
+    """Several runs (a comparison, a ladder, the store's list), shown as one table."""
+
+    def to_dict(self) -> list[dict[str, Any]]:
+        return [run.to_dict() for run in self]
+
+    def to_frame(self) -> Any:
+        return _frame([{**flat_record(run.stored()), "id": run.id} for run in self])
+
+    def _repr_html_(self) -> str:
+        from iris_gui.api.display import runs_html
+
+        return runs_html([run.stored() for run in self], [run.id is not None for run in self])
+
+
+@dataclass
+class Sweep:
+    """One sweep: its id in the store (None when not saved) and its record."""
+
+    id: int | None
+    result: SweepResult
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("result", "__setstate__"):
+            raise AttributeError(name)
+        return getattr(self.result, name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, **self.result.to_dict()}
+
+    def to_frame(self) -> Any:
+        return _frame(sweep_rows(self.result))
+
+    def _repr_html_(self) -> str:
+        from iris_gui.api.display import sweep_html
+
+        return sweep_html(self.id, self.result)
+
+
+@dataclass
+class Explanation:
+    """Where an epoch's time goes (explain's breakdown), with its sentences."""
+
+    breakdown: Breakdown
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("breakdown", "__setstate__"):
+            raise AttributeError(name)
+        return getattr(self.breakdown, name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.breakdown.to_dict(), "sentences": self.breakdown.sentences(),
+                "estimate_sentences": self.breakdown.estimate_sentences()}
+
+    def to_frame(self) -> Any:
+        return _frame([{"category": name, "us_per_epoch": us}
+                       for name, us in self.breakdown.to_dict()["categories"].items()])
+
+    def _repr_html_(self) -> str:
+        from iris_gui.api.display import explain_html
+
+        return explain_html(self.breakdown)
