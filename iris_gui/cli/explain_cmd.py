@@ -6,6 +6,8 @@ import argparse
 import json
 import math
 import os
+import sys
+from pathlib import Path
 
 from iris_gui.cli.output import number, table
 from iris_gui.cli.run_options import checked_config
@@ -39,11 +41,36 @@ def explained(args: argparse.Namespace) -> Breakdown:
     if args.repeat > MAX_REPLICATES:
         args.command_parser.error(
             f"--repeat {args.repeat} is not allowed; explain takes 1 to {MAX_REPLICATES} replicates")
+    trace = _trace_target(args)
     config = checked_config(args)
     # Kineto prints a line on every profiler start and stop; it has no level that keeps its
     # errors but drops those, and a missing device trace is reported in the notes anyway.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
-    return explain(config, epochs=args.epochs, replicates=args.repeat)
+    breakdown = explain(config, epochs=args.epochs, replicates=args.repeat, trace=trace)
+    if trace is not None:
+        print(f"kept the profiled window's trace in {trace}: open it in https://ui.perfetto.dev "
+              "or chrome://tracing", file=sys.stderr)
+    return breakdown
+
+
+def _trace_target(args: argparse.Namespace) -> Path | None:
+    """--trace's file, checked before anything is profiled: a .json name in a folder that
+    exists, never the store, a device or a folder (store/files.py's policy)."""
+    if args.trace is None:
+        return None
+    from iris_gui.store.files import check_export_target
+    from iris_gui.store.paths import StoreError
+
+    trace = Path(args.trace)
+    if trace.suffix.lower() != ".json":
+        args.command_parser.error(f"--trace {args.trace}: a trace is a .json file")
+    if not trace.parent.is_dir():
+        args.command_parser.error(f"--trace {args.trace}: no directory {trace.parent}")
+    try:
+        check_export_target(trace)
+    except StoreError as error:
+        args.command_parser.error(f"--trace: {error}")
+    return trace
 
 
 def _report(b: Breakdown) -> list[str]:

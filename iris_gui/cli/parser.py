@@ -221,6 +221,9 @@ def build_parser() -> OneLineParser:
     _add_run_options(explain, single=True)
     explain.add_argument("--window", dest="epochs", type=int, metavar="N",
                          help="profiled epochs, the same as --epochs here (default 200)")
+    explain.add_argument("--trace", metavar="FILE.json",
+                         help="keep the profiled window's trace there, as the profiler writes "
+                              "it: open it in https://ui.perfetto.dev or chrome://tracing")
     explain.set_defaults(command_parser=explain, epochs=200, repeat=5)
 
     runs = commands.add_parser("runs", help="the stored runs")

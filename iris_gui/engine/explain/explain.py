@@ -20,6 +20,8 @@ On the CPU the profile also gives an estimate of what a GPU would launch and wai
 from __future__ import annotations
 
 import math
+import os
+from pathlib import Path
 
 import torch
 from torch.profiler import ProfilerActivity, profile, schedule
@@ -40,7 +42,7 @@ from iris_gui.engine.records.gpu_estimate import GpuEstimate
 from iris_gui.engine.rungs import require_available
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO
-from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.spec.errors import ConfigError, EngineError
 from iris_gui.engine.timing.contention import WaitMeter, is_busy
 from iris_gui.engine.timing.stats import summarize
 from iris_gui.engine.train.current_device import on_device
@@ -69,10 +71,12 @@ def _activities(device: torch.device) -> list[ProfilerActivity]:
     return activities
 
 
-def _profile_window(sessions: Sessions, epochs: int, warmup: int
+def _profile_window(sessions: Sessions, epochs: int, warmup: int, trace: Path | None = None
                     ) -> tuple[WindowFigures, float, GpuEstimate | None]:
     """The figures of ``epochs`` profiled epochs, their wall time per epoch (µs) and, on the
-    CPU, the estimate for a GPU (its CPU epoch filled in once measured)."""
+    CPU, the estimate for a GPU (its CPU epoch filled in once measured); ``trace``: where the
+    profiler's own trace of the window is kept (Chrome's trace format: Perfetto,
+    chrome://tracing and TensorBoard's profile viewer open it)."""
     config = sessions.config
     session = sessions.make(config.record, config.call, warmup + PROFILER_WARMUP + epochs,
                             annotate=True)
@@ -84,6 +88,8 @@ def _profile_window(sessions: Sessions, epochs: int, warmup: int
         seconds = annotated(session, warmup + PROFILER_WARMUP, epochs)
         prof.step()
     loss_bytes = torch.empty(0, dtype=torch.float32).element_size()
+    if trace is not None:
+        _keep_trace(prof, trace)
     events = prof.events()
     figures = reduce_window(events, epochs, session.device.type, loss_bytes)
     estimate = None
@@ -91,6 +97,17 @@ def _profile_window(sessions: Sessions, epochs: int, warmup: int
         estimate = gpu_estimate(events, epochs, config, figures.syncs_per_epoch,
                                 sessions.steps_per_epoch, math.nan)
     return figures, seconds / epochs * 1e6, estimate
+
+
+def _keep_trace(prof: profile, trace: Path) -> None:
+    """The trace written whole or not at all: beside its target, then renamed over it."""
+    part = trace.with_name(f".{trace.name}.part")
+    try:
+        prof.export_chrome_trace(str(part))
+        os.replace(part, trace)
+    except OSError as error:
+        part.unlink(missing_ok=True)
+        raise EngineError(f"cannot write the trace to {trace}: {error.strerror or error}") from None
 
 
 def paired_keys(config: RunConfig) -> list[tuple[str, str]]:
@@ -164,12 +181,13 @@ def _check(epochs: int, warmup: int, replicates: int) -> None:
 
 
 def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: int = 5,
-            stop: StopCheck | None = None) -> Breakdown:
+            stop: StopCheck | None = None, trace: Path | None = None) -> Breakdown:
     """Profile ``epochs`` epochs of ``config`` after ``warmup`` and reduce them to a Breakdown.
     The unprofiled time and the paired costs come from ``replicates`` x ``epochs`` unprofiled
     epochs of each variant, in alternating blocks. ``config.epochs`` is not used: explain runs
     only what it measures. ``stop`` is checked every STOP_EVERY epochs (RunCancelled when it
-    says so)."""
+    says so). ``trace``: a file for the profiled window's trace, kept as the profiler writes
+    it."""
     _check(epochs, warmup, replicates)
     info = resolve_device(config.device)
     device = torch.device(info.id)
@@ -187,7 +205,8 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: 
                 # From the profiled window to the last paired block: every wall-clock figure.
                 meter = WaitMeter(fallback=device.type == "cpu")
                 meter.mark()
-                figures, profiled_us, estimate = _profile_window(sessions, epochs, warmup)
+                figures, profiled_us, estimate = _profile_window(sessions, epochs, warmup,
+                                                                 trace)
                 meter.close()
                 times = _paired(sessions, epochs, warmup, replicates, stop, meter)
                 meter.close(last=True)

@@ -1,0 +1,58 @@
+"""``iris-gui explain --trace FILE.json`` (and ``lab.explain(trace=...)``): the profiled
+window's trace kept as the profiler writes it, for Perfetto or chrome://tracing, in-process."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support.cli import describe, one_line_error, run_cli
+
+SHORT = ["explain", "--epochs", "20", "--repeat", "1"]
+PHASES = {"iris::forward", "iris::loss", "iris::backward", "iris::optimizer", "iris::recording"}
+
+
+def _phases(path) -> set[str]:
+    trace = json.loads(path.read_text(encoding="utf-8"))  # valid JSON, whole
+    names = {event.get("name", "") for event in trace["traceEvents"]}
+    return {name for name in names if name.startswith("iris::")}
+
+
+def test_the_trace_holds_the_profiled_window_with_every_annotated_phase(data_dir, tmp_path):
+    trace = tmp_path / "window.json"
+    proc = run_cli([*SHORT, "--trace", str(trace)], data_dir, timeout=300)
+    assert proc.returncode == 0, describe(proc)
+    assert _phases(trace) >= PHASES
+    assert proc.stderr.strip() == (f"kept the profiled window's trace in {trace}: open it in "
+                                   "https://ui.perfetto.dev or chrome://tracing")
+    assert [p.name for p in tmp_path.iterdir()] == ["window.json"]  # no part file left
+
+
+def test_the_api_keeps_the_same_trace(data_dir, tmp_path, monkeypatch):
+    import iris_gui as lab
+
+    monkeypatch.setenv("IRIS_GUI_DATA_DIR", str(data_dir))
+    trace = tmp_path / "api.json"
+    explained = lab.explain(epochs=20, repeat=1, trace=trace)
+    assert _phases(trace) >= PHASES and explained.epochs_profiled == 20
+
+
+@pytest.mark.parametrize(("target", "words"), [
+    ("trace.txt", "--trace trace.txt: a trace is a .json file"),
+    ("nowhere/trace.json", "--trace nowhere/trace.json: no directory nowhere"),
+])
+def test_a_bad_trace_file_is_one_line_before_anything_is_profiled(
+        target, words, data_dir, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert words in one_line_error(run_cli([*SHORT, "--trace", target], data_dir))
+
+
+def test_the_trace_never_overwrites_the_runs_store(data_dir, tmp_path):
+    run_cli(["train", "--epochs", "5"], data_dir)  # the store exists
+    store = data_dir / "runs.sqlite3"
+    before = store.read_bytes()
+    disguised = tmp_path / "trace.json"
+    disguised.symlink_to(store)  # a .json name that leads to the store
+    line = one_line_error(run_cli([*SHORT, "--trace", str(disguised)], data_dir))
+    assert "it is the runs store's file" in line
+    assert store.read_bytes() == before
