@@ -8,6 +8,7 @@ writes it, a row per sweep point as the sweep's CSV), and ``_repr_html_`` for a 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from iris_gui.engine.records.breakdown import Breakdown
@@ -50,6 +51,10 @@ class Run:
     def to_frame(self) -> Any:
         return _frame([{**flat_record(self.stored()), "id": self.id}])
 
+    def to_tensorboard(self, folder: str | Path) -> Path:
+        """The run as TensorBoard event files in ``folder``/run-<id>; that folder."""
+        return _tensorboard([self], folder)[0]
+
     def _repr_html_(self) -> str:
         from iris_gui.api.display import runs_html
 
@@ -65,10 +70,27 @@ class Runs(list):
     def to_frame(self) -> Any:
         return _frame([{**flat_record(run.stored()), "id": run.id} for run in self])
 
+    def to_tensorboard(self, folder: str | Path) -> list[Path]:
+        """Each run as TensorBoard event files in ``folder``/run-<id>; those folders."""
+        return _tensorboard(list(self), folder)
+
     def _repr_html_(self) -> str:
         from iris_gui.api.display import runs_html
 
         return runs_html([run.stored() for run in self], [run.id is not None for run in self])
+
+
+def _tensorboard(runs: list[Run], folder: str | Path) -> list[Path]:
+    from iris_gui.cli.session import open_store
+    from iris_gui.cli.tensorboard_export import write_tensorboard
+
+    stored = [run.stored() for run in runs]
+    listed = [i for i, run in enumerate(runs) if run.id is not None and not len(run.losses)]
+    if listed:  # from the store's list, which leaves the curves behind
+        with open_store(True) as store:
+            for i in listed:
+                stored[i] = store.get(runs[i].id)
+    return write_tensorboard(stored, Path(folder))
 
 
 @dataclass

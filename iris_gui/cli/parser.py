@@ -234,8 +234,13 @@ def build_parser() -> OneLineParser:
     show.add_argument("id", type=_id)
     show.add_argument("--json", action="store_true")
     show.add_argument("--curve", action="store_true", help="include the loss curve (with --json)")
-    export = actions.add_parser("export", help="write every run as a CSV row")
-    export.add_argument("--csv", required=True, metavar="PATH")
+    export = actions.add_parser("export", help="write every run as a CSV row, or for TensorBoard")
+    export.add_argument("--csv", metavar="PATH")
+    export.add_argument("--tensorboard", metavar="DIR",
+                        help="a folder per run (run-ID) of TensorBoard event files: the loss "
+                             "curve, the timings, the settings as hparams")
+    export.add_argument("--runs", type=_run_ids, metavar="ID[,ID...]",
+                        help="these runs only (default: every run)")
     delete = actions.add_parser("delete", help="delete one run")
     delete.add_argument("id", type=_id)
     for action_parser in (listing, show, export, delete):

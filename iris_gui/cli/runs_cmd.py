@@ -99,9 +99,23 @@ def _show(args: argparse.Namespace, store) -> int:
 def _export(args: argparse.Namespace, store) -> int:
     from pathlib import Path
 
+    if (args.csv is None) == (args.tensorboard is None):
+        args.command_parser.error("give --csv PATH or --tensorboard DIR")
+    if args.tensorboard is not None:
+        from iris_gui.cli.tensorboard_export import write_tensorboard
+
+        ids = args.runs or [run.id for run in store.list_runs()]
+        runs = [store.get(run_id) for run_id in dict.fromkeys(ids)]  # with their curves
+        write_tensorboard(runs, Path(args.tensorboard))
+        print(f"wrote {counted(len(runs), 'run')} for TensorBoard to {args.tensorboard}: "
+              f"tensorboard --logdir {args.tensorboard}")
+        return 0
     from iris_gui.store.export import export_runs_csv
 
     runs = store.list_runs()
+    if args.runs:
+        wanted = set(args.runs)
+        runs = [run for run in runs if run.id in wanted]
     export_runs_csv(runs, Path(args.csv))
     print(f"wrote {counted(len(runs), 'run')} to {args.csv}")
     return 0

@@ -1,0 +1,73 @@
+"""``iris-gui runs export --tensorboard DIR`` and ``run.to_tensorboard``: the stored runs read
+back by TensorBoard's own reader, every scalar the stored record's; in-process."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from support.cli import describe, ok_json, one_line_error, run_cli
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from iris_gui.store.runs import RunStore
+
+
+def _read(folder) -> EventAccumulator:
+    events = EventAccumulator(str(folder), size_guidance={"scalars": 0})  # 0: keep every one
+    events.Reload()
+    return events
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """Two runs: one recording every epoch, one every 7th."""
+    data = tmp_path_factory.mktemp("tb")
+    ok_json(run_cli(["train", "--epochs", "120", "--json"], data))
+    ok_json(run_cli(["train", "--epochs", "120", "--record", "every:7", "--json"], data))
+    return data
+
+
+def test_every_scalar_read_back_is_the_stored_records(stored, tmp_path, monkeypatch):
+    monkeypatch.setenv("IRIS_GUI_DATA_DIR", str(stored))
+    out = tmp_path / "tb"
+    proc = run_cli(["runs", "export", "--tensorboard", str(out)], stored)
+    assert proc.returncode == 0, describe(proc)
+    assert proc.stdout.strip() == f"wrote 2 runs for TensorBoard to {out}: tensorboard --logdir {out}"
+    assert sorted(p.name for p in out.iterdir()) == ["run-1", "run-2"]
+    with RunStore.open() as store:
+        for run_id in (1, 2):
+            result = store.get(run_id).result
+            events = _read(out / f"run-{run_id}")
+            loss = events.Scalars("loss")
+            assert [e.step for e in loss] == list(range(0, 120, result.loss_stride))
+            np.testing.assert_array_equal(np.array([e.value for e in loss], np.float32),
+                                          result.losses.astype(np.float32))
+            (steady,) = events.Scalars("timings/steady_us_per_epoch")
+            assert steady.value == pytest.approx(result.timings.epoch_us, rel=1e-6)
+            assert steady.step == 119
+            (loop,) = events.Scalars("timings/loop_s")
+            assert loop.value == pytest.approx(result.timings.train_seconds, rel=1e-6)
+            (test,) = events.Scalars("accuracy/test")
+            assert test.value == pytest.approx(result.test_accuracy, rel=1e-6)
+            (final,) = events.Scalars("hparam/final_loss")
+            assert final.value == pytest.approx(result.final_loss, rel=1e-6)
+
+
+def test_one_run_from_the_api_and_the_refusals_in_one_line(stored, tmp_path, monkeypatch):
+    import iris_gui as lab
+
+    monkeypatch.setenv("IRIS_GUI_DATA_DIR", str(stored))
+    (listed,) = [run for run in lab.runs() if run.id == 2]  # from the list: no curve loaded
+    folder = listed.to_tensorboard(tmp_path / "one")
+    assert folder == tmp_path / "one" / "run-2"
+    assert len(_read(folder).Scalars("loss")) == len(lab.runs(2)[0].losses)
+    again = one_line_error(run_cli(["runs", "export", "--tensorboard", str(tmp_path / "one"),
+                              "--runs", "2"], stored))
+    assert "run-2 exists already: TensorBoard would show two runs as one" in again
+    both = one_line_error(run_cli(["runs", "export"], stored))
+    assert "give --csv PATH or --tensorboard DIR" in both
+    monkeypatch.setitem(sys.modules, "torch.utils.tensorboard", None)  # as if not installed
+    missing = one_line_error(run_cli(["runs", "export", "--tensorboard", str(tmp_path / "none")],
+                               stored))
+    assert "needs the tensorboard package, which is not installed here" in missing
