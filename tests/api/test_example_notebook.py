@@ -1,0 +1,64 @@
+"""examples/why-is-the-gpu-slower.ipynb executed headless by nbclient with a real ipykernel, on
+the CPU, its parameter cell set to small sizes (as papermill would): no cell errs, each
+record's cell shows its table and figure inline, and the last cell's record holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "why-is-the-gpu-slower.ipynb"
+SMALL = ("EPOCHS = 200\nSWEEP_ROWS = [100, 400]\nSWEEP_SECONDS = 0.02\nEXPLAIN_WINDOW = 20\n"
+         "REPEAT = 1")
+# The cells whose output is a record shown by its _repr_html_, by the variable they show.
+SHOWN = ("run", "compared", "ladder", "swept", "explained")
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    data = tmp_path_factory.mktemp("notebook")
+    book = nbformat.read(NOTEBOOK, as_version=4)
+    (parameters,) = [c for c in book.cells if "parameters" in c.metadata.get("tags", [])]
+    parameters.source = SMALL
+    # The kernel inherits this environment: the test's data directory, offscreen Qt, and
+    # Jupyter's and IPython's own folders (the connection file, the profile) in the test's.
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("IRIS_GUI_DATA_DIR", str(data / "data"))
+        env.setenv("QT_QPA_PLATFORM", "offscreen")
+        env.setenv("JUPYTER_RUNTIME_DIR", str(data / "jupyter-runtime"))
+        env.setenv("IPYTHONDIR", str(data / "ipython"))
+        NotebookClient(book, timeout=240, kernel_name="python3",
+                       resources={"metadata": {"path": str(data)}}).execute()
+    return book, data
+
+
+def test_no_cell_errs_and_every_record_shows_its_table_and_figure(executed) -> None:
+    book, _ = executed
+    outputs = [o for cell in book.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    for name in SHOWN:
+        (cell,) = [c for c in book.cells if c.cell_type == "code"
+                   and c.source.rstrip().endswith(f"\n{name}")]
+        html = "".join(o.data.get("text/html", "") for o in cell.outputs
+                       if o.output_type == "execute_result")
+        assert '<img src="data:image/png;base64,' in html, name
+    assert "<th>µs/epoch ± IQR</th>" in "".join(
+        o.data.get("text/html", "") for o in outputs if o.output_type == "execute_result")
+
+
+def test_the_records_are_saved_where_the_window_reads_and_hold_their_fields(executed) -> None:
+    book, data = executed
+    last = book.cells[-1].outputs
+    (line,) = [o.text for o in last if o.output_type == "stream" and o.name == "stdout"]
+    record = json.loads(line)
+    ladder, points = record.pop("ladder"), record.pop("sweep_points")
+    assert record == {"run": 1, "status": "completed", "epochs": 200, "compared": 3,
+                      "explained": 20}
+    # The note's loop first, then each rung against it; two sizes on each CPU series.
+    assert ladder[0] == "eager" and set(ladder) == {"eager", "lean", "manual"}
+    assert points >= 2 and points % 2 == 0
+    assert (data / "data" / "runs.sqlite3").is_file()
