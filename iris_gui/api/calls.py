@@ -39,9 +39,9 @@ def compare(*, save: bool = True, progress: bool = True, **options: Any) -> Runs
         return ladder(save=save, progress=progress, **options)
     from iris_gui.cli.train_cmd import compare_configs
 
-    configs, _ = compare_configs(parsed("compare", options))
-    repeat = options.get("repeat", 1)
-    return _run(configs * int(repeat), save, progress)
+    args = parsed("compare", options)
+    configs, _ = compare_configs(args)
+    return _run(configs * args.repeat, save, progress)
 
 
 def ladder(*, save: bool = True, progress: bool = True, **options: Any) -> Runs:

@@ -82,7 +82,7 @@ class Runs(list):
 
 def _tensorboard(runs: list[Run], folder: str | Path) -> list[Path]:
     from iris_gui.cli.session import open_store
-    from iris_gui.cli.tensorboard_export import write_tensorboard
+    from iris_gui.store.tensorboard import write_tensorboard
 
     stored = [run.stored() for run in runs]
     listed = [i for i, run in enumerate(runs) if run.id is not None and not len(run.losses)]

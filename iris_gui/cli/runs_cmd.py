@@ -102,7 +102,7 @@ def _export(args: argparse.Namespace, store) -> int:
     if (args.csv is None) == (args.tensorboard is None):
         args.command_parser.error("give --csv PATH or --tensorboard DIR")
     if args.tensorboard is not None:
-        from iris_gui.cli.tensorboard_export import write_tensorboard
+        from iris_gui.store.tensorboard import write_tensorboard
 
         ids = args.runs or [run.id for run in store.list_runs()]
         runs = [store.get(run_id) for run_id in dict.fromkeys(ids)]  # with their curves

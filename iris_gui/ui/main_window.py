@@ -153,6 +153,7 @@ class MainWindow(QMainWindow):
             a.export_crossover_svg: lambda: export_dialogs.export_crossover(self, sweep, "svg"),
             a.export_crossover_csv: lambda: export_dialogs.export_crossover(self, sweep, "csv"),
             a.export_report: lambda: export_dialogs.export_report(self, self),
+            a.export_tensorboard: lambda: export_dialogs.export_tensorboard(self, self),
         }
         for action, export in exports.items():
             action.triggered.connect(lambda _=False, export=export: self._export(export))

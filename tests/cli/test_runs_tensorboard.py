@@ -52,6 +52,9 @@ def test_every_scalar_read_back_is_the_stored_records(stored, tmp_path, monkeypa
             assert test.value == pytest.approx(result.test_accuracy, rel=1e-6)
             (final,) = events.Scalars("hparam/final_loss")
             assert final.value == pytest.approx(result.final_loss, rel=1e-6)
+            # The HParams tab's records: the experiment (settings and metrics) and the run's.
+            assert set(events.PluginTagToContent("hparams")) == {
+                "_hparams_/experiment", "_hparams_/session_start_info"}
 
 
 def test_one_run_from_the_api_and_the_refusals_in_one_line(stored, tmp_path, monkeypatch):
@@ -67,7 +70,7 @@ def test_one_run_from_the_api_and_the_refusals_in_one_line(stored, tmp_path, mon
     assert "run-2 exists already: TensorBoard would show two runs as one" in again
     both = one_line_error(run_cli(["runs", "export"], stored))
     assert "give --csv PATH or --tensorboard DIR" in both
-    monkeypatch.setitem(sys.modules, "torch.utils.tensorboard", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "tensorboard.summary.writer.event_file_writer", None)
     missing = one_line_error(run_cli(["runs", "export", "--tensorboard", str(tmp_path / "none")],
                                stored))
     assert "needs the tensorboard package, which is not installed here" in missing

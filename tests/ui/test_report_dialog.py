@@ -190,3 +190,27 @@ def test_the_crossover_caption_names_what_was_compared() -> None:
     assert caption == ("Where one series overtakes another: cpu/eager/1 thread, "
                        "cpu/eager/16 threads, cpu/manual/1 thread, cpu/manual/16 threads "
                        "(sweep 3)")
+
+
+def test_the_selected_runs_export_for_tensorboard_a_folder_each(window, monkeypatch,
+                                                                 tmp_path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    out = tmp_path / "tb"
+    out.mkdir()
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(out))
+    said = export_dialogs.export_tensorboard(window.parent, window)
+    assert said == f"Saved 2 runs for TensorBoard in {out}"
+    assert sorted(p.name for p in out.iterdir()) == ["run-1", "run-3"]
+    events = EventAccumulator(str(out / "run-3"), size_guidance={"scalars": 0})
+    events.Reload()
+    assert len(events.Scalars("loss")) == 500
+    told = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *args: told.append(args[2]))
+    assert export_dialogs.export_tensorboard(window.parent, window) is None  # again: refused
+    assert told and told[0].endswith("exists already: TensorBoard would show two runs as one; "
+                                     "choose another folder")
+    window.selected.clear()
+    monkeypatch.setattr(QMessageBox, "information", lambda *args: told.append(args[2]))
+    assert export_dialogs.export_tensorboard(window.parent, window) is None
+    assert told[-1] == export_dialogs.TENSORBOARD_EMPTY

@@ -173,3 +173,31 @@ def export_report(parent: QWidget, window) -> str | None:
                      families=families(stored))
 
     return _write(parent, path, write)
+
+
+TENSORBOARD_EMPTY = ("Select runs in the results table first: each selected run becomes a "
+                     "folder of TensorBoard event files.")
+
+
+def export_tensorboard(parent: QWidget, window) -> str | None:
+    """File → Export for TensorBoard…: the selected runs as event files, a folder each
+    (store/tensorboard.py), into a folder the user picks."""
+    run_ids = window.results.selected_ids()
+    if not run_ids:
+        QMessageBox.information(parent, "Nothing to export", TENSORBOARD_EMPTY)
+        return None
+    chosen = QFileDialog.getExistingDirectory(parent, "Export for TensorBoard",
+                                              str(start_folder(window)))
+    if not chosen:
+        return None
+    folder = Path(chosen)
+    remember_folder(window, folder / "run")
+    from iris_gui.store.tensorboard import write_tensorboard
+
+    try:
+        runs = [window.store.get(run_id) for run_id in run_ids]  # with their curves
+        write_tensorboard(runs, folder)
+    except (EngineError, OSError) as error:
+        QMessageBox.warning(parent, "Export failed", str(error))
+        return None
+    return f"Saved {len(runs)} run{'' if len(runs) == 1 else 's'} for TensorBoard in {folder}"

@@ -29,6 +29,7 @@ class WindowActions:
     export_crossover_svg: QAction
     export_crossover_csv: QAction
     export_report: QAction
+    export_tensorboard: QAction
     quit: QAction
     open_csv: QAction
     train: QAction
@@ -77,6 +78,9 @@ def build_menus(window: QMainWindow) -> WindowActions:
         export_report=action("Export &Report…", "Ctrl+Shift+R",
                              "The selected runs as one HTML file (or Markdown with its images): "
                              "figures, table, explain, environment, commands"),
+        export_tensorboard=action("Export for &TensorBoard…", None,
+                                  "The selected runs as TensorBoard event files, a folder each: "
+                                  "loss curve, timings, settings as hparams"),
         quit=action("&Quit", QKeySequence.StandardKey.Quit),
         open_csv=action("Open &CSV…", "Ctrl+O",
                         "Train on your own data: a CSV file with a header line and a target "
@@ -123,6 +127,7 @@ def build_menus(window: QMainWindow) -> WindowActions:
         file_menu.addAction(item)
     file_menu.addSeparator()
     file_menu.addAction(actions.export_report)
+    file_menu.addAction(actions.export_tensorboard)
     file_menu.addSeparator()
     file_menu.addAction(actions.quit)
     data_menu = bar.addMenu("&Data set")

@@ -1,0 +1,116 @@
+"""Stored runs for TensorBoard (``iris-gui runs export --tensorboard DIR``, ``run.to_tensorboard``,
+File → Export for TensorBoard…): a folder per run (``run-<id>``, ``run-unsaved`` for a run the
+API did not save) of event files, holding
+
+- ``loss``: the recorded loss curve, each value at its epoch (``losses[i]`` is epoch
+  ``i * stride``, as the window plots it);
+- ``timings/...``: the phases (setup, transfer, first epoch, loop, eval, compile, in seconds)
+  and the steady state (µs per epoch and its IQR), each a scalar at the run's last epoch;
+- ``accuracy/train`` and ``accuracy/test``;
+- the run's settings as hparams (device, engine, recording, call, batch, precision, model, ...)
+  with its final loss, steady µs per epoch and test accuracy as their metrics, so that
+  TensorBoard's HParams tab compares the runs.
+
+Written by the tensorboard package's own event writer and summary protos, the ones
+``torch.utils.tensorboard.SummaryWriter`` wraps, without torch: the window exports too, and
+its process never imports torch. Without the package (the ``tensorboard`` extra), one line
+says so.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+from iris_gui.store.paths import StoreError
+from iris_gui.store.run_rows import StoredRun
+
+TIMINGS = {"setup_seconds": "timings/setup_s", "transfer_seconds": "timings/transfer_s",
+           "first_epoch_seconds": "timings/first_epoch_s", "train_seconds": "timings/loop_s",
+           "eval_seconds": "timings/eval_s", "compile_seconds": "timings/compile_s",
+           "epoch_us": "timings/steady_us_per_epoch", "epoch_us_iqr": "timings/steady_iqr_us"}
+SETTINGS = ("dataset", "device", "engine", "record", "call", "batch", "precision", "model",
+            "optimizer", "lr", "epochs", "threads", "seed")
+
+
+def write_tensorboard(runs: list[StoredRun], folder: Path) -> list[Path]:
+    """One event folder per run under ``folder`` (made if missing); their paths. Every
+    target is checked before any is written."""
+    try:
+        from tensorboard.compat.proto.event_pb2 import Event
+        from tensorboard.compat.proto.summary_pb2 import Summary
+        from tensorboard.plugins.hparams import summary_v2 as hp
+        from tensorboard.summary.writer.event_file_writer import EventFileWriter
+    except ImportError:
+        raise StoreError("writing for TensorBoard needs the tensorboard package, which is not "
+                         "installed here (pip install 'iris-gui[tensorboard]')") from None
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise StoreError(f"cannot write for TensorBoard into {folder}: it is not a folder")
+    targets = [folder / (f"run-{run.id}" if run.id else "run-unsaved") for run in runs]
+    for target in targets:
+        if target.exists():
+            raise StoreError(f"{target} exists already: TensorBoard would show two runs as "
+                             "one; choose another folder")
+    for run, target in zip(runs, targets, strict=True):
+        events = _Events(EventFileWriter(str(target)), Event, Summary)
+        try:
+            _write_run(run.result, events.scalar)
+            settings, metrics = _settings(run.result.config), _metrics(run.result)
+            config = hp.hparams_config_pb([hp.HParam(name) for name in settings],
+                                          [hp.Metric(tag) for tag in metrics])
+            events.summary(config)
+            events.summary(hp.hparams_pb(settings, start_time_secs=int(events.now)))
+            last = max(run.result.epochs_completed - 1, 0)
+            for tag, value in metrics.items():
+                events.scalar(tag, value, last)
+        finally:
+            events.writer.close()
+    return targets
+
+
+class _Events:
+    """One run's event file: scalars and summaries stamped with the export's time."""
+
+    def __init__(self, writer: Any, event: Any, summary: Any) -> None:
+        self.writer, self._event, self._summary = writer, event, summary
+        self.now = time.time()
+
+    def scalar(self, tag: str, value: float, step: int) -> None:
+        value_pb = self._summary.Value(tag=tag, simple_value=float(value))
+        self.summary(self._summary(value=[value_pb]), step)
+
+    def summary(self, summary: Any, step: int = 0) -> None:
+        self.writer.add_event(self._event(wall_time=self.now, step=step, summary=summary))
+
+
+def _write_run(result: Any, scalar: Any) -> None:
+    for index, loss in enumerate(result.losses):
+        scalar("loss", float(loss), index * result.loss_stride)
+    last = max(result.epochs_completed - 1, 0)
+    for field, tag in TIMINGS.items():
+        value = getattr(result.timings, field)
+        if math.isfinite(value):
+            scalar(tag, value, last)
+    for split in ("train", "test"):
+        value = getattr(result, f"{split}_accuracy")
+        if value is not None and math.isfinite(value):
+            scalar(f"accuracy/{split}", value, last)
+
+
+def _settings(config: Any) -> dict[str, Any]:
+    values = {name: getattr(config, name) for name in SETTINGS}
+    values["batch"] = values["batch"] or "full"
+    values["hidden"] = ",".join(str(width) for width in config.hidden)
+    return {name: value if isinstance(value, int | float | str | bool) else str(value)
+            for name, value in values.items()}
+
+
+def _metrics(result: Any) -> dict[str, float]:
+    metrics = {"hparam/final_loss": result.final_loss,
+               "hparam/steady_us_per_epoch": result.timings.epoch_us,
+               "hparam/test_accuracy": result.test_accuracy}
+    return {name: float(value) for name, value in metrics.items()
+            if value is not None and math.isfinite(value)}
