@@ -6,6 +6,7 @@ minute for Train to enable on a busy machine; the runs themselves are short.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import subprocess
@@ -185,7 +186,8 @@ def test_the_window_process_never_imports_torch(tmp_path):
     assert "after a run: []" in done.stdout, "torch must load in the worker, never in the window"
 
 
-def test_explain_selected_runs_shows_bars_and_keeps_the_breakdowns(qtbot, open_window, tmp_path):
+def test_explain_selected_runs_shows_bars_and_keeps_the_breakdowns(qtbot, open_window, tmp_path,
+                                                                   monkeypatch):
     window = open_window(epochs=200, worker="this process")  # the bars and the store
     with qtbot.waitSignal(window.controller.run_finished, timeout=60_000):
         window.controller.train([RunConfig(epochs=200), RunConfig(epochs=200, record="none")],
@@ -207,6 +209,18 @@ def test_explain_selected_runs_shows_bars_and_keeps_the_breakdowns(qtbot, open_w
     window.results.export_csv(target)
     header, *rows = target.read_text().splitlines()
     assert "explain_forward_us" in header and len(rows) == 2
+    # The shown run's trace: Save trace… copies it where the user says, a .json added.
+    button = window.explain.trace_button
+    assert button.isEnabled()
+    chosen = tmp_path / "window-trace"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(chosen), ""))
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    trace = json.loads((tmp_path / "window-trace.json").read_text(encoding="utf-8"))
+    names = {event.get("name", "") for event in trace["traceEvents"]}
+    assert {"iris::forward", "iris::backward", "iris::optimizer"} <= names
+    assert window.status.currentMessage().startswith("Saved the trace to ")
+    window.explain.set_breakdowns(shown)  # as stored breakdowns are shown: no trace with them
+    assert not button.isEnabled() and button.toolTip().startswith("No trace for the shown run")
 
 
 def test_run_on_every_device_queues_the_notes_experiment(qtbot, open_window):

@@ -133,7 +133,10 @@ class RemoteRunner(Connection):
                     f"({reason})"))
                 return self._kept(result, config)
 
-    def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
+    def explain(self, config: RunConfig, window: int, trace: str | None = None
+                ) -> dict[str, Any]:
+        """As ProcessRunner.explain; a host keeps no trace here (``trace`` is not sent: the
+        file would be on the host)."""
         try:
             _, local = split_device(config.device)
             asked = replace(config, device=local)

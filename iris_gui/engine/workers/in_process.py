@@ -65,12 +65,16 @@ class InProcessRunner:
         finally:
             self._stop.clear()  # cleared at the end, so a stop sent before the start counts
 
-    def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
+    def explain(self, config: RunConfig, window: int, trace: str | None = None
+                ) -> dict[str, Any]:
         """As ProcessRunner.explain: WorkerCancelled on a stop, JobFailed on an error."""
+        from pathlib import Path
+
         from iris_gui.engine.explain.explain import explain
 
         try:
-            return explain(config, window, stop=self._stop.is_set).to_dict()
+            kept = Path(trace) if trace else None
+            return explain(config, window, stop=self._stop.is_set, trace=kept).to_dict()
         except RunCancelled:
             raise WorkerCancelled("explain stopped") from None
         except EngineError:

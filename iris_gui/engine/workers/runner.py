@@ -208,8 +208,10 @@ class ProcessRunner:
                     self.close()
                 return result
 
-    def explain(self, config: RunConfig, window: int) -> dict[str, Any]:
+    def explain(self, config: RunConfig, window: int, trace: str | None = None
+                ) -> dict[str, Any]:
         """Profile ``window`` epochs of ``config`` in the worker; Breakdown.to_dict() back.
+        ``trace``: where the worker keeps the profiled window's trace.
 
         Profiling checks no stop flag (it is a few seconds), so a stop kills the worker at
         once; it is restarted for the next job. A stop raises WorkerCancelled; the worker's
@@ -218,7 +220,7 @@ class ProcessRunner:
         try:
             self.start()
             assert self._conn is not None
-            self._conn.send(("explain", (config.to_dict(), window)))
+            self._conn.send(("explain", (config.to_dict(), window, trace)))
             while True:
                 message = self._receive()
                 if message is not None:

@@ -131,11 +131,17 @@ def sweep_job(spec: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:
         return ("failed", f"{type(error).__name__}: {error}")
 
 
-def explain_job(config: dict[str, Any], window: int) -> tuple[str, Any]:
+def explain_job(config: dict[str, Any], window: int, trace: str | None = None
+                ) -> tuple[str, Any]:
+    """``trace``: a file for the profiled window's trace (a local worker's only: a host's
+    request never names one)."""
+    from pathlib import Path
+
     from iris_gui.engine.explain.explain import explain
 
     try:
-        return ("breakdown", explain(RunConfig.from_dict(config), window).to_dict())
+        kept = Path(trace) if trace else None
+        return ("breakdown", explain(RunConfig.from_dict(config), window, trace=kept).to_dict())
     except EngineError as error:
         return ("error", str(error))
     except Exception as error:  # as for a run

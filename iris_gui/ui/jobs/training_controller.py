@@ -53,7 +53,8 @@ class TrainingController(QObject):
     host_failed = Signal(str, str)  # host name, one-line reason (the others are listed)
     host_status = Signal(str)  # a line while a host connects (a job waiting in Slurm's queue)
     queue_changed = Signal(int)  # runs still waiting
-    explained = Signal(object, object, dict)  # run id or None, RunConfig, breakdown dict
+    # run id or None, RunConfig, breakdown dict, its profiled window's trace file ("": none)
+    explained = Signal(object, object, dict, str)
     explain_failed = Signal(object, object, str)  # run id or None, RunConfig, one-line reason
     sweep_point = Signal(object, int, int)  # SweepPoint, points done, points in all
     sweep_finished = Signal(object)  # SweepResult
@@ -200,8 +201,8 @@ class TrainingController(QObject):
         self._after_run()
 
     def _on_explained(self, token: int, run_id: int | None, config: RunConfig,
-                      breakdown: dict) -> None:
-        self.explained.emit(run_id, config, breakdown)
+                      breakdown: dict, trace: str) -> None:
+        self.explained.emit(run_id, config, breakdown, trace)
         self._after_run()
 
     def _on_explain_failed(self, token: int, run_id: int | None, config: RunConfig,

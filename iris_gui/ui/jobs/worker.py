@@ -12,6 +12,9 @@ job: a stop left set on an idle runner would stop its next run at once.
 from __future__ import annotations
 
 import logging
+import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable
 
@@ -47,7 +50,8 @@ class TrainingWorker(QObject):
     chunk_ready = Signal(int, object)  # token, Chunk
     run_finished = Signal(int, object)  # token, RunResult
     run_rejected = Signal(int, str)  # token, one-line reason (bad config, absent device)
-    explained = Signal(int, object, object, dict)  # token, run id or None, RunConfig, breakdown
+    # token, run id or None, RunConfig, breakdown, the profiled window's trace file ("": none)
+    explained = Signal(int, object, object, dict, str)
     explain_failed = Signal(int, object, object, str)  # token, run id or None, RunConfig, reason
     sweep_point = Signal(int, object, int, int)  # token, SweepPoint, points done, points in all
     sweep_finished = Signal(int, object)  # token, SweepResult
@@ -64,6 +68,9 @@ class TrainingWorker(QObject):
         self._job_runners: list = []
         self._stop_token: int | None = None
         self._generation = 0  # of the hosts' connecting: a later one, or close, supersedes
+        # The explained windows' traces, for the Explain view's Save trace…: kept while the
+        # window is open, in a folder of this session's, removed at close.
+        self._traces = tempfile.mkdtemp(prefix="iris-gui-traces-")
 
     @Slot()
     def start(self) -> None:
@@ -196,8 +203,10 @@ class TrainingWorker(QObject):
     @Slot(int, object, object, int, str)
     def explain(self, token: int, run_id: int | None, config: RunConfig, window: int,
                 execution: str) -> None:
+        trace = os.path.join(self._traces, f"explain-{token}.json")
         try:
-            breakdown = self._runner_for(token, config, execution).explain(config, window)
+            breakdown = self._runner_for(token, config, execution).explain(config, window,
+                                                                            trace)
         except WorkerCancelled:
             self.run_rejected.emit(token, "")  # the user stopped it: nothing to report
             return
@@ -208,7 +217,9 @@ class TrainingWorker(QObject):
             return
         finally:
             self._done()
-        self.explained.emit(token, run_id, config, breakdown)
+        # A host's explain keeps no trace here: the profiler ran there.
+        self.explained.emit(token, run_id, config, breakdown,
+                            trace if os.path.isfile(trace) else "")
 
     @Slot(int, object, str)
     def sweep(self, token: int, spec: SweepSpec, execution: str) -> None:
@@ -260,6 +271,7 @@ class TrainingWorker(QObject):
         for runner in self._runners.values():
             runner.close()
         self._hosts.close()
+        shutil.rmtree(self._traces, ignore_errors=True)
 
 
 class _HostPicker:

@@ -1,23 +1,30 @@
 """ExplainPresenter: Explain for the selected runs (or the current config), through the worker.
 
 A breakdown of a stored run is saved with it (and so reaches the results CSV); selecting runs
-shows the breakdowns already stored for them, side by side.
+shows the breakdowns already stored for them, side by side. A run explained in this session
+keeps its profiled window's trace (in the worker's session folder) for Save trace….
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.words.labels import owned_label
+from iris_gui.store.files import check_export_target, write_atomically
 from iris_gui.ui.jobs.run_state import RunState
 
 if TYPE_CHECKING:
     from iris_gui.ui.presenters.views import Views
+
+
+TRACE_NAME = "explain-trace.json"
 
 
 class ExplainPresenter(QObject):
@@ -25,6 +32,7 @@ class ExplainPresenter(QObject):
         super().__init__(parent)
         self.views = views
         views.explain.explain_requested.connect(self.explain_selection)
+        views.explain.save_trace_requested.connect(self.save_trace)
         views.controller.explained.connect(self._on_explained)
         views.controller.explain_failed.connect(self._on_failed)
         views.explain.message.connect(lambda text: views.status.showMessage(text, 8000))
@@ -53,7 +61,8 @@ class ExplainPresenter(QObject):
         if state is RunState.IDLE:
             w.explain.set_busy(False)
 
-    def _on_explained(self, run_id: int | None, config: RunConfig, data: dict) -> None:
+    def _on_explained(self, run_id: int | None, config: RunConfig, data: dict,
+                      trace: str = "") -> None:
         w = self.views
         if run_id is not None:
             try:
@@ -61,7 +70,28 @@ class ExplainPresenter(QObject):
                 w.results.refresh()
             except EngineError as error:
                 w.status.showMessage(f"The breakdown could not be saved: {error}", 8000)
-        w.explain.add_breakdown(owned_label(run_id, config), Breakdown.from_dict(data))
+        w.explain.add_breakdown(owned_label(run_id, config), Breakdown.from_dict(data), trace)
+
+    def save_trace(self, source: str) -> str | None:
+        """Save trace…: the shown run's trace file copied where the user chooses (a .json
+        name; never the store, a device or a folder), whole or not at all."""
+        panel = self.views.explain
+        chosen, _ = QFileDialog.getSaveFileName(panel, "Save trace", str(Path.home() / TRACE_NAME),
+                                                "Trace, Chrome's format (*.json)")
+        if not chosen:
+            return None
+        target = Path(chosen)
+        if target.suffix.lower() != ".json":
+            target = target.with_name(target.name + ".json")
+        try:
+            check_export_target(target)
+            write_atomically(target, Path(source).read_bytes())
+        except (EngineError, OSError) as error:
+            QMessageBox.warning(panel, "Trace not saved", f"{target}: {error}")
+            return None
+        said = f"Saved the trace to {target}: open it in ui.perfetto.dev or chrome://tracing"
+        self.views.status.showMessage(said, 8000)
+        return said
 
     def _on_failed(self, run_id: int | None, config: RunConfig, reason: str) -> None:
         self.views.explain.show_error(f"{owned_label(run_id, config)}: {reason}")

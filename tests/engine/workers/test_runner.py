@@ -1,5 +1,6 @@
 """The worker process: warm between runs, stoppable, restarted when it dies, never orphaned."""
 
+import json
 import threading
 import time
 
@@ -88,9 +89,12 @@ def test_a_worker_that_ignores_stop_is_killed_after_the_grace_period(runner, mon
     assert time.monotonic() - started < 3.0
 
 
-def test_explain_runs_in_the_worker_and_a_stop_cancels_it(runner):
-    breakdown = runner.explain(RunConfig(), 20)
+def test_explain_runs_in_the_worker_and_a_stop_cancels_it(runner, tmp_path):
+    trace = tmp_path / "window.json"  # the worker process keeps the profiled window there
+    breakdown = runner.explain(RunConfig(), 20, str(trace))
     assert breakdown["epochs_profiled"] == 20 and breakdown["syncs_per_epoch"] == 1
+    names = {e.get("name", "") for e in json.loads(trace.read_text())["traceEvents"]}
+    assert {"iris::forward", "iris::backward"} <= names
     assert set(breakdown["categories"]) >= {"forward", "backward", "optimizer"}
     with pytest.raises(ConfigError, match="available: cpu"):
         runner.explain(RunConfig(device="cuda:4"), 20)

@@ -42,6 +42,10 @@ WINDOW_DEFAULT, WINDOW_MIN, WINDOW_MAX = 200, 10, 100_000
 SPLIT_PLOT, SPLIT_TEXT = 38, 62  # the text of one run fills more height than a few bars
 IDLE_TEXT = "Press Explain to profile the selected runs (or the current settings)."
 CLICK_HINT = "Click a run's bar or label to show its figures."
+TRACE_TIP = ("Save the shown run's profiled window as the profiler wrote it (JSON): open it in "
+             "Perfetto (ui.perfetto.dev) or chrome://tracing")
+NO_TRACE = ("No trace for the shown run: only a run explained in this session on this "
+            "machine keeps one (a host's stays there; a stored breakdown has none)")
 # Past the least height its runs need, the plot takes at most this share of the panel's
 # height, so the text pane keeps a few lines.
 PLOT_SHARE = 0.6
@@ -54,6 +58,7 @@ ESTIMATE_BOX_PX = 3  # the estimate box's border and padding, above and below it
 
 class ExplainPanel(QWidget):
     explain_requested = Signal()
+    save_trace_requested = Signal(str)  # the shown run's trace file
     message = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -101,12 +106,18 @@ class ExplainPanel(QWidget):
         self._window.setSingleStep(100)
         self._window.setSuffix(" epochs")
         self._window.setToolTip("How many epochs to profile (after a warm-up)")
+        self.trace_button = QPushButton("Save trace…")
+        self.trace_button.setToolTip(NO_TRACE)
+        self.trace_button.setEnabled(False)
+        self.trace_button.clicked.connect(self._on_save_trace)
+        self._traces: dict[str, str] = {}  # run label -> its profiled window's trace file
         self._status = plain(QLabel(""))  # a failure's words may be a host's
         top = QHBoxLayout()
         top.setContentsMargins(8, 4, 8, 0)
         top.addWidget(self.explain_button)
         top.addWidget(QLabel("window"))
         top.addWidget(self._window)
+        top.addWidget(self.trace_button)
         top.addWidget(self._status, 1)
 
         # Made after the controls above, so that Tab still reaches them first.
@@ -161,13 +172,17 @@ class ExplainPanel(QWidget):
         return mark.text() if mark is not None else ""
 
     def set_breakdowns(self, items: list[tuple[str, Breakdown]]) -> None:
-        """Show these runs' bars (replacing any shown); the last one's figures become current."""
+        """Show these runs' bars (replacing any shown, and the traces kept with them: a stored
+        breakdown has none); the last one's figures become current."""
         self._items = list(items)
+        self._traces = {}
         self._current = self._items[-1][0] if self._items else None
         self._redraw()
 
-    def add_breakdown(self, label: str, breakdown: Breakdown) -> None:
-        """Add a run's bar, or replace the bar with the same label in place; it becomes current."""
+    def add_breakdown(self, label: str, breakdown: Breakdown, trace: str = "") -> None:
+        """Add a run's bar, or replace the bar with the same label in place; it becomes current.
+        ``trace``: its profiled window's trace file, for Save trace… ("" where none was kept)."""
+        self._traces[label] = trace
         for index, (shown, _) in enumerate(self._items):
             if shown == label:
                 self._items[index] = (label, breakdown)
@@ -190,6 +205,16 @@ class ExplainPanel(QWidget):
 
     def current_label(self) -> str | None:
         return self._current
+
+    def _show_trace_state(self) -> None:
+        trace = self._traces.get(self._current or "", "")
+        self.trace_button.setEnabled(bool(trace))
+        self.trace_button.setToolTip(TRACE_TIP if trace else NO_TRACE)
+
+    def _on_save_trace(self) -> None:
+        trace = self._traces.get(self._current or "", "")
+        if trace:
+            self.save_trace_requested.emit(trace)
 
     def clear(self) -> None:
         self.set_breakdowns([])
@@ -254,6 +279,7 @@ class ExplainPanel(QWidget):
             self._splitter.setSizes([wanted, total - wanted])
 
     def _show_text(self) -> None:
+        self._show_trace_state()  # whichever run is shown, its own trace or none
         current = dict(self._items).get(self._current) if self._current else None
         if current is None:
             self._text.setHtml(f"<p>{html.escape(IDLE_TEXT)}</p>")
