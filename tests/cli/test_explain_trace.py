@@ -56,3 +56,19 @@ def test_the_trace_never_overwrites_the_runs_store(data_dir, tmp_path):
     line = one_line_error(run_cli([*SHORT, "--trace", str(disguised)], data_dir))
     assert "it is the runs store's file" in line
     assert store.read_bytes() == before
+
+
+# HTA's own code calls pandas' reset_index(inplace=True), deprecated in pandas 3.1: its warning,
+# not ours, and only here.
+@pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")
+def test_holistic_trace_analysis_opens_the_trace_and_finds_the_phases(data_dir, tmp_path):
+    from hta.trace_analysis import TraceAnalysis
+
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    proc = run_cli([*SHORT, "--trace", str(folder / "rank0.json")], data_dir, timeout=300)
+    assert proc.returncode == 0, describe(proc)
+    analysis = TraceAnalysis(trace_dir=str(folder))  # a CPU trace: HTA takes it as rank 0
+    assert list(analysis.t.traces) == [0] and len(analysis.t.get_trace(0)) > 0
+    symbols = {str(name) for name in analysis.t.symbol_table.get_sym_table()}
+    assert PHASES <= symbols
