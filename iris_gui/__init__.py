@@ -11,7 +11,7 @@ import logging as _logging
 from iris_gui.version import APP_NAME, __version__
 
 API = ("train", "compare", "ladder", "sweep", "explain", "runs", "OptionError", "Run", "Runs",
-       "Sweep", "Explanation")
+       "Sweep", "Explanation", "Ladder")
 
 # A library stays quiet unless its application configures logging (engine/workers/logs.py): without
 # this, a logged traceback would reach the terminal through logging's last-resort handler.
@@ -29,6 +29,7 @@ def __getattr__(name: str):
 __all__ = [
     "APP_NAME",
     "Explanation",
+    "Ladder",
     "OptionError",
     "Run",
     "Runs",

@@ -10,7 +10,7 @@ store. docs/python.md lists every call and option.
 
 from iris_gui.api.calls import compare, explain, ladder, runs, sweep, train
 from iris_gui.api.options import OptionError
-from iris_gui.api.records import Explanation, Run, Runs, Sweep
+from iris_gui.api.records import Explanation, Ladder, Run, Runs, Sweep
 
-__all__ = ["Explanation", "OptionError", "Run", "Runs", "Sweep", "compare", "explain", "ladder",
-           "runs", "sweep", "train"]
+__all__ = ["Explanation", "Ladder", "OptionError", "Run", "Runs", "Sweep", "compare", "explain",
+           "ladder", "runs", "sweep", "train"]

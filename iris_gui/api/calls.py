@@ -14,7 +14,7 @@ from contextlib import closing
 from typing import Any
 
 from iris_gui.api.options import OptionError, parsed
-from iris_gui.api.records import Explanation, Run, Runs, Sweep
+from iris_gui.api.records import Explanation, Ladder, Run, Runs, Sweep
 from iris_gui.api.running import interrupt_stops, progress_bar
 from iris_gui.cli.session import open_store
 from iris_gui.engine.spec.config import RunConfig
@@ -32,7 +32,7 @@ def train(*, save: bool = True, progress: bool = True, **options: Any) -> Run | 
     return runs[0] if len(runs) == 1 else runs
 
 
-def compare(*, save: bool = True, progress: bool = True, **options: Any) -> Runs:
+def compare(*, save: bool = True, progress: bool = True, **options: Any) -> Runs | Ladder:
     """``iris-gui compare``: every device x recording (x call style), each ``repeat`` times
     (replicates interleaved); with ``engines=...``, the engine ladder (``ladder``)."""
     if options.get("engines") is not None:
@@ -44,7 +44,7 @@ def compare(*, save: bool = True, progress: bool = True, **options: Any) -> Runs
     return _run(configs * args.repeat, save, progress)
 
 
-def ladder(*, save: bool = True, progress: bool = True, **options: Any) -> Runs:
+def ladder(*, save: bool = True, progress: bool = True, **options: Any) -> Ladder:
     """The engine ladder (``iris-gui compare --engines``): each rung on each device, against
     the note's loop; ``engines`` defaults to all of them."""
     from iris_gui.cli.ladder_cmd import plan
@@ -54,7 +54,7 @@ def ladder(*, save: bool = True, progress: bool = True, **options: Any) -> Runs:
     hosts = HostRunners(status=_say)
     with closing(hosts):
         configs, _ = _checked(lambda: plan(args, hosts))
-        return _run(configs * args.repeat, save, progress, hosts)
+        return Ladder(_run(configs * args.repeat, save, progress, hosts))
 
 
 def sweep(*, save: bool = True, progress: bool = True, **options: Any) -> Sweep:

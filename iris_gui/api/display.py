@@ -21,8 +21,9 @@ WIDTH = 900  # px: a notebook column
 _APP = None
 
 
-def runs_html(runs: list[StoredRun], saved: list[bool]) -> str:
-    """The runs' rows of the results table (an unsaved one says so), then their loss curves."""
+def runs_html(runs: list[StoredRun], saved: list[bool], ladder: bool = False) -> str:
+    """The runs' rows of the results table (an unsaved one says so), then their loss curves,
+    or, for a ``ladder``, the ladder's bars (every rung trains the same curve)."""
     rows = results_table(runs)
     for kept, row in zip(saved, rows, strict=True):
         if not kept:
@@ -35,7 +36,8 @@ def runs_html(runs: list[StoredRun], saved: list[bool]) -> str:
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     messages = "".join(f"<p>{escape(run.result.message)}</p>" for run in runs
                        if run.result.message)
-    return table + messages + _figure(lambda path: _loss(runs, saved, path))
+    draw = _ladder if ladder else _loss
+    return table + messages + _figure(lambda path: draw(runs, saved, path))
 
 
 def sweep_html(sweep_id: int | None, result: SweepResult) -> str:
@@ -44,14 +46,13 @@ def sweep_html(sweep_id: int | None, result: SweepResult) -> str:
     saved = f"sweep {sweep_id}" if sweep_id is not None else "sweep (not saved)"
     head = (f"<p><b>{escape(saved)}</b>: {escape(result.status)}, "
             f"{len(result.points)} points</p>")
-    notes = "".join(f"<p>{escape(note)}</p>" for note in result.notes)
 
     def draw(path: Path) -> None:
         from iris_gui.figures.crossover_file import render_crossover
 
         render_crossover(result, path, WIDTH)
 
-    return head + _figure(draw) + (f"<ul>{said}</ul>" if said else "") + notes
+    return head + _figure(draw) + (f"<ul>{said}</ul>" if said else "")  # notes: the key's
 
 
 def explain_html(breakdown: Breakdown) -> str:
@@ -76,6 +77,14 @@ def _loss(runs: list[StoredRun], saved: list[bool], path: Path) -> None:
     render_curves([PlotCurve(name, name, run.result.losses, run.result.loss_stride)
                    for name, run in zip(label, runs, strict=True) if len(run.result.losses)],
                   path, WIDTH)
+
+
+def _ladder(runs: list[StoredRun], saved: list[bool], path: Path) -> None:
+    from iris_gui.engine.records.ladder import ladder_rows
+    from iris_gui.figures.ladder_file import render_ladder
+
+    ids = [run.id if kept else None for run, kept in zip(runs, saved, strict=True)]
+    render_ladder(ladder_rows([run.result for run in runs], ids), path, WIDTH)
 
 
 def _figure(draw: Callable[[Path], None]) -> str:

@@ -93,6 +93,16 @@ def _tensorboard(runs: list[Run], folder: str | Path) -> list[Path]:
     return write_tensorboard(stored, Path(folder))
 
 
+class Ladder(Runs):
+    """The engine ladder's runs: the note's loop first, then each rung; shown as the ladder."""
+
+    def _repr_html_(self) -> str:
+        from iris_gui.api.display import runs_html
+
+        return runs_html([run.stored() for run in self], [run.id is not None for run in self],
+                         ladder=True)
+
+
 @dataclass
 class Sweep:
     """One sweep: its id in the store (None when not saved) and its record."""

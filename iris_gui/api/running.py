@@ -4,8 +4,9 @@ with its epochs kept, as the command line's Ctrl+C does. A second Ctrl+C raises
 KeyboardInterrupt at once. Off the main thread (where Python takes no signal handler) Ctrl+C
 is left as it is.
 
-The progress is the command line's bar (cli/output.py), drawn on stderr with a carriage return,
-which a terminal and Jupyter's output area both redraw in place.
+The progress is the command line's bar (cli/output.py): on stderr with a carriage return in a
+terminal, and in a notebook one output line updated in place through IPython's display (a
+saved notebook then keeps the last state, not every redraw).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -40,5 +42,53 @@ def interrupt_stops(stop: threading.Event) -> Iterator[threading.Event]:
 
 
 def progress_bar(total: int, label: str, shown: bool) -> ProgressBar | None:
-    """The bar for a run of ``total`` epochs on stderr, or None when not ``shown``."""
-    return ProgressBar(total, label, sys.stderr, always=True) if shown else None
+    """The bar for a run of ``total`` epochs (in the notebook's output, else on stderr when it
+    is a terminal), or None when not ``shown``."""
+    if not shown:
+        return None
+    line = _DisplayLine.in_notebook()
+    if line is not None:
+        return ProgressBar(total, label, line, always=True)
+    return ProgressBar(total, label, sys.stderr)
+
+
+class _DisplayLine:
+    """A stream for the bar that is one notebook output, updated in place (at most every
+    ``EVERY`` seconds, and the last state always): the bar's carriage returns are redraws."""
+
+    EVERY = 0.2
+
+    def __init__(self, display: object) -> None:
+        self._handle = display({"text/plain": ""}, raw=True, display_id=True)  # type: ignore[operator]
+        self._shown = 0.0
+        self._last = ""
+
+    @classmethod
+    def in_notebook(cls) -> _DisplayLine | None:
+        shell = sys.modules.get("IPython")
+        kernel = getattr(shell, "get_ipython", lambda: None)() if shell else None
+        if kernel is None or type(kernel).__name__ != "ZMQInteractiveShell":
+            return None  # a terminal's IPython draws the stderr bar like any terminal
+        from IPython.display import display
+
+        return cls(display)
+
+    def write(self, text: str) -> None:
+        line = text.strip("\r").rstrip()
+        if not line:  # the bar's close blanks its line: the notebook keeps the last state
+            self._update(self._last, force=True)
+            return
+        self._last = line
+        self._update(line)
+
+    def _update(self, line: str, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self._shown >= self.EVERY:
+            self._handle.update({"text/plain": line}, raw=True)
+            self._shown = now
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True

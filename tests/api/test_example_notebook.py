@@ -46,6 +46,11 @@ def test_no_cell_errs_and_every_record_shows_its_table_and_figure(executed) -> N
         html = "".join(o.data.get("text/html", "") for o in cell.outputs
                        if o.output_type == "execute_result")
         assert '<img src="data:image/png;base64,' in html, name
+    # The progress is one output updated in place, kept at its last state: no wall of redraws.
+    run_cell = next(c for c in book.cells if c.source.startswith("run = lab.train"))
+    (bar,) = [o for o in run_cell.outputs if o.output_type == "display_data"]
+    assert "200/200 epochs" in bar.data["text/plain"] and "\r" not in bar.data["text/plain"]
+    assert not [o for o in outputs if o.output_type == "stream" and o.name == "stderr"]
     assert "<th>µs/epoch ± IQR</th>" in "".join(
         o.data.get("text/html", "") for o in outputs if o.output_type == "execute_result")
 
