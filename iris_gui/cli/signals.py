@@ -1,10 +1,12 @@
-"""Ctrl+C (SIGINT) and a polite kill (SIGTERM: ``timeout``, job schedulers) for the commands.
+"""Ctrl+C (SIGINT), a polite kill (SIGTERM: ``timeout``, job schedulers) and a closed terminal
+(SIGHUP, where the system has it) for the commands, all three alike.
 
 One handler for both, installed as the command line starts, before torch is imported, so
 that no interrupt at any moment ends in a traceback. What a signal does depends on the moment:
 
 - while a run trains (``stopping``): the first signal asks it to stop at the next chunk; the
-  run is kept as ``stopped`` and saved, and the command exits 130 (SIGINT) or 143 (SIGTERM);
+  run is kept as ``stopped`` and saved, and the command exits 130 (SIGINT), 143 (SIGTERM) or
+  129 (SIGHUP: the terminal closed, so the run is kept rather than lost with it);
 - while a result is being saved (``saving``): the signal waits until the save has ended;
 - at any other moment (start-up, a second signal during a run): one line on stderr and the
   process ends at once with 128 + the signal's number. Nothing is half-written then: every
@@ -24,17 +26,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-HANDLED = (signal.SIGINT, signal.SIGTERM)
-NAMES = {signal.SIGINT: "Ctrl+C", signal.SIGTERM: "SIGTERM"}
+_HANGUP = getattr(signal, "SIGHUP", None)  # none on Windows
+HANDLED = (signal.SIGINT, signal.SIGTERM, *([_HANGUP] if _HANGUP is not None else []))
+NAMES = {signal.SIGINT: "Ctrl+C", signal.SIGTERM: "SIGTERM",
+         **({_HANGUP: "SIGHUP (the terminal closed)"} if _HANGUP is not None else {})}
 
 
 def exit_status(signum: int) -> int:
-    """The shell's convention: 128 + the signal's number (130 for SIGINT, 143 for SIGTERM)."""
+    """The shell's convention: 128 + the signal's number (130 for SIGINT, 143 for SIGTERM, 129
+    for SIGHUP)."""
     return 128 + int(signum)
 
 
 class SignalGuard:
-    """The process's one handler for SIGINT and SIGTERM (see the module's docstring)."""
+    """The process's one handler for SIGINT, SIGTERM and SIGHUP (see the module's docstring)."""
 
     def __init__(self) -> None:
         self.first: int | None = None  # the first signal received, which names the exit status
@@ -74,7 +79,7 @@ class SignalGuard:
     # -- installation ----------------------------------------------------------------------
 
     def install(self) -> bool:
-        """Handle SIGINT and SIGTERM here; False (nothing done) outside the main thread."""
+        """Handle the signals here; False (nothing done) outside the main thread."""
         if threading.current_thread() is not threading.main_thread():
             return False
         for signum in HANDLED:
