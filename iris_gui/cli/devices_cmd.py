@@ -4,9 +4,8 @@ accelerator, why not and what to do here and elsewhere."""
 from __future__ import annotations
 
 import argparse
-import json
 
-from iris_gui.cli.output import table
+from iris_gui.cli.output import print_json, table
 
 
 def devices_command(args: argparse.Namespace) -> int:
@@ -19,8 +18,7 @@ def devices_command(args: argparse.Namespace) -> int:
     if args.json:
         # Each device with its engines (null where the engine runs, else the reason it cannot),
         # and the accelerator record: its kind, the torch build, and why there is no GPU.
-        print(json.dumps({"devices": [d.to_dict() for d in found],
-                          "accelerator": record.to_dict()}, indent=2))
+        print_json({"devices": [d.to_dict() for d in found], "accelerator": record.to_dict()})
         return 0
     rows = [[d.id, d.kind, d.name,
              f"{d.total_memory_bytes / 2**30:.1f} GiB" if d.total_memory_bytes else "-",

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
 from pathlib import Path
 
-from iris_gui.cli.output import number, table
+from iris_gui.cli.output import number, print_json, table
 from iris_gui.cli.run_options import checked_config
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.breakdown_text import op_kind_words, overhead_words, paired_words
@@ -24,7 +23,7 @@ def explain_command(args: argparse.Namespace) -> int:
         # The estimate's sentences apart from the measured ones, as everywhere.
         record = {**breakdown.to_dict(), "sentences": breakdown.sentences(),
                   "estimate_sentences": breakdown.estimate_sentences()}
-        print(json.dumps(record, indent=2, allow_nan=False, ensure_ascii=False))
+        print_json(record, ensure_ascii=False)
     else:
         print("\n".join(_report(breakdown)))
     return 0

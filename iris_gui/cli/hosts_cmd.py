@@ -5,11 +5,10 @@ could not be reached or set up)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
-from iris_gui.cli.output import status_line, table
+from iris_gui.cli.output import print_json, status_line, table
 from iris_gui.engine.remote.hosts import Host, add_host, find_host, load_hosts, remove_host
 from iris_gui.engine.spec.errors import EngineError
 
@@ -35,7 +34,7 @@ def hosts_command(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     hosts = load_hosts()
     if args.json:
-        print(json.dumps([vars(h) for h in hosts], indent=2))
+        print_json([vars(h) for h in hosts])
     elif not hosts:
         print("no hosts yet: iris-gui hosts add NAME DESTINATION")
     else:
@@ -60,9 +59,9 @@ def _test(host: Host, as_json: bool) -> int:
         runner.close()
     seconds = time.perf_counter() - began
     if as_json:
-        print(json.dumps({"host": host.name, "seconds": seconds, "torch_version":
-                          runner.torch_version, "placement": runner.placement,
-                          "devices": [d.to_dict() for d in devices]}, indent=2))
+        print_json({"host": host.name, "seconds": seconds, "torch_version":
+                    runner.torch_version, "placement": runner.placement,
+                    "devices": [d.to_dict() for d in devices]})
         return 0
     placed = placement_words(runner.placement)
     print(f"{host.name}: connected in {seconds:.1f} s, torch {runner.torch_version}"

@@ -10,11 +10,10 @@ saying why; one whose options it cannot run is refused in one line before anythi
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from typing import Any
 
-from iris_gui.cli.output import number, seconds, status_line, table
+from iris_gui.cli.output import number, print_json, seconds, status_line, table
 from iris_gui.cli.parser import config_from_args
 from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.spec.engines import ENGINES
@@ -107,7 +106,7 @@ def ladder_command(args: argparse.Namespace) -> int:
             record["standing"] = {"kind": line.standing, "reason": line.standing_reason or None}
             record["curve_deviation"] = _clean(line.curve_deviation)
             records.append(record)
-        print(json.dumps(records + unavailable, indent=2, allow_nan=False))
+        print_json(records + unavailable)
     else:
         print(_ladder_table(ladder, unavailable, chosen))
     return exit_status(results)

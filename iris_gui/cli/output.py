@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
+from iris_gui.engine.records.jsonable import json_ready
 from iris_gui.engine.records.result import Chunk, RunResult
 from iris_gui.engine.timing.time_left import TimeLeft, left_text
 
@@ -92,6 +94,12 @@ class ProgressBar:
         if self.enabled:
             self.stream.write("\r" + " " * 100 + "\r")
             self.stream.flush()
+
+
+def print_json(value: Any, ensure_ascii: bool = True) -> None:
+    """A command's ``--json`` answer: every non-finite number (a damaged or hand-edited record
+    may hold 1e999) written as null, so the output is always JSON."""
+    print(json.dumps(json_ready(value), indent=2, allow_nan=False, ensure_ascii=ensure_ascii))
 
 
 def status_line(line: str) -> None:

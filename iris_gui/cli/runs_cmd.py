@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 
-from iris_gui.cli.output import PARTIAL_LEGEND, number, partial, seconds, table
+from iris_gui.cli.output import PARTIAL_LEGEND, number, partial, print_json, seconds, table
 from iris_gui.cli.session import open_store
 from iris_gui.engine.records.standing import Kind, measurable
 from iris_gui.engine.words.counted import counted
@@ -22,7 +21,7 @@ def runs_command(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace, store) -> int:
     runs = store.list_runs()
     if args.json:
-        print(json.dumps([run.to_dict() for run in runs], indent=2, allow_nan=False))
+        print_json([run.to_dict() for run in runs])
         return 0
     if not runs:
         print("no runs stored yet; try: iris-gui train")
@@ -69,7 +68,7 @@ def _show(args: argparse.Namespace, store) -> int:
             record["losses"] = [float(v) for v in run.result.losses]
             record["chunks"] = {"epochs": [int(v) for v in run.result.chunk_epochs],
                                 "seconds": [float(v) for v in run.result.chunk_seconds]}
-        print(json.dumps(record, indent=2, allow_nan=False))
+        print_json(record)
         return 0
     from iris_gui.cli.train_cmd import summary_lines
 

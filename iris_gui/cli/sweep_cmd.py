@@ -4,12 +4,11 @@ and ``iris-gui sweeps list|show|delete`` over the stored ones."""
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 
 from iris_gui.cli.model_options import SWEEP_MODEL_FIELDS
-from iris_gui.cli.output import number, status_line, table
+from iris_gui.cli.output import number, print_json, status_line, table
 from iris_gui.cli.session import StopOnInterrupt, open_store
 from iris_gui.engine.records.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.batch_settings import batch_text
@@ -39,7 +38,7 @@ def sweep_command(args: argparse.Namespace) -> int:
         with open_store(True) as store:
             sweep_id = store.save_sweep(result)
     if args.json:
-        print(json.dumps({"id": sweep_id, **result.to_dict()}, indent=2, allow_nan=False))
+        print_json({"id": sweep_id, **result.to_dict()})
     else:
         print(describe(result, sweep_id))
     return exit_status(result)
@@ -160,9 +159,9 @@ def sweeps_command(args: argparse.Namespace) -> int:
         if args.action == "list":
             stored = store.list_sweeps()
             if args.json:
-                print(json.dumps([{"id": s.id, "created_at": s.created_at,
-                                   "status": s.result.status, "points": len(s.result.points),
-                                   "spec": s.result.spec.to_dict()} for s in stored], indent=2))
+                print_json([{"id": s.id, "created_at": s.created_at,
+                             "status": s.result.status, "points": len(s.result.points),
+                             "spec": s.result.spec.to_dict()} for s in stored])
             elif not stored:
                 print("no sweeps stored yet; try: iris-gui sweep")
             else:
@@ -170,8 +169,8 @@ def sweeps_command(args: argparse.Namespace) -> int:
         elif args.action == "show":
             stored = store.get_sweep(args.id)
             if args.json:
-                print(json.dumps({"id": stored.id, "created_at": stored.created_at,
-                                  **stored.result.to_dict()}, indent=2, allow_nan=False))
+                print_json({"id": stored.id, "created_at": stored.created_at,
+                            **stored.result.to_dict()})
             else:
                 print(describe(stored.result, stored.id))
         else:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from typing import Any
 
@@ -11,6 +10,7 @@ from iris_gui.cli.compare_table import comparison_table, row_record
 from iris_gui.cli.output import (
     contention_line,
     number,
+    print_json,
     seconds,
 )
 from iris_gui.cli.parser import config_from_args
@@ -85,7 +85,7 @@ def train_command(args: argparse.Namespace) -> int:
             "epoch_us": row.epoch_us.to_dict(),
         }
     if args.json:
-        print(json.dumps(record, indent=2, allow_nan=False))
+        print_json(record)
     else:
         print("\n".join(summary_lines(chosen, record.get("id"))))
         if len(results) > 1:
@@ -139,7 +139,7 @@ def compare_command(args: argparse.Namespace) -> int:
     ran = [(g, i) for g, i in zip(groups, id_groups, strict=True) if g]
     compared = compare_groups([g for g, _ in ran], baseline, ids=[i for _, i in ran])
     if args.json:
-        print(json.dumps([row_record(row) for row in compared], indent=2, allow_nan=False))
+        print_json([row_record(row) for row in compared])
     else:
         print(comparison_table(compared, args.repeat > 1))
     return exit_status(results)

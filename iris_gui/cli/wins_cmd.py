@@ -5,9 +5,9 @@ the items' own sweeps on the devices given."""
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import replace
 
+from iris_gui.cli.output import print_json
 from iris_gui.cli.session import open_store
 from iris_gui.engine.records.note_list import ITEMS, PARALLEL_MATHS, NoteAnswer, answers
 
@@ -63,7 +63,10 @@ def wins_command(args: argparse.Namespace) -> int:
             break  # Ctrl+C stops the whole list, keeping what was measured
     with open_store(True) as store:
         found = answers([(s.id, s.result) for s in store.list_sweeps()])
-    print(json.dumps([_record(a) for a in found], indent=2) if args.json else describe(found))
+    if args.json:
+        print_json([_record(a) for a in found])
+    else:
+        print(describe(found))
     return status
 
 

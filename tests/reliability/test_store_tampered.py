@@ -153,3 +153,32 @@ def test_the_window_opens_and_lists_the_good_runs(tampered, qtbot, monkeypatch):
         shown = {panel.model.run_at(row).id for row in range(panel.model.rowCount())}
         assert set(good) <= shown and bad_runs["timings null"] not in shown
         assert f"run {bad_runs['timings null']} is unreadable: timings is null" in store.notice
+
+
+def test_a_stored_number_past_float_range_is_null_in_every_json_answer(tmp_path):
+    """A breakdown (or record) holding 1e999, as a hand edit or a damaged page leaves it:
+    Python reads it as infinity; the --json answers write null, never a traceback."""
+    data = tmp_path / "data"
+    path = data / "runs.sqlite3"
+    with RunStore.open(path) as store:
+        run_id = store.save(_run("edited"))
+        store.save_breakdown(run_id, {"epochs_profiled": 20, "epoch_us_profiled": 500.0})
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE breakdowns SET breakdown_json = '{\"epochs_profiled\": 20, "
+                     "\"epoch_us_profiled\": 1e999}' WHERE run_id = ?", (run_id,))
+        # As text: SQLite's own JSON functions would write infinity in a form of their own.
+        edited = conn.execute("UPDATE runs SET record_json = replace(record_json, "
+                              "'\"final_loss\": 0.1', '\"final_loss\": 1e999') WHERE id = ?",
+                              (run_id,))
+        assert edited.rowcount == 1 and conn.execute(
+            "SELECT instr(record_json, '\"final_loss\": 1e999') FROM runs WHERE id = ?",
+            (run_id,)).fetchone()[0] > 0
+    conn.close()
+    for args in (["runs", "show", str(run_id), "--json"], ["runs", "list", "--json"]):
+        done = run_cli(args, data)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        record = json.loads(done.stdout)
+        record = record[0] if isinstance(record, list) else record
+        assert record["final_loss"] is None
+    shown = json.loads(run_cli(["runs", "show", str(run_id), "--json"], data).stdout)
+    assert shown["breakdown"]["epoch_us_profiled"] is None
