@@ -366,6 +366,8 @@ def config_from_args(args: argparse.Namespace, **overrides: object) -> RunConfig
         if hasattr(args, name):
             values[name] = getattr(args, name)
     if getattr(args, "data", None) is not None:
+        if not args.data.strip():
+            raise ConfigError("--data names no file; give the path of a CSV file")
         # Absolute: the run is kept with its file, and a later run on the same file is
         # compared with it, from whatever directory it was started.
         values["data_file"] = os.path.abspath(os.path.expanduser(args.data))

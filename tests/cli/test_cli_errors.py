@@ -19,6 +19,7 @@ SYNTHETIC_TOO_BIG = ["--dataset", "synthetic", "--rows", "10000000", "--features
 # id: (arguments, substrings the one line must contain)
 CASES: dict[str, tuple[list[str], list[str]]] = {
     "epochs 0": (["train", "--epochs", "0"], ["epochs 0", "1 to 10,000,000"]),
+    "data empty": (["train", "--data", ""], ["--data names no file", "path of a CSV file"]),
     "epochs -5": (["train", "--epochs", "-5"], ["epochs -5", "1 to 10,000,000"]),
     "epochs absurd": (["train", "--epochs", "100000000"], ["100000000", "1 to 10,000,000"]),
     "epochs abc": (["train", "--epochs", "abc"], ["'abc'", "int"]),

@@ -20,6 +20,7 @@ import hashlib
 import itertools
 import math
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -150,14 +151,23 @@ class _Digest:
 
 @contextmanager
 def _opened(path: str) -> Iterator[tuple[Iterator[str], _Digest]]:
-    """The file's lines as text; its failures as one-line ConfigErrors."""
+    """The file's lines as text; its failures as one-line ConfigErrors. Only a regular file
+    is read (a symlink followed to one): a FIFO would block the open and the reads, a device
+    such as /dev/zero never ends. The open itself does not block (O_NONBLOCK), so a FIFO with
+    no writer is named, not waited on."""
     try:
-        binary = open(path, "rb")  # noqa: SIM115 -- a with statement below closes it
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise ConfigError(_unreadable(path, exc)) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise ConfigError(f"data file {path} is {_kind(info.st_mode)}, not a regular file; "
+                          "give the path of a CSV file")
+    binary = os.fdopen(fd, "rb")
     with binary:
         try:
-            digest = _Digest(os.fstat(binary.fileno()))
+            digest = _Digest(info)
             yield _decoded(path, binary, digest), digest
         except csv.Error as exc:
             raise ConfigError(f"{path} is not readable as CSV: {exc}") from None
@@ -172,6 +182,9 @@ def _decoded(path: str, binary: Any, digest: _Digest) -> Iterator[str]:
     for number, line in enumerate(binary, start=1):
         digest.sha256.update(line)
         digest.size += len(line)
+        if digest.size > digest.stat.st_size:  # it grows while read: the size checked is past
+            raise ConfigError(f"data file {path} grew past its {_bytes(digest.stat.st_size)} "
+                              "while it was read; give a file nothing is writing to")
         try:
             yield line.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError as exc:
@@ -281,6 +294,16 @@ def _unreadable(path: str, exc: OSError) -> str:
     if isinstance(exc, FileNotFoundError):
         return f"data file {path} does not exist; give the path of a CSV file"
     return f"cannot read data file {path}: {exc.strerror or exc}"
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words."""
+    for test, words in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (a named pipe)"),
+                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                        (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return words
+    return "not a file"
 
 
 def _shown(text: str) -> str:

@@ -167,7 +167,35 @@ def test_a_missing_or_unreadable_file_is_refused(tmp_path):
     assert refusal(read_header, missing) == expected
     assert refusal(read_csv_data, missing) == expected
     folder = str(tmp_path)
-    assert refusal(read_csv_data, folder) == f"cannot read data file {folder}: Is a directory"
+    assert refusal(read_csv_data, folder) == (f"data file {folder} is a folder, not a regular "
+                                              "file; give the path of a CSV file")
+
+
+def test_a_fifo_or_a_device_is_named_at_once_never_waited_on_or_read_forever(tmp_path):
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)  # no writer: a plain open() would block here for ever
+    assert refusal(read_csv_data, str(fifo)) == (
+        f"data file {fifo} is a FIFO (a named pipe), not a regular file; give the path of a "
+        "CSV file")
+    endless = tmp_path / "zero.csv"
+    endless.symlink_to("/dev/zero")  # its size is 0: a size check alone would pass it
+    assert refusal(read_header, str(endless)) == (
+        f"data file {endless} is a character device, not a regular file; give the path of a "
+        "CSV file")
+
+
+def test_a_file_that_grows_while_read_stops_at_the_size_it_had(tmp_path, monkeypatch):
+    path = write(tmp_path, "a,b\n1,x\n2,y\n3,x\n")
+    real_fstat = os.fstat
+
+    def smaller(fd):  # as if the file had 6 bytes when opened and grew since
+        info = real_fstat(fd)
+        return os.stat_result((*info[:6], 6, *info[7:]))
+
+    monkeypatch.setattr(csv_data.os, "fstat", smaller)
+    assert refusal(read_csv_data, str(path)) == (
+        f"data file {path} grew past its 6 bytes while it was read; give a file nothing is "
+        "writing to")
 
 
 def test_a_file_too_large_for_the_memory_available_is_refused_before_parsing(tmp_path):
