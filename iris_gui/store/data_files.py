@@ -10,10 +10,10 @@ user may well have meant to change the file).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
+from iris_gui.engine.records.jsonable import loads
 from iris_gui.engine.records.result import RunResult
 
 # The latest earlier run of one path. json_valid first, inside CASE (which SQLite evaluates
@@ -54,7 +54,10 @@ def changed_since(conn: sqlite3.Connection, record: dict[str, Any], key: str = "
     row = conn.execute(query, (path,)).fetchone()
     if row is None:
         return ""
-    earlier = json.loads(row[1]).get(key) or {}
+    try:
+        earlier = loads(row[1]).get(key) or {}
+    except (ValueError, AttributeError):  # a damaged earlier record: nothing to compare with
+        return ""
     if not earlier.get("sha256") or earlier["sha256"] == record["sha256"]:
         return ""
     what, did = ("data file", "read") if key == "data_file" else ("model file", "was built from")

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from iris_gui.engine.records.jsonable import json_ready, nan_if_none
+from iris_gui.engine.records.jsonable import json_ready, loads, nan_if_none
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepResult
 
@@ -90,7 +90,7 @@ def release(claimed: Path, failed: bool) -> None:
 
 def read(claimed: Path) -> dict[str, Any]:
     """The payload of a claimed file; ValueError or TypeError when it is not one."""
-    payload = json.loads(claimed.read_text(encoding="utf-8"))
+    payload = loads(claimed.read_text(encoding="utf-8"))
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise ValueError("not an iris-gui recovery file")
     if payload.get("kind") not in ("run", "sweep") or not isinstance(payload.get("record"), dict):

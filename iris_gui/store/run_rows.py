@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from iris_gui.engine.records.jsonable import loads
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.spec.errors import RecordError
 from iris_gui.store import validate
@@ -122,6 +123,6 @@ def _json(text: Any, name: str) -> Any:
     if not isinstance(text, (str, bytes)):
         raise RecordError(f"{name} is not JSON text")
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError as exc:
         raise RecordError(f"{name} is not JSON ({exc})") from None

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from iris_gui.engine.records.jsonable import loads
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.engine.spec.batch_settings import batch_text
 from iris_gui.engine.spec.errors import RecordError
@@ -97,7 +98,7 @@ def stored(sweep_id: int, created_at: object, text: object) -> StoredSweep:
             raise RecordError("created_at is not text")
         if not isinstance(text, (str, bytes)):
             raise RecordError("the record is not JSON text")
-        record = validate.check_sweep_record(json.loads(text))
+        record = validate.check_sweep_record(loads(text))
         return StoredSweep(sweep_id, created_at, SweepResult.from_dict(record))
     except RecordError:
         raise

@@ -14,10 +14,12 @@ import json
 import os
 import re
 import shlex
+import stat
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from iris_gui.engine.records.jsonable import loads
 from iris_gui.engine.remote.names import LOCAL_KINDS
 from iris_gui.engine.spec.errors import ConfigError
 
@@ -70,11 +72,28 @@ def hosts_path() -> Path:
     return Path(platformdirs.user_config_dir("iris-gui", appauthor=False)) / HOSTS_FILE
 
 
+MAX_HOSTS_BYTES = 1 << 20  # a file of a hundred hosts is a few KB
+
+
+def _read_small(path: Path) -> bytes:
+    """The file's bytes, if it is a regular file of at most MAX_HOSTS_BYTES: a FIFO in its
+    place would block the read (the open does not: O_NONBLOCK), a device never end."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("it is not a regular file")
+        data = handle.read(MAX_HOSTS_BYTES + 1)
+    if len(data) > MAX_HOSTS_BYTES:
+        raise ValueError(f"it is over {MAX_HOSTS_BYTES:,} bytes")
+    return data
+
+
 def load_hosts(path: Path | None = None) -> list[Host]:
     """The saved hosts, in the order they were added; none when the file does not exist."""
     path = path or hosts_path()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(_read_small(path))
         return [Host(**entry).checked() for entry in data["hosts"]]
     except FileNotFoundError:
         return []

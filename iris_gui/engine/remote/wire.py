@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from iris_gui.engine.records.jsonable import nesting
 from iris_gui.engine.records.result import Chunk
 from iris_gui.engine.records.typed import brief, seen
 from iris_gui.engine.workers.messages import MessageError
@@ -68,25 +69,6 @@ def from_json(body: bytes) -> Any:
     except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
         raise MessageError(f"is not JSON ({brief(str(error), 120)})") from None
     return _cleaned(value)
-
-
-def nesting(body: bytes) -> int:
-    """How deep ``body``'s arrays and objects nest, its strings (and brackets in them) aside.
-
-    Split at the quotes (in C, fast on an array's megabytes of base64): the parts alternate
-    outside and inside strings, except where a quote is escaped, which is where the part before
-    it ends in an odd number of backslashes (a run of them never spans a quote)."""
-    outside, inside = [], False
-    for part in body.split(b'"'):
-        if not inside:
-            outside.append(part)
-        elif (len(part) - len(part.rstrip(b"\\"))) % 2:
-            continue  # an escaped quote: the string goes on
-        inside = not inside
-    marks = np.frombuffer(b"".join(outside), dtype=np.uint8)
-    steps = (np.isin(marks, (ord("["), ord("{"))).astype(np.int32)
-             - np.isin(marks, (ord("]"), ord("}"))).astype(np.int32))
-    return int(np.cumsum(steps).max(initial=0))
 
 
 def clean(text: str) -> str:

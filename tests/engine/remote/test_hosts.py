@@ -4,6 +4,7 @@ how hosts.json is kept, and the argv handed to ssh. No ssh is run here."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 from pathlib import Path
@@ -299,3 +300,22 @@ def test_explain_failure_lines(host: Host, code: int | None, stderr: str,
     for part in wanted:
         assert part in line, (part, line)
 
+
+
+@pytest.mark.parametrize("plant", ["fifo", "deep", "huge"])
+def test_a_hosts_file_that_is_a_fifo_too_deep_or_too_large_is_one_line(tmp_path, plant) -> None:
+    from iris_gui.engine.remote.hosts import MAX_HOSTS_BYTES, HostsError, load_hosts
+
+    path = tmp_path / "hosts.json"
+    if plant == "fifo":
+        os.mkfifo(path)  # no writer: reading it would wait for ever
+    elif plant == "deep":
+        path.write_text('{"hosts": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    else:
+        path.write_bytes(b" " * (MAX_HOSTS_BYTES + 1))
+    with pytest.raises(HostsError) as refused:
+        load_hosts(path)
+    said = str(refused.value)
+    assert said.startswith(f"the hosts file {path} cannot be read (") and "\n" not in said
+    assert {"fifo": "not a regular file", "deep": "nested 100,001 levels deep",
+            "huge": "over 1,048,576 bytes"}[plant] in said
