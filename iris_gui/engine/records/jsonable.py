@@ -16,8 +16,10 @@ MAX_DEPTH = 64  # a run's record nests 4 levels, a sweep's 6
 
 def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     """``json.loads`` of ``text`` once its nesting is known to be at most ``max_depth``;
-    ValueError (one line) otherwise or when it is not JSON."""
-    body = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    ValueError (one line) otherwise or when it is not JSON, TypeError when it is no text."""
+    if not isinstance(text, str | bytes | bytearray):
+        raise TypeError(f"{type(text).__name__} is not JSON text")  # as json.loads says it
+    body = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
     depth = nesting(body)
     if depth > max_depth:
         raise ValueError(f"it is nested {depth:,} levels deep (at most {max_depth})")

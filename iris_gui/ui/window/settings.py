@@ -16,6 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from iris_gui.engine.records.jsonable import loads
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.ui.window.settings_migration import migrate
@@ -162,7 +163,7 @@ class AppSettings:
 
 def _keys(text: Any) -> list[str] | None:
     try:
-        keys = json.loads(text)
+        keys = loads(text)
     except (TypeError, ValueError):
         return None
     return [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else None
@@ -170,7 +171,7 @@ def _keys(text: Any) -> list[str] | None:
 
 def _config_from_json(text: Any) -> RunConfig:
     try:
-        stored = json.loads(text)
+        stored = loads(text)
     except (TypeError, ValueError):
         return RunConfig()
     if not isinstance(stored, dict):

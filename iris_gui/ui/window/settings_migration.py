@@ -15,6 +15,8 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QSettings
 
+from iris_gui.engine.records.jsonable import loads
+
 VERSION_KEY = "settings/version"
 VERSION = 2
 
@@ -33,7 +35,7 @@ V1_WITHOUT_KNOWN = ("batch", "data_path", "precision", "step_us", "data_wait")
 
 def _titles(settings: QSettings, key: str) -> list[str] | None:
     try:
-        titles = json.loads(settings.value(key))
+        titles = loads(settings.value(key))
     except (TypeError, ValueError):
         return None
     return [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else None
