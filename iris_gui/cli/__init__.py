@@ -6,6 +6,7 @@ imports the engine's configuration, and an interrupt there must not print a trac
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from iris_gui.cli.signals import GUARD, is_program_start
@@ -55,11 +56,19 @@ def _main(argv: list[str] | None) -> int:
         from iris_gui.engine.remote.stdio_worker import main as worker_main
 
         return worker_main()
-    from iris_gui.engine.spec.errors import EngineError
+    from iris_gui.cli.output import plain_output
     from iris_gui.engine.workers.logs import configure_file_log
     from iris_gui.store.paths import log_dir
 
     configure_file_log(log_dir() / "cli.log")
+    with plain_output():  # stored and outside text printed as text, never as escapes
+        return _command(args)
+
+
+def _command(args: argparse.Namespace) -> int:
+    """The command ``args`` names; a store's or an engine's refusal is one line."""
+    from iris_gui.engine.spec.errors import EngineError
+
     try:
         if args.command == "devices":
             from iris_gui.cli.devices_cmd import devices_command

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 from iris_gui.engine.records.jsonable import json_ready
 from iris_gui.engine.records.result import Chunk, RunResult
 from iris_gui.engine.timing.time_left import TimeLeft, left_text
+from iris_gui.engine.words.plain import clean_lines
 
 PARTIAL_MARK = " (partial)"
 PARTIAL_LEGEND = ("(partial): the run failed part-way; its timings cover only the epochs before "
@@ -106,3 +108,30 @@ def status_line(line: str) -> None:
     """A line about a connection in progress (a host's job waiting in Slurm's queue), on
     stderr so that stdout stays the command's answer."""
     print(line, file=sys.stderr, flush=True)
+
+
+class PlainStream:
+    """A command's stdout or stderr, writing text as text (engine/words/plain.py): a stored
+    record, a CSV header or a host's name holding an escape sequence is printed without the
+    escape, so it cannot clear the screen, retitle the terminal or recolour what follows.
+    Tabs, newlines and the progress line's carriage returns pass."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(clean_lines(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def plain_output() -> Iterator[None]:
+    """While inside, sys.stdout and sys.stderr write text as text (PlainStream)."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = PlainStream(out), PlainStream(err)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err

@@ -19,7 +19,6 @@ import base64
 import binascii
 import json
 import math
-import re
 from typing import Any
 
 import numpy as np
@@ -27,6 +26,7 @@ import numpy as np
 from iris_gui.engine.records.jsonable import nesting
 from iris_gui.engine.records.result import Chunk
 from iris_gui.engine.records.typed import brief, seen
+from iris_gui.engine.words.plain import clean
 from iris_gui.engine.workers.messages import MessageError
 
 ARRAY_DTYPES = {"<f4": np.float32, "<f8": np.float64, "<i4": np.int32, "<i8": np.int64}
@@ -34,7 +34,6 @@ MAX_DEPTH = 32  # the deepest message (a sweep's result) nests 6 levels
 MAX_TEXT = 4096  # characters in one string: a message, a name, a path
 MAX_DIMENSIONS = 4
 _ARRAY_KEYS = frozenset({"$nd", "shape", "b64"})
-_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def to_wire(value: Any) -> Any:
@@ -69,11 +68,6 @@ def from_json(body: bytes) -> Any:
     except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
         raise MessageError(f"is not JSON ({brief(str(error), 120)})") from None
     return _cleaned(value)
-
-
-def clean(text: str) -> str:
-    """``text`` without control characters and bidirectional overrides."""
-    return _UNSHOWN.sub("", text)
 
 
 def host_text(data: bytes) -> str:
