@@ -14,6 +14,7 @@ from pathlib import Path
 
 from iris_gui.engine.records.note_list import NoteAnswer
 from iris_gui.engine.records.sweep_model import SweepResult
+from iris_gui.engine.words.plain import clean_lines
 from iris_gui.report.content import CommandFor, Report, build_report
 from iris_gui.report.figures import WIDTH, render_figures
 from iris_gui.report.html_page import html_page
@@ -53,7 +54,8 @@ def write_report(path: Path, runs: list[StoredRun], command_for: CommandFor,
         figures = render_figures(report, Path(folder), path.stem, width, log_y)
         if path.suffix.lower() == ".html":
             images = [(figure.caption, figure.path.read_bytes()) for figure in figures]
-            write_atomically(path, html_page(report, images).encode("utf-8"))
+            # Stored text is text in the file too: no escape or bidi override survives.
+            write_atomically(path, clean_lines(html_page(report, images)).encode("utf-8"))
         else:
             images = [path.parent / figure.path.name for figure in figures]
             for target in (path, *images):
@@ -61,6 +63,6 @@ def write_report(path: Path, runs: list[StoredRun], command_for: CommandFor,
             for figure, target in zip(figures, images, strict=True):
                 write_atomically(target, figure.path.read_bytes())
             page = markdown_page(report, [(f.caption, f.path.name) for f in figures])
-            write_atomically(path, page.encode("utf-8"))
+            write_atomically(path, clean_lines(page).encode("utf-8"))
     return report
 
