@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from iris_gui.cli.signals import NAMES
+
 
 class StopOnInterrupt:
     """The first Ctrl+C asks the running training to stop (it is kept as ``stopped``); a
@@ -24,7 +26,10 @@ class StopOnInterrupt:
         if self.event.is_set():
             raise KeyboardInterrupt
         self.event.set()
-        sys.stderr.write("\nstopping at the next chunk (Ctrl+C again to abort)\n")
+        name = NAMES.get(signum, f"signal {signum}")
+        again = "Ctrl+C" if signum == signal.SIGINT else "a signal"
+        sys.stderr.write(f"\niris-gui: {name}: stopping at the next chunk; what was measured "
+                         f"is kept ({again} again to abort)\n")
 
     @contextmanager
     def installed(self) -> Iterator[StopOnInterrupt]:

@@ -109,8 +109,8 @@ class SignalGuard:
         foreign = signal.getsignal(signal.SIGINT)
         if signum != signal.SIGINT and callable(foreign) and foreign != self._handle:
             # A command installed its own Ctrl+C stop (cli/session.py's StopOnInterrupt, for
-            # ``sweep``): SIGTERM asks it the same.
-            foreign(signal.SIGINT, frame)
+            # ``sweep``): SIGTERM and SIGHUP ask it the same, named as themselves.
+            foreign(signum, frame)
             return
         if self._stop is not None and not self._stop.is_set():
             self._stop.set()

@@ -97,3 +97,34 @@ def test_a_saved_sweep_is_listed_shown_and_deleted(default_sweep, tmp_path):
 def test_bad_input_is_one_line(tmp_path, args, fragment):
     line = one_line_error(run_cli(args, tmp_path))
     assert fragment in line
+
+
+def test_a_sigterm_during_a_sweep_stops_it_named_as_itself(data_dir) -> None:
+    """The sweep's own stop takes SIGTERM as Ctrl+C, and says which it was: the same one line
+    as train's, never "Ctrl+C again" for a signal a scheduler sent."""
+    import os
+    import signal
+    import threading
+    import time
+
+    def sweep_listens() -> bool:
+        # The sweep's own Ctrl+C stop is in place (the command's guard was installed first).
+        handler = signal.getsignal(signal.SIGINT)
+        return type(getattr(handler, "__self__", None)).__name__ == "StopOnInterrupt"
+
+    def terminate_once_the_sweep_listens() -> None:
+        deadline = time.monotonic() + 120
+        while not sweep_listens() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if sweep_listens():
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    helper = threading.Thread(target=terminate_once_the_sweep_listens)
+    helper.start()
+    done = run_cli(["sweep", "--rows", "100,200,400,800", "--devices", "cpu", "--engines",
+                    "eager", "--threads", "1", "--min-seconds", "1"], data_dir, timeout=300)
+    helper.join()
+    assert done.returncode == 143, describe(done)
+    assert ("iris-gui: SIGTERM: stopping at the next chunk; what was measured is kept "
+            "(a signal again to abort)") in done.stderr
+    assert done.stdout.startswith("sweep 1: stopped")
