@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,9 +33,10 @@ class Dataset:
     data_file: dict[str, Any] = field(default_factory=dict)
 
 
-def _load_raw(config: RunConfig) -> tuple[np.ndarray, np.ndarray, tuple[str, ...], dict[str, Any]]:
+def _load_raw(config: RunConfig, stop: Callable[[], bool] | None = None
+              ) -> tuple[np.ndarray, np.ndarray, tuple[str, ...], dict[str, Any]]:
     if config.dataset == "csv":
-        table = read_csv_data(config.data_file, config.target)
+        table = read_csv_data(config.data_file, config.target, stop=stop)
         return table.x, table.y, table.class_names, table.record
     if config.dataset == "synthetic":
         try:
@@ -67,9 +69,10 @@ def _scaler(name: str):
     return {"minmax": MinMaxScaler, "standard": StandardScaler}[name]()
 
 
-def load_dataset(config: RunConfig) -> Dataset:
-    """Load, split and scale; the scaler is fitted on the training part only, as the note does."""
-    x, y, class_names, data_file = _load_raw(config)
+def load_dataset(config: RunConfig, stop: Callable[[], bool] | None = None) -> Dataset:
+    """Load, split and scale; the scaler is fitted on the training part only, as the note does.
+    ``stop``: asked while a CSV file is read (RunCancelled when it says so)."""
+    x, y, class_names, data_file = _load_raw(config, stop)
     try:
         x_train, x_test, y_train, y_test = train_test_split(
             x, y, test_size=config.test_size, random_state=config.split_seed

@@ -25,7 +25,7 @@ from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.rungs import require_available
 from iris_gui.engine.rungs.base import Rung
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.spec.errors import ConfigError, RunCancelled
 from iris_gui.engine.timing.contention import cores_free
 from iris_gui.engine.train import loop
 from iris_gui.engine.train.assemble import build_run, new_model, prepare_run
@@ -75,6 +75,9 @@ def train(
                             boundary_sync)
         except ConfigError:
             raise
+        except RunCancelled as cancelled:  # stopped before its first epoch: kept as such
+            result.status = RunStatus.STOPPED
+            result.message = f"{cancelled}, before the first epoch"
         except Exception as error:  # a failed run is a result, not a crash
             log.exception("run failed: %s", table_label(config))
             result.status = RunStatus.FAILED
@@ -92,7 +95,7 @@ def _run_phases(
 ) -> None:
     timings = result.timings
     t0 = time.perf_counter()
-    data = load_dataset(config)
+    data = load_dataset(config, stop)
     result.class_names = list(data.class_names)
     result.data_file = dict(data.data_file)
     model = new_model(config, data.n_features, data.n_classes)
@@ -171,7 +174,7 @@ def _finish(result: RunResult, state: LoopState) -> None:
     timings.epoch_us, timings.epoch_us_iqr = steady.epoch_us, steady.iqr_us
     timings.epoch_us_method, timings.epoch_us_chunks = steady.method, steady.chunks_used
     timings.step_us = steady.epoch_us / max(1, timings.steps_per_epoch)
-    if result.status is RunStatus.FAILED:
+    if result.status is not RunStatus.COMPLETED:  # failed, or stopped before the loop
         return
     if state.diverged_epoch is not None:
         result.status = RunStatus.DIVERGED

@@ -254,3 +254,21 @@ def test_a_run_on_a_csv_file_completes_and_names_its_classes(tmp_path):
     assert result.class_names == ["setosa", "versicolor", "virginica"]
     assert result.data_file["sha256"] == hashlib.sha256(Path(path).read_bytes()).hexdigest()
     assert result.to_dict()["data_file"]["path"] == str(Path(path).resolve())
+
+
+def test_a_stop_asked_while_a_large_file_is_read_ends_the_read_at_once(tmp_path):
+    from iris_gui.engine.spec.errors import RunCancelled
+
+    rows = csv_data.STOP_EVERY * 3
+    path = write(tmp_path, "a,b,t\n" + "".join(f"{i},{i % 7},{'xy'[i % 2]}\n"
+                                                for i in range(rows)))
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) >= 2  # the second ask says stop
+
+    with pytest.raises(RunCancelled, match=f"stopped while reading {path}, at line "):
+        read_csv_data(str(path), stop=stop)
+    assert len(asked) == 2  # asked every STOP_EVERY rows, not per row
+    assert len(read_csv_data(str(path), stop=lambda: False).y) == rows

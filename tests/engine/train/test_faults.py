@@ -160,3 +160,18 @@ def test_slow_items_slow_the_loaders_rows_and_nothing_else(monkeypatch):
     monkeypatch.delenv(FAULT_ENV)
     data = [1]
     assert slowed(data) is data
+
+
+def test_a_stop_during_the_data_read_keeps_the_run_as_stopped_before_its_first_epoch(tmp_path):
+    from iris_gui.engine.data import csv_data
+    from iris_gui.engine.records.result import RunStatus
+    from iris_gui.engine.spec.config import RunConfig
+    from iris_gui.engine.train.trainer import train
+
+    path = tmp_path / "big.csv"
+    path.write_text("a,b,t\n" + "".join(f"{i},{i % 5},{'xy'[i % 2]}\n"
+                                        for i in range(csv_data.STOP_EVERY * 2)))
+    result = train(RunConfig(dataset="csv", data_file=str(path), epochs=10), stop=lambda: True)
+    assert result.status is RunStatus.STOPPED and result.epochs_completed == 0
+    assert result.message == (f"stopped while reading {path}, at line {csv_data.STOP_EVERY:,}, "
+                              "before the first epoch")
