@@ -8,6 +8,9 @@ import json
 import pytest
 from support.cli import describe, one_line_error, run_cli
 
+# Profiles runs (and loads HTA): make test runs it, make test-fast does not.
+pytestmark = pytest.mark.slow
+
 SHORT = ["explain", "--epochs", "20", "--repeat", "1"]
 PHASES = {"iris::forward", "iris::loss", "iris::backward", "iris::optimizer", "iris::recording"}
 
