@@ -20,6 +20,7 @@ import hashlib
 import itertools
 import math
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -38,6 +39,8 @@ DELIMITERS = (",", ";", "\t")
 # file and 8 as float64, and the split, the scaled copy and the float32 copies take it about
 # four times over. Generous on purpose: refusing up front beats being killed mid-run.
 MEMORY_PER_FILE_BYTE = 16
+# A feature as a spreadsheet writes one; ASCII digits only (re.ASCII: \d is 0-9).
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 STOP_EVERY = 4096  # rows between two asks of a stop: well under a millisecond of parsing
 SHOWN_CHARS = 40  # a value quoted in a message is cut here, so the message stays one line
 # A target with more classes than this, distinct in more than this share of the rows, looks
@@ -259,6 +262,9 @@ def _features(fields: list[str], columns: list[int], names: list[str], line: int
         if not math.isfinite(value):
             raise ConfigError(f"{where} has {_shown(text)}, not a finite number; features "
                               "must be finite")
+        if not _PLAIN_NUMBER.fullmatch(text):  # float() also takes 1_000 and other scripts' digits
+            raise ConfigError(f"{where} has {_shown(text)}, not a number written as a CSV "
+                              "holds one: digits 0-9, one point, an exponent (1.5e-3)")
         values.append(value)
     return values
 

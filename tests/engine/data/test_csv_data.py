@@ -272,3 +272,11 @@ def test_a_stop_asked_while_a_large_file_is_read_ends_the_read_at_once(tmp_path)
         read_csv_data(str(path), stop=stop)
     assert len(asked) == 2  # asked every STOP_EVERY rows, not per row
     assert len(read_csv_data(str(path), stop=lambda: False).y) == rows
+
+
+@pytest.mark.parametrize("written", ["1_000", "\u0661\u0662", "\uff11"])
+def test_a_number_python_would_read_but_a_csv_does_not_write_is_refused(tmp_path, written):
+    path = write(tmp_path, f"a,t\n1,x\n{written},y\n")
+    assert refusal(read_csv_data, str(path)) == (
+        f"row 3, column 'a' has {written!r}, not a number written as a CSV holds one: digits "
+        "0-9, one point, an exponent (1.5e-3)")
