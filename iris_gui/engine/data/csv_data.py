@@ -205,7 +205,10 @@ def _reader(lines: Iterator[str]) -> Any:
     # The delimiter is the one the header uses most (a comma on a tie): the header is the most
     # regular line of a file, and csv.Sniffer guesses wrong on short or quoted samples.
     first = next(lines, "")
-    return csv.reader(itertools.chain([first], lines), delimiter=max(DELIMITERS, key=first.count))
+    # Strict: a quote never closed is an error at the end of the file, not a last field that
+    # swallows every line after it.
+    return csv.reader(itertools.chain([first], lines), delimiter=max(DELIMITERS, key=first.count),
+                      strict=True)
 
 
 def _header(path: str, reader: Any) -> list[str]:
@@ -237,7 +240,17 @@ def _target_column(path: str, names: list[str], target: str) -> int:
 
 
 def _rows(reader: Any, width: int) -> Iterator[tuple[int, list[str]]]:
-    for fields in reader:
+    while True:
+        start = reader.line_num + 1  # the line the next row begins on
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            if "unexpected end of data" not in str(exc):
+                raise
+            raise ConfigError(f"the quote that opens in row {start} is never closed (the file "
+                              "ends inside it); close it or remove it") from None
         if not fields or fields == [""]:
             continue  # blank lines, such as the one a trailing newline leaves
         if len(fields) != width:

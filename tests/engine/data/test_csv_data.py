@@ -280,3 +280,10 @@ def test_a_number_python_would_read_but_a_csv_does_not_write_is_refused(tmp_path
     assert refusal(read_csv_data, str(path)) == (
         f"row 3, column 'a' has {written!r}, not a number written as a CSV holds one: digits "
         "0-9, one point, an exponent (1.5e-3)")
+
+
+def test_a_quote_never_closed_is_named_where_it_opens_not_swallowed_into_a_class(tmp_path):
+    path = write(tmp_path, 'a,b,t\n1,2,x\n3,4,"y\n5,6,x\n7,8,y\n')
+    assert refusal(read_csv_data, str(path)) == (
+        "the quote that opens in row 3 is never closed (the file ends inside it); close it or "
+        "remove it")
