@@ -28,19 +28,25 @@ def _frame(rows: list[dict[str, Any]]) -> Any:
     return pandas.DataFrame(rows)
 
 
+class _ReadsThrough:
+    """Fields the wrapper lacks are read from the record it holds (``THROUGH``)."""
+
+    THROUGH = "result"
+
+    def __getattr__(self, name: str) -> Any:
+        if name in (self.THROUGH, "__setstate__"):  # not yet set (copy, pickle): no recursion
+            raise AttributeError(name)
+        return getattr(getattr(self, self.THROUGH), name)
+
+
 @dataclass
-class Run:
+class Run(_ReadsThrough):
     """One run: its id in the store (None when not saved) and its record."""
 
     id: int | None
     result: RunResult
     created_at: str = ""
     breakdown: dict[str, Any] | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        if name in ("result", "__setstate__"):  # not yet set (copy, pickle): no recursion
-            raise AttributeError(name)
-        return getattr(self.result, name)
 
     def stored(self) -> StoredRun:
         return StoredRun(self.id or 0, self.created_at, self.result, breakdown=self.breakdown)
@@ -104,16 +110,11 @@ class Ladder(Runs):
 
 
 @dataclass
-class Sweep:
+class Sweep(_ReadsThrough):
     """One sweep: its id in the store (None when not saved) and its record."""
 
     id: int | None
     result: SweepResult
-
-    def __getattr__(self, name: str) -> Any:
-        if name in ("result", "__setstate__"):
-            raise AttributeError(name)
-        return getattr(self.result, name)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, **self.result.to_dict()}
@@ -128,15 +129,11 @@ class Sweep:
 
 
 @dataclass
-class Explanation:
+class Explanation(_ReadsThrough):
     """Where an epoch's time goes (explain's breakdown), with its sentences."""
 
+    THROUGH = "breakdown"
     breakdown: Breakdown
-
-    def __getattr__(self, name: str) -> Any:
-        if name in ("breakdown", "__setstate__"):
-            raise AttributeError(name)
-        return getattr(self.breakdown, name)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.breakdown.to_dict(), "sentences": self.breakdown.sentences(),

@@ -5,6 +5,7 @@ the items' own sweeps on the devices given."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from dataclasses import replace
 
 from iris_gui.cli.output import print_json
@@ -14,7 +15,8 @@ from iris_gui.engine.records.note_list import ITEMS, PARALLEL_MATHS, NoteAnswer,
 KEYS = [item.key for item in ITEMS]
 
 
-def add_wins_command(commands: argparse._SubParsersAction, csv: type) -> None:
+def add_wins_command(commands: argparse._SubParsersAction,
+                     csv: Callable[[str], list[str]]) -> None:
     wins = commands.add_parser(
         "wins", help="the note's list of when the GPU wins, each item answered by a sweep",
         description=("Answers each item of the note's list (large data sets, a wider MLP, CNNs, "
