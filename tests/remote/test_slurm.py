@@ -269,18 +269,6 @@ def test_the_controller_down_mid_run_and_at_connect(
     assert "Unable to contact slurm controller" in message and "\n" not in message
 
 
-def test_a_run_at_its_jobs_time_limit_is_kept_as_stopped_and_names_the_limit(
-        time_limited: Future, slurm: Cluster) -> None:
-    # Slurm's next check of the limit (30 s), KillWait (10 s), a batch: well inside.
-    result, job = time_limited.result(timeout=200)
-    assert result.status is RunStatus.STOPPED, result.message
-    assert 0 < result.epochs_completed < 10_000_000
-    assert len(result.losses) == -(-result.epochs_completed // result.loss_stride)
-    assert result.message.endswith(f": Slurm cancelled job {job} at its time limit"), \
-        result.message
-    wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to end job {job}")
-
-
 def test_the_docs_example_added_as_written_connects_and_trains(
         ssh_config_env: str, slurm: Cluster, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -386,3 +374,15 @@ def test_closing_a_connection_whose_job_is_queued_cancels_the_job(
         runner.close()
         slurm.command("scontrol", "update", f"nodename={node}", "state=resume")
     wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to forget job {job}")
+
+
+def test_a_run_at_its_jobs_time_limit_is_kept_as_stopped_and_names_the_limit(
+        time_limited: Future, slurm: Cluster) -> None:
+    # Slurm's next check of the limit (30 s), KillWait (10 s), a batch: well inside.
+    result, job = time_limited.result(timeout=200)
+    assert result.status is RunStatus.STOPPED, result.message
+    assert 0 < result.epochs_completed < 10_000_000
+    assert len(result.losses) == -(-result.epochs_completed // result.loss_stride)
+    assert result.message.endswith(f": Slurm cancelled job {job} at its time limit"), \
+        result.message
+    wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to end job {job}")
