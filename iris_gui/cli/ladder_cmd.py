@@ -109,7 +109,7 @@ def ladder_command(args: argparse.Namespace) -> int:
         print_json(records + unavailable)
     else:
         print(_ladder_table(ladder, unavailable, chosen))
-    return exit_status(results)
+    return exit_status(results, args)
 
 
 def _in_ladder_order(chosen: list, ladder: list, by_id: dict) -> list:

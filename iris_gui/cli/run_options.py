@@ -110,6 +110,7 @@ def run_configs(configs: list[RunConfig], args: argparse.Namespace,
                 ids.append(store.save(result) if store is not None else None)
             if stop.is_set():
                 break
+        args.kept_nowhere = store.kept_nowhere if store is not None else 0
     return results, ids
 
 
@@ -120,8 +121,9 @@ def run_record(result: Any, run_id: int | None) -> dict[str, Any]:
     return record
 
 
-def exit_status(results: list) -> int:
-    """1 if a run failed (each failure named on stderr, one line); if one was stopped, 130
+def exit_status(results: list, args: argparse.Namespace) -> int:
+    """1 if a run failed (each failure named on stderr, one line); 2 if a finished run was
+    printed but neither the store nor a recovery file could keep it; if one was stopped, 130
     (Ctrl+C) or 143 (SIGTERM), as the shell reports a process those signals ended."""
     from iris_gui.store.paths import log_dir
 
@@ -132,4 +134,6 @@ def exit_status(results: list) -> int:
     statuses = {r.status.value for r in results}
     if "failed" in statuses:
         return 1
+    if getattr(args, "kept_nowhere", 0):
+        return 2
     return GUARD.status() if "stopped" in statuses else 0

@@ -33,15 +33,18 @@ def sweep_command(args: argparse.Namespace) -> int:
         result = measure(spec_from_args(args), args.parallel, show_progress=not args.json)
     except ConfigError as error:
         args.command_parser.error(str(error))
-    sweep_id = None
+    sweep_id, kept_nowhere = None, 0
     if not args.no_save:
         with open_store(True) as store:
             sweep_id = store.save_sweep(result)
+            kept_nowhere = store.kept_nowhere
     if args.json:
         print_json({"id": sweep_id, **result.to_dict()})
     else:
         print(describe(result, sweep_id))
-    return exit_status(result)
+    # Printed but kept nowhere (neither the store nor a recovery file took it): 2, as a store
+    # error is.
+    return exit_status(result) or (2 if kept_nowhere else 0)
 
 
 def measure(spec: SweepSpec, parallel: int, show_progress: bool) -> SweepResult:

@@ -96,7 +96,7 @@ def train_command(args: argparse.Namespace) -> int:
             if row.left_out:
                 print(f"  {counted(len(row.left_out), 'replicate')} failed part-way, left out of these "
                       "figures")
-    return exit_status(results)
+    return exit_status(results, args)
 
 
 def compare_configs(args: argparse.Namespace) -> tuple[list[RunConfig], int]:
@@ -142,4 +142,4 @@ def compare_command(args: argparse.Namespace) -> int:
         print_json([row_record(row) for row in compared])
     else:
         print(comparison_table(compared, args.repeat > 1))
-    return exit_status(results)
+    return exit_status(results, args)

@@ -60,7 +60,8 @@ def wins_command(args: argparse.Namespace) -> int:
             args.command_parser.error(str(error))
         with open_store(True) as store:
             store.save_sweep(result)
-        status = max(status, exit_status(result))
+            kept_nowhere = store.kept_nowhere
+        status = max(status, exit_status(result), 2 if kept_nowhere else 0)
         if status == 130:
             break  # Ctrl+C stops the whole list, keeping what was measured
     with open_store(True) as store:

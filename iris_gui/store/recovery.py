@@ -1,6 +1,7 @@
 """Recovery files: a finished run (or sweep) that could not be saved in the store is written, whole,
-to ``<data dir>/recovered/`` instead, and the next process that opens the store for writing adds
-it to the store and removes the file.
+to a recovery folder instead (``<data dir>/recovered/``, or the next place that takes it:
+store/recovery_places.py), and the next process that opens the store for writing adds it to the
+store and removes the file.
 
 A file is the run's record (``RunResult.to_dict``) with its curve and raw chunks as JSON lists,
 so it is readable without iris-gui too. It is written to a temporary name and renamed, so a
@@ -21,13 +22,14 @@ import numpy as np
 from iris_gui.engine.records.jsonable import json_ready, loads, nan_if_none
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepResult
+from iris_gui.store import recovery_places
 
-RECOVERED_DIR = "recovered"
 FORMAT = "iris-gui recovery 1"
 
 
 def recovery_dir(store_path: Path) -> Path:
-    return store_path.parent / RECOVERED_DIR
+    """The store's own recovery folder, the first place tried."""
+    return recovery_places.places(store_path)[0]
 
 
 def run_payload(result: RunResult, created_at: str) -> dict[str, Any]:
@@ -44,27 +46,17 @@ def sweep_payload(result: SweepResult, created_at: str) -> dict[str, Any]:
 
 
 def write(store_path: Path, payload: dict[str, Any]) -> Path:
-    """Write ``payload`` to a new file in the recovery directory; return its path (OSError if
-    it cannot be written)."""
-    directory = recovery_dir(store_path)
-    directory.mkdir(parents=True, exist_ok=True)
+    """Write ``payload`` to a new file in the first recovery place that takes it; return its
+    path (OSError, naming each place and why, if none does)."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-    final = directory / f"{payload['kind']}-{stamp}-{os.getpid()}.json"
-    temporary = final.with_name(final.name + ".tmp")
-    text = json.dumps(payload, indent=1, allow_nan=False)
-    with open(temporary, "x", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, final)  # the name is unique to this process and moment
-    return final
+    key = recovery_places.store_key(store_path)
+    name = f"{payload['kind']}-{stamp}-{os.getpid()}-{key}.json"
+    data = json.dumps(payload, indent=1, allow_nan=False).encode("utf-8")
+    return recovery_places.write_first(store_path, name, data)
 
 
 def pending(store_path: Path) -> list[Path]:
-    directory = recovery_dir(store_path)
-    if not directory.is_dir():
-        return []
-    return sorted(p for p in directory.iterdir() if p.suffix == ".json")
+    return recovery_places.waiting(store_path)
 
 
 def claim(path: Path) -> Path | None:

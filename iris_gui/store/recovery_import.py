@@ -22,7 +22,8 @@ def import_pending(conn: sqlite3.Connection | None, store_path: Path) -> list[st
     files = recovery.pending(store_path)
     if conn is None or not files:
         return []
-    added, failed = [], []
+    added: dict[Path, list[str]] = {}
+    failed: list[str] = []
     for path in files:
         claimed = recovery.claim(path)
         if claimed is None:
@@ -30,22 +31,19 @@ def import_pending(conn: sqlite3.Connection | None, store_path: Path) -> list[st
         try:
             payload = recovery.read(claimed)
             with schema.transaction(conn):
-                added.append(_insert(conn, payload))
+                added.setdefault(path.parent, []).append(_insert(conn, payload))
         except sqlite3.Error:
             os.rename(claimed, path)  # the store cannot take it now; the next open tries again
             break
         except (OSError, ValueError, KeyError, TypeError, EngineError) as error:
             recovery.release(claimed, failed=True)
-            failed.append(f"{path.name} ({error})")
+            failed.append(f"{path} ({error})")
             continue
         recovery.release(claimed, failed=False)
-    where = recovery.recovery_dir(store_path)
-    messages = []
-    if added:
-        messages.append(f"added {', '.join(added)} to the store from {where} (saved there when "
-                        "the store could not take them)")
+    messages = [f"added {', '.join(names)} to the store from {where} (saved there when the "
+                "store could not take them)" for where, names in added.items()]
     if failed:
-        messages.append(f"cannot add {', '.join(failed)} from {where}; renamed *.unreadable.json")
+        messages.append(f"cannot add {', '.join(failed)}; renamed *.unreadable.json")
     return messages
 
 

@@ -61,8 +61,11 @@ class RunStore:
         self.tell: Callable[[str], None] | None = None
         self.save_wait_s = SAVE_WAIT_S
         # True: a run that went to a recovery file is reported with ``tell`` and ``save``
-        # returns None (the CLI still prints it); False: ``save`` raises StoreError saying where.
+        # returns None (the CLI still prints it), as is one that no place could take (counted
+        # in ``kept_nowhere``); False: ``save`` raises StoreError saying where it went, or why
+        # it went nowhere.
         self.recovered_is_kept = False
+        self.kept_nowhere = 0
         self._said: set[str] = set()
 
     @classmethod
@@ -292,13 +295,18 @@ class RunStore:
     def _recover(self, action: str, payload: dict[str, Any], failure: Exception) -> None:
         problem = (str(failure) if isinstance(failure, StoreError)
                    else f"cannot {action} in the runs store {self.path}: {failure}")
+        kind = payload["kind"]
         try:
             written = recovery.write(self.path, payload)
         except OSError as exc:
-            raise StoreError(f"{problem}; nor can it be written to "
-                             f"{recovery.recovery_dir(self.path)}: {exc.strerror or exc}") from None
-        message = (f"{problem}; the {payload['kind']} was written to {written} and is added to "
-                   "the store the next time iris-gui opens it to save")
+            message = f"{problem}; nor can it be kept in a recovery file ({exc.strerror or exc})"
+            if not self.recovered_is_kept:
+                raise StoreError(message) from None
+            self.kept_nowhere += 1
+            self._say(f"{message}: the {kind} is printed here and kept nowhere else")
+            return
+        message = (f"{problem}; the {kind} was written to {written} and is added to the store "
+                   "the next time iris-gui opens it to save")
         if not self.recovered_is_kept:
             raise StoreError(message)
         self._say(message)
