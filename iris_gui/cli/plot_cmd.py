@@ -64,9 +64,11 @@ def _stored_curves(run_ids: list[int]) -> list[PlotCurve]:
 
     with open_store(True) as store:
         found = store.curves(run_ids)
-    for run_id in run_ids:
-        if run_id not in found:
-            raise StoreError(f"no run {run_id} in the store (see iris-gui runs list)")
+        for run_id in run_ids:
+            if run_id not in found:
+                store.get(run_id)  # "no run N in the store" when there is none
+                # A run whose curve was in a damaged part of the file (said above) has none.
+                raise StoreError(f"run {run_id} has no loss curve in the store to plot")
     return [PlotCurve(f"run {i}", f"run {i}", losses, stride) for i, (losses, stride) in found.items()]
 
 

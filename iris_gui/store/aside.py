@@ -68,8 +68,8 @@ def sibling(path: Path, suffix: str) -> Path:
     return path.with_name(path.name + suffix)
 
 
-def set_aside(path: Path, judged: tuple[int, int] | None) -> Path | None:
-    """Move ``path`` (and its SQLite siblings) to a new ``<name>.invalid-<stamp>[-n]``; return it.
+def set_aside(path: Path, judged: tuple[int, int] | None, label: str = "invalid") -> Path | None:
+    """Move ``path`` (and its SQLite siblings) to a new ``<name>.<label>-<stamp>[-n]``; return it.
 
     The new name is made with ``os.link``, which fails rather than replace an existing file,
     and only then is ``path`` unlinked: whatever happens, the bytes live under one name or the
@@ -79,7 +79,7 @@ def set_aside(path: Path, judged: tuple[int, int] | None) -> Path | None:
     try:
         if judged is not None and identity(path) != judged:
             return None
-        made = _link_to_fresh_name(path)
+        made = _link_to_fresh_name(path, label)
         if made is None:
             return None
         aside, linked = made
@@ -90,18 +90,17 @@ def set_aside(path: Path, judged: tuple[int, int] | None) -> Path | None:
         for suffix in SIBLING_SUFFIXES:
             _give_name(sibling(path, suffix), sibling(aside, suffix), keep=False)
     except OSError as exc:
-        raise StoreError(
-            f"{path} is not a runs store and cannot be set aside: {exc.strerror or exc}"
-        ) from None
+        why = "is damaged" if label == "damaged" else "is not a runs store"
+        raise StoreError(f"{path} {why} and cannot be set aside: {exc.strerror or exc}") from None
     return aside
 
 
-def _link_to_fresh_name(path: Path) -> tuple[Path, bool] | None:
+def _link_to_fresh_name(path: Path, label: str) -> tuple[Path, bool] | None:
     """A new name for ``path``'s file, and whether it is a hard link (else a copy); None when
     the file is gone (another process set it aside first)."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     for count in range(10_000):
-        aside = path.with_name(f"{path.name}.invalid-{stamp}" + (f"-{count}" if count else ""))
+        aside = path.with_name(f"{path.name}.{label}-{stamp}" + (f"-{count}" if count else ""))
         if any(sibling(aside, s).exists() for s in SIBLING_SUFFIXES):
             continue
         try:
@@ -109,7 +108,7 @@ def _link_to_fresh_name(path: Path) -> tuple[Path, bool] | None:
         except FileExistsError:
             continue
         return None if linked is None else (aside, linked)
-    raise OSError(f"no free name for {path}.invalid-{stamp}")
+    raise OSError(f"no free name for {path}.{label}-{stamp}")
 
 
 def _give_name(source: Path, target: Path, keep: bool) -> bool | None:

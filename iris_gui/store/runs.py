@@ -26,7 +26,7 @@ import numpy as np
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.engine.spec.errors import RecordError
-from iris_gui.store import data_files, reading, recovery, schema, sweeps
+from iris_gui.store import damage, data_files, reading, recovery, schema, sweeps
 from iris_gui.store.paths import DB_FILE_NAME, StoreError, data_dir_path, default_db_path
 from iris_gui.store.recovery_import import import_pending
 from iris_gui.store.run_rows import StoredRun, decode_curve, encoded, insert_run, stored_run
@@ -44,6 +44,8 @@ IDS_PER_QUERY = 500
 # long (the CLI sets SAVE_WAIT_CLI_S on its store); after it, the run goes to a recovery file.
 SAVE_WAIT_S = schema.BUSY_TIMEOUT_S
 SAVE_WAIT_CLI_S = 60.0
+DAMAGED_NEXT = ("the next command that saves (or the window's start) sets the file aside and "
+                "copies what it can read into a new store")
 T = TypeVar("T")
 
 
@@ -113,10 +115,13 @@ class RunStore:
         if row is None:
             raise StoreError(_absent(run_id))
         try:
-            return stored_run(*row)
+            stored = stored_run(*row)
         except RecordError as exc:
             raise StoreError(f"run {run_id} is unreadable: {exc}; delete it with "
                              f"iris-gui runs delete {run_id}") from None
+        if row[3] is None:
+            stored.curve_points = 0  # its curve was in a damaged part of an earlier file
+        return stored
 
     def list_runs(self) -> list[StoredRun]:
         """Every readable run, oldest first, without its curve; each unreadable one is said
@@ -124,11 +129,11 @@ class RunStore:
         conn = self._reader()
         if conn is None:
             return []
+        listed = ("SELECT r.id, r.created_at, r.record_json, NULL, b.breakdown_json"
+                  " FROM runs AS r LEFT JOIN breakdowns AS b ON b.run_id = r.id")
         with self._errors("list the runs"):
-            rows = conn.execute(
-                "SELECT r.id, r.created_at, r.record_json, NULL, b.breakdown_json FROM runs AS r"
-                " LEFT JOIN breakdowns AS b ON b.run_id = r.id ORDER BY r.id"
-            ).fetchall()
+            rows = damage.rows(conn, f"{listed} ORDER BY r.id", f"{listed} WHERE r.id = ?",
+                               "runs", lambda run_id: self._damaged(f"run {run_id}"))
         runs = []
         for row in rows:
             try:
@@ -149,9 +154,14 @@ class RunStore:
             for start in range(0, len(ids), IDS_PER_QUERY):
                 part = ids[start:start + IDS_PER_QUERY]
                 marks = ", ".join("?" * len(part))
-                rows = conn.execute(
-                    f"SELECT run_id, stride, losses FROM curves WHERE run_id IN ({marks})", part
-                ).fetchall()
+                read = "SELECT run_id, stride, losses FROM curves WHERE run_id"
+                try:
+                    rows = conn.execute(f"{read} IN ({marks})", part).fetchall()
+                except sqlite3.DatabaseError as exc:
+                    if not damage.is_damage(exc):
+                        raise
+                    rows = damage.each(conn, f"{read} = ?", part, lambda run_id: self._damaged(
+                        f"the curve of run {run_id}"))
                 for run_id, stride, blob in rows:
                     try:
                         if not isinstance(stride, int) or stride < 1:
@@ -188,7 +198,8 @@ class RunStore:
         if conn is None:
             return []
         with self._errors("list the sweeps"):
-            return sweeps.list_sweeps(conn, self._say)
+            return sweeps.list_sweeps(conn, self._say, lambda sweep_id: self._damaged(
+                f"sweep {sweep_id}"))
 
     def get_sweep(self, sweep_id: int) -> StoredSweep:
         conn = self._reader()
@@ -246,6 +257,10 @@ class RunStore:
             self.tell(message)
         else:
             self.notice = message if not self.notice else f"{self.notice}\n{message}"
+
+    def _damaged(self, what: str) -> None:
+        self._say(f"the runs store {self.path} is damaged: {DAMAGED_NEXT}")
+        self._say(f"{what} is in a damaged part of the store; skipped")
 
     def _reader(self) -> sqlite3.Connection | None:
         if self._problem is not None:
@@ -329,7 +344,9 @@ class RunStore:
         except sqlite3.ProgrammingError:
             raise  # a closed store or a bad statement is a bug, not something a user can fix
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot {action} in the runs store {self.path}: {exc}") from None
+            hint = f"; {DAMAGED_NEXT}" if damage.is_damage(exc) else ""
+            raise StoreError(f"cannot {action} in the runs store {self.path}: {exc}{hint}"
+                             ) from None
 
 
 def _now() -> str:

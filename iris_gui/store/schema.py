@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from iris_gui.store import aside
+from iris_gui.store import aside, damage
 from iris_gui.store.paths import DATA_DIR_ENV, StoreBusy, StoreError
 
 BUSY_TIMEOUT_S = 5.0
@@ -126,18 +126,45 @@ def connect(path: Path) -> tuple[sqlite3.Connection, str | None]:
                 conn = _open_file(path)
                 try:
                     reason = _invalid_reason(conn, path)
+                    damaged = damage.problem(conn) if reason is None else None
                 except BaseException:
                     conn.close()
                     raise
-                if reason is None:
+                if reason is None and damaged is None:
                     return _prepare(conn, path), None
                 conn.close()
+                if damaged is not None:
+                    renewed = _renew_damaged(path, judged, damaged)
+                    if renewed is not None:
+                        return renewed
+                    continue
             moved = aside.set_aside(path, judged)
             if moved is not None:
                 notice = (f"{path} was not a runs store ({reason}); it was set aside as {moved} "
                           "and a new, empty store was created")
                 return _prepare(_open_file(path), path), notice
     raise StoreError(f"cannot open the runs store {path}: it keeps being replaced; try again")
+
+
+def _renew_damaged(path: Path, judged: tuple[int, int] | None, problem: str
+                   ) -> tuple[sqlite3.Connection, str] | None:
+    """Set a damaged store aside and copy what it still holds into a new one; the new store
+    and the notice, or None when another process replaced the file meanwhile."""
+    moved = aside.set_aside(path, judged, "damaged")
+    if moved is None:
+        return None
+    conn = _prepare(_open_file(path), path)
+    try:
+        copied, lost = damage.copy_readable(moved, conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise StoreError(f"{path} is damaged ({problem}) and was set aside as {moved}, but "
+                         f"its runs could not be copied into a new store: {exc}") from None
+    left = f"; left behind, unreadable: {lost}" if lost else ""
+    return conn, (f"{path} is damaged ({problem}); it was set aside as {moved} and the "
+                  f"{copied['runs']} runs and {copied['sweeps']} sweeps it could still read "
+                  f"were copied, with their ids, into a new store{left} (sqlite3's .recover "
+                  "may find more in the file set aside)")
 
 
 def _prepare(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:

@@ -16,7 +16,7 @@ from iris_gui.engine.records.jsonable import loads
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.engine.spec.batch_settings import batch_text
 from iris_gui.engine.spec.errors import RecordError
-from iris_gui.store import schema, validate
+from iris_gui.store import damage, schema, validate
 from iris_gui.store.paths import StoreError
 
 
@@ -57,9 +57,12 @@ def insert_sweep(conn: sqlite3.Connection, result: SweepResult, text: str,
     return cursor.lastrowid
 
 
-def list_sweeps(conn: sqlite3.Connection, skipped: Callable[[str], None]) -> list[StoredSweep]:
-    """Every readable sweep, oldest first; each unreadable one is passed to ``skipped``."""
-    rows = conn.execute("SELECT id, created_at, record_json FROM sweeps ORDER BY id").fetchall()
+def list_sweeps(conn: sqlite3.Connection, skipped: Callable[[str], None],
+                damaged: Callable[[int], None]) -> list[StoredSweep]:
+    """Every readable sweep, oldest first; each unreadable one is passed to ``skipped`` (its
+    line), each in a damaged part of the file to ``damaged`` (its id)."""
+    read = "SELECT id, created_at, record_json FROM sweeps"
+    rows = damage.rows(conn, f"{read} ORDER BY id", f"{read} WHERE id = ?", "sweeps", damaged)
     found = []
     for row in rows:
         try:

@@ -1,0 +1,138 @@
+"""16 KiB of random bytes in the middle of a valid store (a disk error, a bad copy). Reads skip
+the rows in damaged pages one by one, with a line each, and list, export and show the rest; the
+next save sets the file aside and copies every row it can still read, with its id, into a new
+store, instead of writing into damaged pages; the window starts."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.cli import run_cli
+
+from iris_gui.engine.records.result import RunResult, RunStatus, Timings
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.store import damage
+from iris_gui.store.runs import RunStore
+
+RUNS = 60
+SKIPPED = "is in a damaged part of the store; skipped"
+
+
+def _run(index: int) -> RunResult:
+    return RunResult(config=RunConfig(epochs=40), status=RunStatus.COMPLETED,
+                     message=f"r{index}", epochs_completed=40,
+                     losses=np.linspace(2, 0.1, 40, dtype=np.float32), final_loss=0.1,
+                     timings=Timings(train_seconds=0.5, epoch_us=12.5))
+
+
+def _sweep() -> SweepResult:
+    points = [SweepPoint("cpu", "eager", 1, rows, 10, "completed", epoch_us=10.0 + rows / 100,
+                         epochs=20, flops_per_epoch=rows * 1e3) for rows in (120, 1000)]
+    return SweepResult(spec=SweepSpec(rows=(120, 1000), devices=("cpu",), engines=("eager",),
+                                      threads=("1",)), points=points).analyse()
+
+
+@pytest.fixture
+def damaged(tmp_path: Path) -> Path:
+    """A data directory whose store of RUNS runs and two sweeps has 16 KiB of random bytes
+    written over its middle."""
+    data = tmp_path / "data"
+    path = data / "runs.sqlite3"
+    with RunStore.open(path) as store:
+        store.save_sweep(_sweep())
+        for index in range(RUNS):
+            store.save(_run(index))
+        store.save_sweep(_sweep())
+    content = bytearray(path.read_bytes())
+    middle = len(content) // 2 // 4096 * 4096
+    content[middle:middle + 16384] = random.Random(7).randbytes(16384)
+    path.write_bytes(bytes(content))
+    with sqlite3.connect(path) as conn:
+        assert damage.problem(conn) is not None
+    conn.close()
+    return data
+
+
+def _named(stderr: str, what: str) -> set[int]:
+    """The ids of the rows the lines name as skipped."""
+    return {int(found[1]) for found in re.finditer(rf"^iris-gui: {what} (\d+) {SKIPPED}$",
+                                                   stderr, re.MULTILINE)}
+
+
+def test_reads_skip_each_damaged_row_with_a_line_and_keep_the_rest(damaged, tmp_path):
+    before = (damaged / "runs.sqlite3").read_bytes()
+    listed = run_cli(["runs", "list", "--json"], damaged)
+    assert listed.returncode == 0, listed.stderr
+    ids = [run["id"] for run in json.loads(listed.stdout)]
+    skipped = _named(listed.stderr, "run")
+    # Every run is listed or named, once; the damage hides some and not all.
+    assert sorted([*ids, *skipped]) == list(range(1, RUNS + 1)) and ids and skipped
+    assert listed.stderr.count("is damaged: the next command that saves") == 1
+    assert "Traceback" not in listed.stderr
+    exported = run_cli(["runs", "export", "--csv", str(tmp_path / "runs.csv")], damaged)
+    assert exported.returncode == 0, exported.stderr
+    assert len((tmp_path / "runs.csv").read_text().splitlines()) == len(ids) + 1
+    shown = run_cli(["runs", "show", str(ids[-1])], damaged)
+    assert shown.returncode == 0 and shown.stdout.startswith(f"run {ids[-1]}: completed")
+    hidden = run_cli(["runs", "show", str(min(skipped))], damaged)
+    assert hidden.returncode == 2 and hidden.stderr.count("\n") == 1, hidden.stderr
+    assert "database disk image is malformed; the next command that saves" in hidden.stderr
+    sweeps = run_cli(["sweeps", "list"], damaged)
+    assert sweeps.returncode == 0 and "Traceback" not in sweeps.stderr, sweeps.stderr
+    # Reading changed nothing.
+    assert (damaged / "runs.sqlite3").read_bytes() == before
+
+
+def test_the_next_save_sets_the_file_aside_and_copies_every_readable_row(damaged):
+    readable = [run["id"] for run in json.loads(run_cli(["runs", "list", "--json"],
+                                                        damaged).stdout)]
+    trained = run_cli(["train", "--epochs", "5", "--json"], damaged)
+    assert trained.returncode == 0, trained.stderr
+    [aside] = [p for p in damaged.iterdir() if p.name.startswith("runs.sqlite3.damaged-")
+               and not p.name.endswith(("-wal", "-shm"))]
+    [notice] = trained.stderr.splitlines()
+    assert notice.startswith(f"iris-gui: {damaged / 'runs.sqlite3'} is damaged (")
+    assert f"it was set aside as {aside} and the {len(readable)} runs and " in notice
+    assert "were copied, with their ids, into a new store; left behind, unreadable: " in notice
+    # The new run's id follows the damaged file's last: no id is given twice.
+    assert json.loads(trained.stdout)["id"] == RUNS + 1
+    listed = run_cli(["runs", "list", "--json"], damaged)
+    assert listed.returncode == 0 and listed.stderr == ""
+    assert [run["id"] for run in json.loads(listed.stdout)] == [*readable, RUNS + 1]
+    with sqlite3.connect(damaged / "runs.sqlite3") as conn:
+        assert damage.problem(conn) is None
+    conn.close()
+    again = run_cli(["train", "--epochs", "5", "--json"], damaged)
+    assert again.stderr == "" and json.loads(again.stdout)["id"] == RUNS + 2
+
+
+def test_a_run_whose_curve_was_left_behind_is_shown_and_not_plotted(damaged, tmp_path):
+    with RunStore.open(damaged / "runs.sqlite3") as store:
+        runs = {run.id for run in store.list_runs()}
+        curves = store.curves(sorted(runs))
+    bare = min(runs - set(curves))
+    shown = run_cli(["runs", "show", str(bare), "--json"], damaged)
+    assert shown.returncode == 0 and json.loads(shown.stdout)["curve_points"] == 0
+    plotted = run_cli(["plot", "--runs", str(bare), "--out", str(tmp_path / "c.png")], damaged)
+    assert plotted.returncode == 2
+    assert plotted.stderr.endswith(f"run {bare} has no loss curve in the store to plot\n")
+
+
+def test_the_window_starts_on_a_damaged_store_and_says_what_it_did(damaged, qtbot,
+                                                                  monkeypatch):
+    monkeypatch.setenv("IRIS_GUI_DATA_DIR", str(damaged))
+    from iris_gui.ui.panels.results.panel import ResultsPanel
+
+    with RunStore.open() as store:
+        panel = ResultsPanel(store)
+        qtbot.addWidget(panel)
+        shown = {panel.model.run_at(row).id for row in range(panel.model.rowCount())}
+        assert 0 < len(shown) < RUNS
+        assert "is damaged (" in store.notice and "into a new store" in store.notice
