@@ -3,6 +3,8 @@ the target, the Run panel's data set set to it; a bad file says its one line in 
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -46,7 +48,13 @@ def choose_in_file_chooser(qtbot, dialog: CsvDialog, path: Path) -> QFileDialog:
     assert chooser.testOption(QFileDialog.Option.DontUseNativeDialog)
     chooser.selectFile(str(path))
     chooser.accept()
+    read(qtbot, dialog)
     return chooser
+
+
+def read(qtbot, dialog: CsvDialog) -> None:
+    """Wait for the dialog's read of the file (off the GUI thread) to be shown."""
+    qtbot.waitUntil(lambda: not dialog.reading(), timeout=30_000)
 
 
 def press_ok(qtbot, dialog: CsvDialog) -> None:
@@ -99,6 +107,7 @@ def test_a_malformed_row_is_said_on_ok_and_the_dialog_stays(qtbot, settings, tmp
     choose_in_file_chooser(qtbot, dialog, broken)
     assert not dialog.error_label.isVisible()
     press_ok(qtbot, dialog)
+    read(qtbot, dialog)
     assert dialog.isVisible() and dialog.result() != CsvDialog.DialogCode.Accepted
     text = dialog.error_label.text()
     assert dialog.error_label.isVisible() and "\n" not in text and "Traceback" not in text
@@ -140,3 +149,47 @@ def test_a_string_label_csv_trains_in_mini_batches_from_the_window(qtbot, open_w
     assert result.timings.steps_per_epoch == 2  # 4 training rows of 6, 2 at a time
     qtbot.waitUntil(lambda: window.results.model.rowCount() == 1)
     assert len(window.plot.curves()[0].losses) == 30
+
+
+def test_the_file_is_read_off_the_gui_thread_and_cancel_works_while_it_reads(
+        qtbot, settings, flowers, monkeypatch):
+    from iris_gui.ui.window import csv_dialog
+
+    release, readers = threading.Event(), []
+
+    def slow_header(path: str) -> list[str]:  # a file on a disk that takes its time
+        readers.append(threading.current_thread())
+        release.wait(30)
+        return ["a", "b"]
+
+    monkeypatch.setattr(csv_dialog, "read_header", slow_header)
+    dialog = open_dialog(qtbot, settings)
+    dialog.set_path(str(flowers))
+    qtbot.waitUntil(lambda: bool(readers))
+    assert readers[0] is not threading.main_thread()
+    assert dialog.reading() and dialog.reading_label.text() == "Reading flowers.csv…"
+    assert not dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
+    # The window answers while the read waits: Cancel closes the dialog at once.
+    cancel = dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+    with qtbot.waitSignal(dialog.rejected):
+        qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
+    release.set()
+    qtbot.waitUntil(lambda: not readers[0].is_alive())
+    qtbot.wait(50)  # the late answer, were it delivered, would land here
+    assert dialog.target_combo.count() == 0 and not dialog.isVisible()
+
+
+def test_a_huge_file_with_no_line_break_or_a_fifo_is_one_line_and_the_dialog_stays(
+        qtbot, settings, tmp_path):
+    sparse = tmp_path / "huge.csv"
+    with open(sparse, "wb") as handle:
+        handle.truncate(2 * 1024**3)  # 2 GB, sparse: no disk
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    dialog = open_dialog(qtbot, settings)
+    for path, said in ((sparse, f"line 1 of {sparse} is longer than 8.0 MB"),
+                       (fifo, f"data file {fifo} is a FIFO (a named pipe), not a regular file")):
+        dialog.set_path(str(path))
+        read(qtbot, dialog)
+        assert dialog.error_label.isVisible() and dialog.error_label.text().startswith(said)
+        assert dialog.isVisible() and dialog.target_combo.count() == 0

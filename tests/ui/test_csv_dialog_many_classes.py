@@ -32,6 +32,10 @@ def dialog(qtbot, tmp_path) -> CsvDialog:
     return shown
 
 
+def read(qtbot, dialog: CsvDialog) -> None:
+    qtbot.waitUntil(lambda: not dialog.reading(), timeout=30_000)
+
+
 def press_ok(qtbot, dialog: CsvDialog) -> None:
     ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
     qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
@@ -40,11 +44,13 @@ def press_ok(qtbot, dialog: CsvDialog) -> None:
 def test_a_price_as_target_is_noted_and_another_target_is_not(qtbot, dialog, houses):
     dialog.path_edit.setText(str(houses))
     dialog.path_edit.editingFinished.emit()
+    read(qtbot, dialog)
     assert dialog.target() == "price" and dialog.note_label.isVisible()
     assert dialog.note_label.text() == (
         "Target 'price' has 150 distinct values in 150 rows: is it a measurement rather than "
         "a class? choose another target above, or OK to train on these classes.")
     dialog.target_combo.setCurrentText("kind")
+    read(qtbot, dialog)
     assert not dialog.note_label.isVisible()
     with qtbot.waitSignal(dialog.accepted):
         press_ok(qtbot, dialog)
@@ -54,10 +60,12 @@ def test_a_large_file_is_noted_on_ok_which_then_needs_pressing_again(qtbot, dial
                                                                      monkeypatch):
     monkeypatch.setattr(csv_dialog, "JUDGE_TARGET_BYTES", 10)  # too large to judge as chosen
     dialog.set_path(str(houses))
+    read(qtbot, dialog)
     assert not dialog.note_label.isVisible()
     accepted = []
     dialog.accepted.connect(lambda: accepted.append(True))
     press_ok(qtbot, dialog)
+    read(qtbot, dialog)
     assert dialog.note_label.isVisible() and dialog.isVisible() and not accepted
     press_ok(qtbot, dialog)
-    assert accepted
+    qtbot.waitUntil(lambda: bool(accepted))

@@ -41,6 +41,9 @@ DELIMITERS = (",", ";", "\t")
 MEMORY_PER_FILE_BYTE = 16
 # A feature as a spreadsheet writes one; ASCII digits only (re.ASCII: \d is 0-9).
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+# A line is read at most this long: a file with no line break (2 GB of NULs) is refused after
+# this much, not read whole into memory; a row of 10,000 features is about 200 KB.
+LONGEST_LINE = 8 * 1024 * 1024
 STOP_EVERY = 4096  # rows between two asks of a stop: well under a millisecond of parsing
 SHOWN_CHARS = 40  # a value quoted in a message is cut here, so the message stays one line
 # A target with more classes than this, distinct in more than this share of the rows, looks
@@ -188,7 +191,13 @@ def _decoded(path: str, binary: Any, digest: _Digest) -> Iterator[str]:
     # Line by line rather than through a text wrapper, so that a byte that is not UTF-8 is
     # named by its line; utf-8-sig on line 1 drops the byte-order mark spreadsheets write. The
     # line breaks stay: csv needs them to see breaks inside quoted fields.
-    for number, line in enumerate(binary, start=1):
+    for number in itertools.count(1):
+        line = binary.readline(LONGEST_LINE + 1)
+        if not line:
+            return
+        if len(line) > LONGEST_LINE:  # no line break in sight: a run of NULs, a binary file
+            raise ConfigError(f"line {number} of {path} is longer than {_bytes(LONGEST_LINE)}; a "
+                              "CSV file has one row a line (is it a CSV file?)")
         digest.sha256.update(line)
         digest.size += len(line)
         if digest.size > digest.stat.st_size:  # it grows while read: the size checked is past
@@ -299,7 +308,7 @@ def _classes(labels: dict[str, tuple[int, int]], target: str) -> tuple[tuple[str
         names = tuple(sorted(labels))
         ids = {label: i for i, label in enumerate(names)}
     if len(names) < 2:
-        raise ConfigError(f"the target {target!r} has one class ({names[0]!r}); training needs "
+        raise ConfigError(f"the target {target!r} has one class ({_shown(names[0])}); training needs "
                           "two or more")
     remap = np.zeros(len(labels), dtype=np.int64)
     for label, (code, _) in labels.items():

@@ -2,7 +2,9 @@
 
 The header is read as soon as a file is named, so its columns fill the Target list (the last
 column by default, as RunConfig's "" means); on OK a file of modest size is read whole, so that
-a malformed row is said here, in the file reader's one line, rather than by a failed run. A
+a malformed row is said here, in the file reader's one line, rather than by a failed run. Every
+read runs off the GUI thread (csv_reading.py): a large file or a slow disk never freezes the
+window, and Cancel works while it reads. A
 target of very many classes for its rows (a measurement, such as a price) is noted as it is
 chosen, for a small file, or on OK, which then needs pressing again. The folder the last file
 came from is kept in the app's settings.
@@ -11,6 +13,7 @@ came from is kept in the app's settings.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
@@ -30,8 +33,9 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui.engine.data.csv_data import many_classes_note, read_csv_data, read_header
-from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.figures.plot_theme import CAUTION, COMPLAINT
+from iris_gui.ui.panels.shared.plain_text import plain
+from iris_gui.ui.window.csv_reading import FileReads
 
 FOLDER_KEY = "files/csv_folder"
 # Read whole on OK up to this size (a few seconds at most); a larger file is checked by its
@@ -62,16 +66,22 @@ class CsvDialog(QDialog):
         self.target_combo = QComboBox(enabled=False)
         self.target_combo.setToolTip("the column the model learns to predict (its classes); "
                                      "every other column is a numeric feature")
-        self.columns_label = QLabel(wordWrap=True)
-        self.error_label = QLabel(visible=False, wordWrap=True)
+        # Plain text: a header or a path may hold anything, markup included (<h1>, <img>).
+        self.columns_label = plain(QLabel(wordWrap=True))
+        self.error_label = plain(QLabel(visible=False, wordWrap=True))
         self.error_label.setStyleSheet(f"color: {COMPLAINT};")
-        self.note_label = QLabel(visible=False, wordWrap=True)
+        self.note_label = plain(QLabel(visible=False, wordWrap=True))
         self.note_label.setStyleSheet(f"color: {CAUTION};")
+        self.reading_label = plain(QLabel(visible=False))
+        self.reads = FileReads(self)
+        self._read_path = ""  # the path whose header was last asked for
+        self._accept_pending = False  # OK was pressed while the header was read
+        self._checking = False  # OK's read of the whole file is under way
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         self._build_layout()
         self.browse_button.clicked.connect(self.browse)
-        self.path_edit.editingFinished.connect(lambda: self.set_path(self.path_edit.text()))
+        self.path_edit.editingFinished.connect(self._path_edited)
         self.target_combo.currentTextChanged.connect(self._judge_target)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -88,10 +98,11 @@ class CsvDialog(QDialog):
         form.addRow("Target", self.target_combo)
         form.addRow("", self.columns_label)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("A header line naming the columns, numeric features, and one "
-                                "target column of class labels (numbers or words).",
-                                wordWrap=True))
+        layout.addWidget(plain(QLabel("A header line naming the columns, numeric features, "
+                                      "and one target column of class labels (numbers or "
+                                      "words).", wordWrap=True)))
         layout.addLayout(form)
+        layout.addWidget(self.reading_label)
         layout.addWidget(self.error_label)
         layout.addWidget(self.note_label)
         layout.addWidget(self.buttons)
@@ -120,33 +131,62 @@ class CsvDialog(QDialog):
         return str(current) if current is not None and current.is_dir() else str(Path.home())
 
     def set_path(self, path: str, target: str = "") -> None:
-        """Name the file: its header fills Target (``target`` chosen, else the last column),
-        or its one-line error is shown."""
+        """Name the file: its header, read off the GUI thread, fills Target (``target``
+        chosen, else the last column), or its one-line error is shown."""
         if self.path_edit.text() != path:
             self.path_edit.setText(path)
-        self.target_combo.blockSignals(True)  # judged once, below, not per item added
-        self.target_combo.clear()
-        self._columns = []
-        try:
-            self._columns = read_header(path) if path.strip() else []
-        except ConfigError as error:
-            self._show_error(str(error))
+        self._fill([], "")
+        self._show_error("")
+        self._show_note("")
+        self._read_path = path
+        if not path.strip():
+            self.reads.cancel()
+            self._reading("")
+            return
+        self._reading(f"Reading {Path(path).name}…")
+        self.reads.start(lambda _stop: read_header(path),
+                         lambda outcome: self._header_read(path, target, outcome))
+
+    def _path_edited(self) -> None:
+        # The focus leaving the field (for OK) ends an edit too: the same path is not read
+        # again, so the target chosen stays.
+        if self.path_edit.text() != self._read_path:
+            self.set_path(self.path_edit.text())
+
+    def _header_read(self, path: str, target: str, outcome: object) -> None:
+        self._reading("")
+        if isinstance(outcome, Exception):
+            self._accept_pending = False
+            self._show_error(_said(path, outcome))
+            return
+        assert isinstance(outcome, list)
+        self._fill(outcome, target)
+        if self._accept_pending:
+            self._accept_pending = False
+            self.accept()
         else:
-            self._show_error("")
-        self.target_combo.addItems(self._columns)
-        if self._columns:
-            chosen = target if target in self._columns else self._columns[-1]
-            self.target_combo.setCurrentText(chosen)
-            features = len(self._columns) - 1
+            self._judge_target()
+
+    def _fill(self, columns: list[str], target: str) -> None:
+        self.target_combo.blockSignals(True)  # judged once, by the caller, not per item added
+        self.target_combo.clear()
+        self._columns = columns
+        self.target_combo.addItems(columns)
+        if columns:
+            self.target_combo.setCurrentText(target if target in columns else columns[-1])
+            features = len(columns) - 1
             self.columns_label.setText(
-                f"{len(self._columns)} columns: {features} feature{'s' * (features != 1)} "
-                "and the target")
+                f"{len(columns)} columns: {features} feature{'s' * (features != 1)} and the "
+                "target")
         else:
             self.columns_label.setText("")
         self.target_combo.blockSignals(False)
-        self.target_combo.setEnabled(bool(self._columns))
-        self._ok().setEnabled(bool(self._columns))
-        self._judge_target()
+        self.target_combo.setEnabled(bool(columns))
+        self._ok().setEnabled(bool(columns))
+
+    def _reading(self, text: str) -> None:
+        self.reading_label.setText(text)
+        self.reading_label.setVisible(bool(text))
 
     def _show_error(self, text: str) -> None:
         self.error_label.setText(text)
@@ -158,14 +198,18 @@ class CsvDialog(QDialog):
 
     def _judge_target(self) -> None:
         """Note a target of very many classes while it is chosen (a small file only)."""
-        note = ""
+        self._show_note("")
+        if not self._columns:
+            return
+        path, target = self.path(), self.target()
         try:
-            if self._columns and os.path.getsize(self.path()) <= JUDGE_TARGET_BYTES:
-                note = many_classes_note(read_csv_data(self.path(), self.target()).record,
-                                         CHOOSE)
-        except (ConfigError, OSError):
-            pass  # OK reads the file again and says what is wrong in the reader's line
-        self._show_note(note)
+            small = os.path.getsize(path) <= JUDGE_TARGET_BYTES
+        except OSError:
+            return  # OK reads the file again and says what is wrong
+        if small:
+            # A failure is left for OK to say, in the reader's line.
+            self.reads.start(lambda stop: _note(path, target, stop),
+                             lambda note: self._show_note(note if isinstance(note, str) else ""))
 
     # --- the choice -----------------------------------------------------------------------
     def path(self) -> str:
@@ -174,27 +218,67 @@ class CsvDialog(QDialog):
     def target(self) -> str:
         return self.target_combo.currentText()
 
+    def reading(self) -> bool:
+        """Whether a read of the file is under way (OK waits for it)."""
+        return self.reads.busy()
+
     def accept(self) -> None:
-        if self.path_edit.text() and not self._columns:
-            self.set_path(self.path_edit.text())
+        """OK: the file read whole (a modest one) in the background, then accepted, or its
+        error or note shown; while the header is still read, once it is."""
+        if self.reading_label.isVisible():
+            self._accept_pending = not self._checking  # OK again while checking: no more
+            return
         if not self._columns:
+            if self.path() and self.path_edit.text() != self._read_path:
+                self._accept_pending = True
+                self.set_path(self.path_edit.text())
             return
+        path, target = self.path(), self.target()
         try:
-            note = ""
-            if os.path.getsize(self.path()) <= CHECK_WHOLE_BYTES:
-                note = many_classes_note(read_csv_data(self.path(), self.target()).record,
-                                         CHOOSE)
-        except ConfigError as error:
-            self._show_error(str(error))
-            return
+            whole = os.path.getsize(path) <= CHECK_WHOLE_BYTES
         except OSError as error:
-            self._show_error(f"{self.path()} cannot be read: {error.strerror or error}")
+            self._show_error(f"{path} cannot be read: {error.strerror or error}")
             return
-        if note and self.note_label.isHidden():
-            self._show_note(note)  # a note not yet seen: OK again goes on
+        if not whole:
+            self._accepted(path)
             return
-        self._settings.setValue(FOLDER_KEY, str(Path(self.path()).resolve().parent))
+        self._checking = True
+        self._ok().setEnabled(False)
+        self._reading(f"Checking {Path(path).name}…")
+        self.reads.start(lambda stop: _note(path, target, stop),
+                         lambda outcome: self._checked(path, outcome))
+
+    def _checked(self, path: str, outcome: object) -> None:
+        self._checking = False
+        self._reading("")
+        self._ok().setEnabled(True)
+        if isinstance(outcome, Exception):
+            self._show_error(_said(path, outcome))
+            return
+        if outcome and self.note_label.isHidden():
+            self._show_note(str(outcome))  # a note not yet seen: OK again goes on
+            return
+        self._accepted(path)
+
+    def _accepted(self, path: str) -> None:
+        self._settings.setValue(FOLDER_KEY, str(Path(path).resolve().parent))
         super().accept()
+
+    def done(self, result: int) -> None:
+        self.reads.cancel()  # a read still under way is dropped (and asked to stop)
+        super().done(result)
+
+
+def _note(path: str, target: str, stop: Callable[[], bool]) -> str:
+    """The file read whole: its many-classes note ("" for none); ConfigError when it is not
+    a data set."""
+    return many_classes_note(read_csv_data(path, target, stop=stop).record, CHOOSE)
+
+
+def _said(path: str, error: Exception) -> str:
+    if isinstance(error, OSError):
+        return f"{path} cannot be read: {error.strerror or error}"
+    return str(error)
 
 
 def open_csv(window: QWidget, settings: QSettings | None = None) -> CsvDialog:

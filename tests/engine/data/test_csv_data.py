@@ -184,6 +184,22 @@ def test_a_fifo_or_a_device_is_named_at_once_never_waited_on_or_read_forever(tmp
         "CSV file")
 
 
+def test_a_line_with_no_break_in_sight_is_refused_at_its_bound_not_read_whole(tmp_path):
+    sparse = tmp_path / "sparse.csv"
+    with open(sparse, "wb") as handle:
+        handle.truncate(2 * 1024**3)  # 2 GB of NULs, no line break; sparse, so no disk
+    said = (f"line 1 of {sparse} is longer than 8.0 MB; a CSV file has one row a line (is it a "
+            "CSV file?)")
+    assert refusal(read_header, str(sparse)) == said
+    assert refusal(lambda path: read_csv_data(path, available_bytes=2**40), str(sparse)) == said
+    long_rows = write(tmp_path, "a,b\n" + "".join(f"{i},{c * 100_000}\n" for i, c in enumerate("xy")))
+    assert read_header(str(long_rows)) == ["a", "b"]
+    assert read_csv_data(str(long_rows)).class_names == ("x" * 100_000, "y" * 100_000)
+    one = write(tmp_path, "a,b\n" + "1," + "x" * 100_000 + "\n")
+    assert refusal(read_csv_data, str(one)) == (
+        f"the target 'b' has one class ('{'x' * 40}...'); training needs two or more")
+
+
 def test_a_file_that_grows_while_read_stops_at_the_size_it_had(tmp_path, monkeypatch):
     path = write(tmp_path, "a,b\n1,x\n2,y\n3,x\n")
     real_fstat = os.fstat
