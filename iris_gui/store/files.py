@@ -28,6 +28,7 @@ import stat
 from contextlib import suppress
 from pathlib import Path
 
+from iris_gui.engine.words.plain import clean
 from iris_gui.store.paths import DB_FILE_NAME, StoreError, data_dir_path
 
 STORE_SUFFIXES = ("", "-wal", "-shm", "-journal")
@@ -184,17 +185,20 @@ def _looks_like_sqlite(resolved: Path) -> bool:
 # is data, whatever its sign; a spreadsheet reads it as a number, never as a formula.
 _NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)",
                      re.IGNORECASE)
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = ("=", "+", "-", "@")
 
 
 def spreadsheet_safe(value: object) -> object:
-    """``value`` for a CSV cell that a spreadsheet will not run (OWASP's CSV injection advice):
-    text starting with ``= + - @``, a tab or a carriage return gets a leading ``'``, unless it is
-    a number (``-0.5``, ``1e-05``, ``-inf``). Numbers, None and any other cell are returned
-    as they are, so ordinary exports are unchanged byte for byte."""
+    """``value`` for a CSV cell that a spreadsheet will not run (OWASP's CSV injection advice)
+    and a viewer shows as written: control characters and bidi overrides dropped, then text
+    starting with ``= + - @`` gets a leading ``'``, unless it is a number (``-0.5``, ``1e-05``,
+    ``-inf``). Numbers, None and ordinary text are returned as they are, so ordinary exports
+    are unchanged byte for byte."""
     if value is None or isinstance(value, (int, float)):
         return value
-    text = str(value)
+    # Control characters and bidi overrides (an ANSI escape, a BEL, U+202E) are dropped first:
+    # a viewer would act on them, and a tab or carriage return before "=" would hide it.
+    text = clean(str(value))
     if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
         return "'" + text
-    return value
+    return text if text != value else value

@@ -240,8 +240,12 @@ def test_every_csv_export_follows_the_policy(live_store, tmp_path, write) -> Non
     ("+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"),
     ("-2+3", "'-2+3"),
     ("@SUM(A1)", "'@SUM(A1)"),
-    ("\tlead", "'\tlead"),
-    ("\rlead", "'\rlead"),
+    ("\tlead", "lead"),
+    ("\r=1+1", "'=1+1"),
+    ("\t\r\n-2+3", "'-2+3"),
+    ("\x1b]0;pwned\x07run\x1b[2J", "]0;pwnedrun[2J"),
+    ("\u202eevil.csv", "evil.csv"),
+    ("a\x00b\x9bc", "abc"),
     ("-0.5", "-0.5"),
     ("+3", "+3"),
     ("1e-05", "1e-05"),
@@ -260,7 +264,8 @@ def test_spreadsheet_safe(cell, written) -> None:
 
 def test_the_runs_csv_neutralises_formulas_and_keeps_numbers(store, make_result, tmp_path):
     env = EnvRecord(torch_version="2.13.0", device="cpu", device_name="@evil", threads=1,
-                    cpu_model="+SUM(1,2)", os="Linux-6", python="3.11.7", execution="worker")
+                    cpu_model="+SUM(1,2)", os="Linux\x1b]0;pwned\x07-6\u202e", python="3.11.7",
+                    execution="worker")
     failed = store.save(make_result(
         status=RunStatus.FAILED, message='=HYPERLINK("http://evil","click")', env=env,
         final_loss=math.nan))
@@ -273,6 +278,7 @@ def test_the_runs_csv_neutralises_formulas_and_keeps_numbers(store, make_result,
     bad = rows[failed]
     assert bad["message"] == '\'=HYPERLINK("http://evil","click")'
     assert bad["device_name"] == "'@evil" and bad["cpu_model"] == "'+SUM(1,2)"
+    assert bad["os"] == "Linux]0;pwned-6"  # the escape, the bell and the override dropped
     assert bad["explain_profiler_overhead_pct"] == "-1.5"
     assert float(bad["explain_sync_cost_pct"]) == -2.5e-07
     assert bad["explain_sync_cost_pct"] == "-2.5e-07"
