@@ -7,10 +7,11 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from collections.abc import Callable
 from contextlib import closing
 from typing import Any
 
-from iris_gui.cli.output import ProgressBar, status_line
+from iris_gui.cli.output import ProgressBar, print_json, status_line
 from iris_gui.cli.parser import config_from_args
 from iris_gui.cli.session import open_store
 from iris_gui.cli.signals import GUARD
@@ -100,7 +101,8 @@ def run_configs(configs: list[RunConfig], args: argparse.Namespace,
             bar = ProgressBar(config.epochs, f"[{index + 1}/{len(configs)}] {label}") \
                 if not args.json else None
             if hosts.for_device(config.device) is None:
-                result = train(config, observer=bar, stop=stop.is_set)
+                with GUARD.keeping(_keeper(config, args)):
+                    result = train(config, observer=bar, stop=stop.is_set)
             else:
                 result = hosts.run(config, bar, stop.is_set)
             if bar:
@@ -112,6 +114,32 @@ def run_configs(configs: list[RunConfig], args: argparse.Namespace,
                 break
         args.kept_nowhere = store.kept_nowhere if store is not None else 0
     return results, ids
+
+
+def _keeper(config: RunConfig, args: argparse.Namespace) -> Callable[[], str]:
+    """What keeps ``config``'s run as stopped before its first epoch, printed and saved, when
+    a signal comes during a compile that does not end in time (cli/signals.py); it runs in
+    the signal's own thread, so it opens a store of its own."""
+    def keep() -> str:
+        from iris_gui.engine.records.result import RunResult, RunStatus
+
+        result = RunResult(config=config, status=RunStatus.STOPPED,
+                           message="stopped while compiling, before the first epoch")
+        run_id = None
+        if not args.no_save:
+            from iris_gui.store.runs import RunStore
+
+            with RunStore.open() as store:
+                store.recovered_is_kept = True
+                run_id = store.save(result)
+        if args.json:
+            print_json(run_record(result, run_id))
+        else:
+            print(f"run {run_id if run_id is not None else '(not saved)'}: stopped - "
+                  f"{result.message}")
+        return "not saved (--no-save)" if args.no_save else (
+            f"kept as run {run_id}" if run_id is not None else "kept in a recovery file")
+    return keep
 
 
 def run_record(result: Any, run_id: int | None) -> dict[str, Any]:

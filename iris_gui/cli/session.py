@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from iris_gui.cli.signals import NAMES
+from iris_gui.cli.signals import NAMES, SENT_AGAIN
 
 
 class StopOnInterrupt:
@@ -27,7 +27,7 @@ class StopOnInterrupt:
             raise KeyboardInterrupt
         self.event.set()
         name = NAMES.get(signum, f"signal {signum}")
-        again = "Ctrl+C" if signum == signal.SIGINT else "a signal"
+        again = "Ctrl+C" if signum == signal.SIGINT else SENT_AGAIN.get(signum, "a signal")
         sys.stderr.write(f"\niris-gui: {name}: stopping at the next chunk; what was measured "
                          f"is kept ({again} again to abort)\n")
 

@@ -6,7 +6,10 @@ that no interrupt at any moment ends in a traceback. What a signal does depends 
 
 - while a run trains (``stopping``): the first signal asks it to stop at the next chunk; the
   run is kept as ``stopped`` and saved, and the command exits 130 (SIGINT), 143 (SIGTERM) or
-  129 (SIGHUP: the terminal closed, so the run is kept rather than lost with it);
+  129 (SIGHUP: the terminal closed, so the run is kept rather than lost with it). A compile
+  asks no stop (engine/train/stopping.py's ``Unpolled``): one that has not ended COMPILE_GRACE_S
+  after the signal is left, the run kept as stopped before its first epoch (``keeping``), so
+  that a scheduler's SIGKILL after its grace period finds nothing unsaved;
 - while a result is being saved (``saving``): the signal waits until the save has ended;
 - at any other moment (start-up, a second signal during a run): one line on stderr and the
   process ends at once with 128 + the signal's number. Nothing is half-written then: every
@@ -22,7 +25,8 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
@@ -30,6 +34,21 @@ _HANGUP = getattr(signal, "SIGHUP", None)  # none on Windows
 HANDLED = (signal.SIGINT, signal.SIGTERM, *([_HANGUP] if _HANGUP is not None else []))
 NAMES = {signal.SIGINT: "Ctrl+C", signal.SIGTERM: "SIGTERM",
          **({_HANGUP: "SIGHUP (the terminal closed)"} if _HANGUP is not None else {})}
+
+
+# What to send to abort a run that is stopping (a closed terminal's SIGHUP cannot be repeated
+# by the user; SIGTERM can).
+SENT_AGAIN = {signal.SIGTERM: "SIGTERM", **({_HANGUP: "SIGTERM"} if _HANGUP is not None else {})}
+# How long a compile under way when a stop comes may go on before the run is kept without it:
+# with the keeping, well inside the 5 s a user or a scheduler waits.
+COMPILE_GRACE_S = 3.0
+
+
+def _compiling() -> bool:
+    """Whether the main thread is in a compile that asks no stop; False before the engine that
+    compiles is loaded."""
+    stopping = sys.modules.get("iris_gui.engine.train.stopping")
+    return stopping is not None and stopping.Unpolled.under_way()
 
 
 def exit_status(signum: int) -> int:
@@ -47,6 +66,7 @@ class SignalGuard:
         self._saving = 0
         self._pending: int | None = None
         self._installed: dict[int, object] = {}
+        self._keep: Callable[[], str] | None = None
 
     # -- what the commands use -------------------------------------------------------------
 
@@ -63,6 +83,16 @@ class SignalGuard:
             yield event
         finally:
             self._stop = previous
+
+    @contextmanager
+    def keeping(self, keep: Callable[[], str]) -> Iterator[None]:
+        """While inside, ``keep()`` keeps the run under way as stopped, should a compile not
+        end in time after a signal; it returns what to say of it."""
+        previous, self._keep = self._keep, keep
+        try:
+            yield
+        finally:
+            self._keep = previous
 
     @contextmanager
     def saving(self) -> Iterator[None]:
@@ -114,15 +144,36 @@ class SignalGuard:
             return
         if self._stop is not None and not self._stop.is_set():
             self._stop.set()
-            again = "Ctrl+C" if signum == signal.SIGINT else "a signal"
-            _write(f"iris-gui: {NAMES[signum]}: stopping at the next chunk; the run is kept as "
-                   f"stopped ({again} again to abort it)")
+            again = "Ctrl+C" if signum == signal.SIGINT else SENT_AGAIN.get(signum, "a signal")
+            compiling = _compiling()
+            when = (f"when the compile ends, or in {COMPILE_GRACE_S:.0f} s" if compiling
+                    else "at the next chunk")
+            _write(f"iris-gui: {NAMES[signum]}: stopping {when}; the run is kept as stopped "
+                   f"({again} again to abort it)")
+            if compiling:
+                threading.Thread(target=self._after_the_compile, args=(signum,),
+                                 name="compile-grace", daemon=True).start()
             return
         if self._saving:
             self._pending = signum
             return
         self._exit(signum, "aborted; a run in progress is not saved" if self._stop is not None
                    else "")
+
+    def _after_the_compile(self, signum: int) -> None:
+        """Give the compile its grace; if it is still under way, keep the run as stopped and
+        end the process (nothing else is unsaved: the runs before it are in the store)."""
+        deadline = time.monotonic() + COMPILE_GRACE_S
+        while _compiling() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        keep = self._keep
+        if not _compiling() or keep is None or self._saving:
+            return  # it ended: the loop stops at its first chunk, as for any run
+        try:
+            said = keep()
+        except Exception as error:  # noqa: BLE001 - the process ends either way; say why
+            said = f"the run could not be kept ({error})"
+        self._exit(signum, f"the compile did not end within {COMPILE_GRACE_S:.0f} s; {said}")
 
     def _exit(self, signum: int, what: str) -> None:
         _flush(sys.stdout)

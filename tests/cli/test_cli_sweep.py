@@ -126,5 +126,5 @@ def test_a_sigterm_during_a_sweep_stops_it_named_as_itself(data_dir) -> None:
     helper.join()
     assert done.returncode == 143, describe(done)
     assert ("iris-gui: SIGTERM: stopping at the next chunk; what was measured is kept "
-            "(a signal again to abort)") in done.stderr
+            "(SIGTERM again to abort)") in done.stderr
     assert done.stdout.startswith("sweep 1: stopped")

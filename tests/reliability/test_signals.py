@@ -246,3 +246,60 @@ def test_signals_at_random_moments_never_print_a_traceback(tmp_path: Path) -> No
             record = json.loads(done.stdout)
             assert record["status"] == "stopped", where
             assert record["id"] in [r["id"] for r in stored(data)], where
+
+
+# ``python -m iris_gui`` whose compiled engine's compile never ends and never asks the stop, as
+# torch.compile's does not (tens of seconds of inductor and a C++ compiler, which catch what is
+# raised into them); a marker is written when it starts.
+BOOT_COMPILE = """
+import runpy, sys, time
+from pathlib import Path
+
+marker = Path(sys.argv.pop(1))
+from iris_gui.engine.rungs import compiled
+
+def build(self, prepared):
+    marker.write_text("compiling")
+    while True:
+        time.sleep(0.05)
+
+compiled.CompiledRung.build = build
+compiled.CompiledRung.availability = lambda self, device: None
+sys.argv = ["iris-gui", *sys.argv[1:]]
+runpy.run_module("iris_gui", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_a_signal_during_a_compile_keeps_the_run_and_ends_the_command(
+        tmp_path: Path, json_output: bool) -> None:
+    """The compile asks no stop: after its grace the run is kept as stopped before its first
+    epoch, printed and saved, and the process ends with SIGTERM's status, long before a
+    scheduler's SIGKILL."""
+    data, marker = tmp_path / "data", tmp_path / "compiling"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", BOOT_COMPILE, str(marker), "train", "--engine", "compiled",
+         "--epochs", "1000", *(["--json"] if json_output else [])],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(data))
+    try:
+        wait_for_training(proc, marker)
+        proc.send_signal(signal.SIGTERM)
+        done = finish(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert done.returncode == 143 and "Traceback" not in done.stderr, describe(done)
+    told = [line for line in done.stderr.splitlines() if line.startswith("iris-gui: SIGTERM")]
+    assert told == [
+        ("iris-gui: SIGTERM: stopping when the compile ends, or in 3 s; the run is kept as "
+         "stopped (SIGTERM again to abort it)"),
+        "iris-gui: SIGTERM: the compile did not end within 3 s; kept as run 1"], describe(done)
+    message = "stopped while compiling, before the first epoch"
+    if json_output:
+        record = json.loads(done.stdout)
+        assert (record["id"], record["status"], record["message"]) == (1, "stopped", message)
+    else:
+        assert done.stdout.endswith(f"\nrun 1: stopped - {message}\n"), describe(done)
+    [run] = stored(data)
+    assert (run["status"], run["engine"], run["epochs_completed"]) == ("stopped", "compiled", 0)

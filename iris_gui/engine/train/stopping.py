@@ -36,3 +36,23 @@ def poller(stop: StopCheck | None, every: float = POLL_SECONDS) -> StopCheck | N
         return bool(stop())
 
     return stopping
+
+
+class Unpolled:
+    """Marks a step that cannot ask the stop itself: torch.compile compiling (tens of seconds
+    of dynamo, inductor and a C++ compiler, with no chunk boundary in them, and no safe place
+    to interrupt: torch catches what is raised into it and goes on). Whoever hears a stop while
+    one is under way (the command line's signal handler) knows the run will not stop soon and
+    keeps what it can itself. Main thread only: that is where runs train and handlers run."""
+
+    depth = 0
+
+    def __enter__(self) -> None:
+        Unpolled.depth += 1
+
+    def __exit__(self, *_exc: object) -> None:
+        Unpolled.depth -= 1
+
+    @staticmethod
+    def under_way() -> bool:
+        return Unpolled.depth > 0

@@ -23,7 +23,7 @@ from iris_gui.engine.data.datasets import load_dataset
 from iris_gui.engine.models.cost import model_cost
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.rungs import require_available
-from iris_gui.engine.rungs.base import Rung
+from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError, RunCancelled
 from iris_gui.engine.timing.contention import cores_free
@@ -37,6 +37,7 @@ from iris_gui.engine.train.environment import environment_record
 from iris_gui.engine.train.faults import Fault, fault_from_env
 from iris_gui.engine.train.loop import LoopState, Observer, StopCheck, run_loop
 from iris_gui.engine.train.precision import matmul_precision, precision_of
+from iris_gui.engine.train.stopping import Unpolled
 from iris_gui.engine.train.warmup import warm_up
 from iris_gui.engine.words.labels import table_label
 
@@ -121,7 +122,7 @@ def _run_phases(
     t_setup = time.perf_counter()
     # What the rung prepares beyond setup (compiling, capturing) is timed on its own, and
     # never inside the loop: compile_seconds.
-    stepper = build_run(prepared, fault)
+    stepper = _build(prepared, fault, rung, stop)
     t_built = synced_clock(device)
     if rung.prepares:
         timings.compile_seconds = t_built - t_setup
@@ -157,6 +158,18 @@ def _run_phases(
     # Counted once every clock has stopped: the count is the model's, not the run's time.
     result.parameters, result.flops_per_step = model_cost(
         model, data.n_features, data.n_classes, config.batch or len(data.x_train))
+
+
+def _build(prepared: Prepared, fault: Fault | None, rung: Rung, stop: StopCheck | None
+           ) -> Stepper:
+    """The rung's stepper; a stop heard before a compile starts keeps it from starting (the
+    compile itself asks no stop: ``Unpolled``)."""
+    if not rung.prepares:
+        return build_run(prepared, fault)
+    if stop is not None and stop():
+        raise RunCancelled("stopped before compiling")
+    with Unpolled():
+        return build_run(prepared, fault)
 
 
 def _finish(result: RunResult, state: LoopState) -> None:

@@ -175,3 +175,16 @@ def test_a_stop_during_the_data_read_keeps_the_run_as_stopped_before_its_first_e
     assert result.status is RunStatus.STOPPED and result.epochs_completed == 0
     assert result.message == (f"stopped while reading {path}, at line {csv_data.STOP_EVERY:,}, "
                               "before the first epoch")
+
+
+def test_a_stop_heard_before_a_compile_starts_keeps_it_from_starting(monkeypatch):
+    from iris_gui.engine.rungs import compiled
+    from iris_gui.engine.train.stopping import Unpolled
+
+    built = []
+    monkeypatch.setattr(compiled.CompiledRung, "availability", lambda self, device: None)
+    monkeypatch.setattr(compiled.CompiledRung, "build", lambda self, prepared: built.append(1))
+    result = train(RunConfig(engine="compiled", record="device", epochs=10), stop=lambda: True)
+    assert result.status is RunStatus.STOPPED and result.epochs_completed == 0
+    assert result.message == "stopped before compiling, before the first epoch"
+    assert built == [] and not Unpolled.under_way()
