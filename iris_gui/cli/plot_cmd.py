@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from iris_gui.cli.session import open_store, require_qt
 from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.plain import shown
 from iris_gui.store.files import check_export_target
 from iris_gui.store.paths import StoreError
 
@@ -29,7 +30,7 @@ def plot_command(args: argparse.Namespace) -> int:
     # Checked before anything is drawn, so a typo costs no rendering; the write still reports
     # whatever else goes wrong.
     if not out.parent.is_dir():
-        raise StoreError(f"cannot write {out}: no directory {out.parent}")
+        raise StoreError(f"cannot write {shown(out)}: no directory {shown(out.parent)}")
     check_export_target(out)  # never the store, a device, a FIFO or a directory
     if sum((args.runs is not None, args.sweep is not None, args.families)) != 1:
         args.command_parser.error("give --runs ID[,ID...] (curves, or --ladder), --sweep ID or "
@@ -55,7 +56,7 @@ def plot_command(args: argparse.Namespace) -> int:
         export_curves_csv([(c.label, c.losses, c.stride) for c in curves], out)
     else:
         _render(curves, out, args.width, args.log_y)
-    print(f"wrote {counted(len(curves), 'curve')} to {out}")
+    print(f"wrote {counted(len(curves), 'curve')} to {shown(out)}")
     return 0
 
 
@@ -103,7 +104,7 @@ def _ladder(run_ids: list[int], out: Path, width: int) -> int:
         use_offscreen()
         _app = QApplication.instance() or QApplication([])  # held until the file is written
         render_ladder(rows, out, width)
-    print(f"wrote the ladder of {counted(len(rows), 'run')} to {out}")
+    print(f"wrote the ladder of {counted(len(rows), 'run')} to {shown(out)}")
     return 0
 
 
@@ -123,7 +124,7 @@ def _families(out: Path, width: int) -> int:
     _app = QApplication.instance() or QApplication([])  # held until the file is written
     render_families(found, out, width)
     names = ", ".join(answer.item.spec.model for answer, _ in found) or "no family swept yet"
-    print(f"wrote the model sizes of {names} to {out}")
+    print(f"wrote the model sizes of {names} to {shown(out)}")
     return 0
 
 
@@ -144,5 +145,5 @@ def _sweep(sweep_id: int, out: Path, width: int, suffix: str) -> int:
         use_offscreen()
         _app = QApplication.instance() or QApplication([])  # held until the file is written
         render_crossover(stored.result, out, width)
-    print(f"wrote sweep {sweep_id} ({counted(len(stored.result.points), 'point')}) to {out}")
+    print(f"wrote sweep {sweep_id} ({counted(len(stored.result.points), 'point')}) to {shown(out)}")
     return 0

@@ -9,6 +9,7 @@ from pathlib import Path
 from iris_gui.cli.session import open_store, require_qt
 from iris_gui.engine.records.note_list import answers, families
 from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.plain import shown
 from iris_gui.store.files import check_export_target
 from iris_gui.store.paths import StoreError
 
@@ -22,7 +23,7 @@ def report_command(args: argparse.Namespace) -> int:
         args.command_parser.error(f"--out {args.out}: the suffix picks the format: .html or .md")
     # Checked before anything is read or drawn; the write still reports whatever else fails.
     if not out.parent.is_dir():
-        raise StoreError(f"cannot write {out}: no directory {out.parent}")
+        raise StoreError(f"cannot write {shown(out)}: no directory {shown(out.parent)}")
     check_export_target(out)  # never the store, a device, a FIFO or a directory
     require_qt("a report's figures")
     with open_store(True) as store:
@@ -46,11 +47,11 @@ def report_command(args: argparse.Namespace) -> int:
     except StoreError:
         raise
     except Exception as error:  # a report bug is one line, never a traceback
-        raise StoreError(f"the report could not be written to {out}: "
+        raise StoreError(f"the report could not be written to {shown(out)}: "
                          f"{type(error).__name__}: {error}") from error
     figures = sum((bool(report.curves), bool(report.ladder), report.sweep is not None,
                    bool(report.families)))
     what = [counted(len(runs), "run")] if runs else []
     what += ["the note's list"] if wins else []
-    print(f"wrote the report of {' and '.join(what)} ({counted(figures, 'figure')}) to {out}")
+    print(f"wrote the report of {' and '.join(what)} ({counted(figures, 'figure')}) to {shown(out)}")
     return 0

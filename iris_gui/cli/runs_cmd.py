@@ -9,6 +9,7 @@ from iris_gui.cli.session import open_store
 from iris_gui.engine.records.standing import Kind, measurable
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.model_words import model_name
+from iris_gui.engine.words.plain import shown
 from iris_gui.engine.words.timing_names import EPOCH_US, LOOP_SECONDS, ascii_units
 
 
@@ -106,7 +107,7 @@ def _export(args: argparse.Namespace, store) -> int:
         ids = args.runs or [run.id for run in store.list_runs()]
         runs = [store.get(run_id) for run_id in dict.fromkeys(ids)]  # with their curves
         write_tensorboard(runs, Path(args.tensorboard))
-        print(f"wrote {counted(len(runs), 'run')} for TensorBoard to {args.tensorboard}: "
+        print(f"wrote {counted(len(runs), 'run')} for TensorBoard to {shown(args.tensorboard)}: "
               f"tensorboard --logdir {args.tensorboard}")
         return 0
     from iris_gui.store.export import export_runs_csv
@@ -116,7 +117,7 @@ def _export(args: argparse.Namespace, store) -> int:
         wanted = set(args.runs)
         runs = [run for run in runs if run.id in wanted]
     export_runs_csv(runs, Path(args.csv))
-    print(f"wrote {counted(len(runs), 'run')} to {args.csv}")
+    print(f"wrote {counted(len(runs), 'run')} to {shown(args.csv)}")
     return 0
 
 

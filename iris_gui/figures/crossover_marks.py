@@ -4,8 +4,10 @@ crossings' tags go, and the legend's entries and place."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 
 import pyqtgraph as pg
+from PySide6 import QtGui
 from PySide6.QtCore import Qt
 
 from iris_gui.engine.records.sweep_model import Crossover
@@ -49,6 +51,8 @@ def crossing_items(crossing: Crossing, background: str) -> tuple[pg.InfiniteLine
     """A crossing's vertical line in the winner's colour and its numbered tag, each with the
     crossing's sentence as tooltip."""
     sentence = crossing.crossover.sentence()
+    if QtGui.Qt.mightBeRichText(sentence):  # a stored sweep's series names, as written
+        sentence = f'<p style="white-space:pre-wrap">{escape(sentence)}</p>'
     line = pg.InfiniteLine(crossing.x, angle=90, pen=pg.mkPen(crossing.colour, width=1.2,
                                                               style=Qt.PenStyle.DashDotLine))
     line.setToolTip(sentence)

@@ -28,7 +28,7 @@ import stat
 from contextlib import suppress
 from pathlib import Path
 
-from iris_gui.engine.words.plain import clean
+from iris_gui.engine.words.plain import clean, shown
 from iris_gui.store.paths import DB_FILE_NAME, StoreError, data_dir_path
 
 STORE_SUFFIXES = ("", "-wal", "-shm", "-journal")
@@ -55,26 +55,26 @@ def check_export_target(path: Path) -> os.stat_result | None:
     stat of the file it would write (through any symlink), or None for a new file."""
     path = Path(path)
     if not path.name:
-        raise StoreError(f"cannot write {path}: not a file name")
+        raise StoreError(f"cannot write {shown(path)}: not a file name")
     resolved = Path(os.path.realpath(path))
     info = _stat(path)
     store_file = _store_file(resolved, info)
     if store_file is not None:
         raise ExportTargetError(
-            f"cannot write {path}: it is the runs store's file {store_file}; exporting there "
+            f"cannot write {shown(path)}: it is the runs store's file {store_file}; exporting there "
             "would destroy the stored runs; choose another file")
     if info is None:
         return None
     if not stat.S_ISREG(info.st_mode):
         kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
-        raise ExportTargetError(f"cannot write {path}: it is {kind}; {_CHOOSE}")
+        raise ExportTargetError(f"cannot write {shown(path)}: it is {kind}; {_CHOOSE}")
     if not os.access(resolved, os.W_OK):
         # As writing the file would: a replace only needs the directory, but a read-only
         # file says it is not to be written.
-        raise StoreError(f"cannot write {path}: Permission denied (the file is read-only)")
+        raise StoreError(f"cannot write {shown(path)}: Permission denied (the file is read-only)")
     if _looks_like_sqlite(resolved):
         raise ExportTargetError(
-            f"cannot write {path}: it is an SQLite database or one of its journals; "
+            f"cannot write {shown(path)}: it is an SQLite database or one of its journals; "
             "choose another file")
     return info
 
@@ -108,7 +108,7 @@ def _replace(path: Path, target: Path, info: os.stat_result | None, data: bytes)
     except OSError as exc:
         with suppress(OSError):
             temp.unlink(missing_ok=True)
-        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise StoreError(f"cannot write {shown(path)}: {exc.strerror or exc}") from None
 
 
 def _write_in_place(path: Path, target: Path, info: os.stat_result, data: bytes) -> None:
@@ -116,12 +116,12 @@ def _write_in_place(path: Path, target: Path, info: os.stat_result, data: bytes)
         # O_NONBLOCK: if the name was swapped for a FIFO since the check, open does not wait.
         fd = os.open(target, os.O_WRONLY | _NONBLOCKING)
     except OSError as exc:
-        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise StoreError(f"cannot write {shown(path)}: {exc.strerror or exc}") from None
     try:
         now = os.fstat(fd)
         if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (info.st_dev,
                                                                          info.st_ino):
-            raise ExportTargetError(f"cannot write {path}: it was replaced by something else "
+            raise ExportTargetError(f"cannot write {shown(path)}: it was replaced by something else "
                                     f"meanwhile; {_CHOOSE}")
         os.ftruncate(fd, 0)
         view = memoryview(data)
@@ -129,7 +129,7 @@ def _write_in_place(path: Path, target: Path, info: os.stat_result, data: bytes)
             view = view[os.write(fd, view):]
         os.fsync(fd)
     except OSError as exc:
-        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise StoreError(f"cannot write {shown(path)}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
 
@@ -151,7 +151,7 @@ def _stat(path: Path) -> os.stat_result | None:
     except FileNotFoundError:
         return None  # a new name, or a symlink to one: written through
     except OSError as exc:
-        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise StoreError(f"cannot write {shown(path)}: {exc.strerror or exc}") from None
 
 
 def _store_file(resolved: Path, info: os.stat_result | None) -> Path | None:

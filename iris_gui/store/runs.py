@@ -136,6 +136,11 @@ class RunStore:
                                "runs", lambda run_id: self._damaged(f"run {run_id}"))
         runs = []
         for row in rows:
+            if not isinstance(row[0], int) or row[0] < 1:
+                self._say(f"run {row[0]} has an id iris-gui never gives (ids start at 1); "
+                          f"skipped (remove it with sqlite3 {self.path} \"DELETE FROM runs "
+                          f"WHERE id = {row[0]}\")")
+                continue
             try:
                 runs.append(stored_run(*row))
             except RecordError as exc:

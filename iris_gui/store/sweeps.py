@@ -65,6 +65,9 @@ def list_sweeps(conn: sqlite3.Connection, skipped: Callable[[str], None],
     rows = damage.rows(conn, f"{read} ORDER BY id", f"{read} WHERE id = ?", "sweeps", damaged)
     found = []
     for row in rows:
+        if not isinstance(row[0], int) or row[0] < 1:
+            skipped(f"sweep {row[0]} has an id iris-gui never gives (ids start at 1); skipped")
+            continue
         try:
             found.append(stored(*row))
         except RecordError as error:

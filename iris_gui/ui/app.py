@@ -19,6 +19,7 @@ from iris_gui.store.runs import RunStore
 from iris_gui.ui.jobs import gc_guard
 from iris_gui.ui.jobs.training_controller import TrainingController
 from iris_gui.ui.main_window import MainWindow
+from iris_gui.ui.panels.shared.plain_text import plain_tip
 from iris_gui.ui.window.app_icon import app_icon
 from iris_gui.ui.window.settings import AppSettings
 from iris_gui.version import APP_NAME, __version__
@@ -28,7 +29,8 @@ def open_store_or_explain() -> RunStore | None:
     try:
         return RunStore.open()
     except EngineError as error:
-        QMessageBox.critical(None, APP_NAME, f"The runs store cannot be opened: {error}")
+        QMessageBox.critical(None, APP_NAME,
+                             plain_tip(f"The runs store cannot be opened: {error}"))
         return None
 
 

@@ -25,6 +25,7 @@ from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel
 from iris_gui.ui.panels.results.panel import ResultsPanel
 from iris_gui.ui.panels.run.panel import BUSY_STATES, ControlsPanel
 from iris_gui.ui.panels.run.status import RunStatusBar
+from iris_gui.ui.panels.shared.plain_text import plain_tip
 from iris_gui.ui.presenters.crossover_presenter import CrossoverPresenter
 from iris_gui.ui.presenters.explain_presenter import ExplainPresenter
 from iris_gui.ui.presenters.hosts_presenter import HostsPresenter
@@ -235,7 +236,8 @@ class MainWindow(QMainWindow):
 
     def show_store_notice(self) -> None:
         if self.store.notice:
-            QMessageBox.information(self, "Runs store", self.store.notice)
+            # It names the store's files, whose paths may look like markup.
+            QMessageBox.information(self, "Runs store", plain_tip(self.store.notice))
 
     def request_quit(self) -> None:
         """File → Quit, as the window's close button: asks first while a run is in flight."""

@@ -32,3 +32,19 @@ def test_a_planted_escape_is_printed_as_plain_characters(data_dir) -> None:
     assert "done [2J]0;PWNED evil31m" in shown and "CPU [31mred[0m" in shown
     record = json.loads(run_cli(["runs", "show", "1", "--json"], data_dir).stdout)
     assert record["message"] == PLANTED  # the record itself is kept as it was stored
+
+
+def test_a_file_name_with_a_line_break_or_an_override_is_shown_escaped(data_dir, tmp_path):
+    from iris_gui.engine.words.plain import shown
+
+    assert shown("runs.csv") == "runs.csv" and shown(tmp_path) == str(tmp_path)
+    assert shown("a\nb\u202e.csv") == "'a\\nb\\u202e.csv'"
+    run_cli(["train", "--epochs", "3"], data_dir)
+    name = tmp_path / "a\nb\u202e.csv"
+    done = run_cli(["runs", "export", "--csv", str(name)], data_dir)
+    assert done.returncode == 0 and name.is_file(), done.stderr
+    assert done.stdout == f"wrote 1 run to {str(name)!r}\n"
+    missing = tmp_path / "no\nfolder" / "x.png"
+    refused = run_cli(["plot", "--runs", "1", "--out", str(missing)], data_dir)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert repr(str(missing)) in refused.stderr

@@ -185,3 +185,27 @@ def test_a_stored_number_past_float_range_is_null_in_every_json_answer(tmp_path)
         assert record["final_loss"] is None
     shown = json.loads(run_cli(["runs", "show", str(run_id), "--json"], data).stdout)
     assert shown["breakdown"]["epoch_us_profiled"] is None
+
+
+def test_a_row_with_an_id_iris_gui_never_gives_is_skipped_with_how_to_remove_it(tmp_path):
+    data = tmp_path / "data"
+    path = data / "runs.sqlite3"
+    with RunStore.open(path) as store:
+        store.save(_run("kept"))
+        store.save_sweep(_sweep())
+    with sqlite3.connect(path) as conn:
+        for new_id in (-5, 0):
+            conn.execute("INSERT INTO runs SELECT ?, created_at, status, dataset, device, record,"
+                         " call_style, epochs_completed, train_seconds, epoch_us, final_loss,"
+                         " test_accuracy, record_json FROM runs WHERE id = 1", (new_id,))
+        conn.execute("INSERT INTO sweeps SELECT -2, created_at, status, points, record_json"
+                     " FROM sweeps WHERE id = 1")
+    conn.close()
+    listed = run_cli(["runs", "list", "--json"], data)
+    assert listed.returncode == 0 and [run["id"] for run in json.loads(listed.stdout)] == [1]
+    assert listed.stderr.splitlines() == [
+        f"iris-gui: run {bad} has an id iris-gui never gives (ids start at 1); skipped (remove "
+        f"it with sqlite3 {path} \"DELETE FROM runs WHERE id = {bad}\")" for bad in (-5, 0)]
+    sweeps = run_cli(["sweeps", "list"], data)
+    assert sweeps.returncode == 0 and sweeps.stderr == (
+        "iris-gui: sweep -2 has an id iris-gui never gives (ids start at 1); skipped\n")

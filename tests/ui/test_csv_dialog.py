@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
+from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QLabel
 
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.ui.panels.run.panel import ControlsPanel
@@ -193,3 +193,26 @@ def test_a_huge_file_with_no_line_break_or_a_fifo_is_one_line_and_the_dialog_sta
         read(qtbot, dialog)
         assert dialog.error_label.isVisible() and dialog.error_label.text().startswith(said)
         assert dialog.isVisible() and dialog.target_combo.count() == 0
+
+
+def test_markup_in_a_header_or_an_error_shows_as_written(qtbot, settings, tmp_path):
+    planted = tmp_path / "planted.csv"
+    planted.write_text('<h1 style="color:red">FAKE: CHECK PASSED</h1>,<b>t</b>\n1,a\n2,b\n',
+                       encoding="utf-8")
+    dialog = open_dialog(qtbot, settings)
+    dialog.set_path(str(planted))
+    read(qtbot, dialog)
+    combo = dialog.target_combo
+    assert [combo.itemText(i) for i in range(combo.count())] == [
+        '<h1 style="color:red">FAKE: CHECK PASSED</h1>', "<b>t</b>"]
+    broken = tmp_path / "<img src=x>.csv"
+    broken.write_text("<b>a</b>,<b>a</b>\n1,2\n", encoding="utf-8")
+    dialog.set_path(str(broken))
+    read(qtbot, dialog)
+    error = dialog.error_label
+    assert error.isVisible() and error.textFormat() == Qt.TextFormat.PlainText
+    assert error.text() == (f"columns 1 and 2 of {broken} are both named '<b>a</b>'; every "
+                            "column needs its own name")
+    assert all(label.textFormat() != Qt.TextFormat.AutoText
+               for label in dialog.findChildren(QLabel))
+    assert dialog.grab().save(str(tmp_path / "planted.png"))

@@ -81,9 +81,6 @@ def read_csv_data(path: str, target: str = "", available_bytes: int | None = Non
         names = _header(path, reader)
         column = _target_column(path, names, target)
         features = [i for i in range(len(names)) if i != column]
-        if not features:
-            raise ConfigError(f"{path} has only the target column {names[column]!r}; "
-                              "training needs at least one feature column")
         values = array.array("d")
         codes = array.array("q")
         labels: dict[str, tuple[int, int]] = {}  # text -> (code, first line), as first seen
@@ -224,6 +221,11 @@ def _header(path: str, reader: Any) -> list[str]:
     names = [name.strip() for name in next(reader, [])]
     if not any(names):
         raise ConfigError(f"{path} is empty or its line 1 is blank; line 1 must name the columns")
+    if len(names) == 1:
+        # The line is not quoted back: a file that is no CSV (/etc/passwd) keeps its text.
+        raise ConfigError(f"{path} has one column only (no comma, semicolon or tab on line 1); "
+                          "training needs at least one feature column beside the target: is "
+                          "it a CSV file?")
     if all(_is_number(name) for name in names):
         raise ConfigError(f"{path} has no header: line 1 is all numbers; add a first line that "
                           "names the columns")

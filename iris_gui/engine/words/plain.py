@@ -24,3 +24,13 @@ def clean(text: str) -> str:
 def clean_lines(text: str) -> str:
     """``text`` as lines: the same, but tabs, newlines and carriage returns kept."""
     return _IN_LINES.sub("", text)
+
+
+def shown(text: object) -> str:
+    """``text`` (a file name someone typed) fit for one line: as it is, or, where it holds a
+    control character, a line break or a bidi override, quoted with them escaped
+    ('a\\nb.csv', 'x\\u202e.csv'), so that the name shown is the name that was used."""
+    written = str(text)
+    if not _EVERY.search(written):
+        return written
+    return repr(written)

@@ -19,6 +19,7 @@ from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.words.labels import owned_label
 from iris_gui.store.files import check_export_target, write_atomically
 from iris_gui.ui.jobs.run_state import RunState
+from iris_gui.ui.panels.shared.plain_text import plain_tip
 
 if TYPE_CHECKING:
     from iris_gui.ui.presenters.views import Views
@@ -87,7 +88,7 @@ class ExplainPresenter(QObject):
             check_export_target(target)
             write_atomically(target, Path(source).read_bytes())
         except (EngineError, OSError) as error:
-            QMessageBox.warning(panel, "Trace not saved", f"{target}: {error}")
+            QMessageBox.warning(panel, "Trace not saved", plain_tip(f"{target}: {error}"))
             return None
         said = f"Saved the trace to {target}: open it in ui.perfetto.dev or chrome://tracing"
         self.views.status.showMessage(said, 8000)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui.ui.jobs.training_controller import TrainingController
+from iris_gui.ui.panels.shared.plain_text import plain
 from iris_gui.ui.window.app_icon import app_icon
 from iris_gui.ui.window.open_folder import data_folder, open_data_folder
 from iris_gui.version import __version__
@@ -63,10 +64,10 @@ class AboutDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("About iris-gui")
         self.store = store
-        icon = QLabel()
+        icon = plain(QLabel())  # a picture, no words
         icon.setPixmap(app_icon().pixmap(64, 64))
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        self.title = QLabel(f"<h3>iris-gui {__version__}</h3>")
+        self.title = QLabel(f"<h3>iris-gui {__version__}</h3>", textFormat=Qt.TextFormat.RichText)
         self.details = QLabel(about_text(controller, data_folder(store)))
         self.details.setTextFormat(Qt.TextFormat.RichText)
         # Selectable so a bug report can quote it; links handled here, not by the label, so a

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from iris_gui.ui.panels.shared.plain_text import plain
+
 log = logging.getLogger(__name__)
 
 NOTE_NAME = "closed-during-run.json"
@@ -30,6 +32,7 @@ def ask_to_stop(parent: QWidget, on_quit) -> QMessageBox:
     box = QMessageBox(QMessageBox.Icon.Question, "iris-gui", QUESTION,
                       QMessageBox.StandardButton.Cancel, parent)
     box.setInformativeText(DETAIL)
+    plain(box)
     stop = box.addButton(STOP_AND_QUIT, QMessageBox.ButtonRole.DestructiveRole)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)  # Return must not end a run
     box.buttonClicked.connect(lambda button: on_quit() if button is stop else None)

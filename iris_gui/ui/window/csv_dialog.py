@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.data.csv_data import many_classes_note, read_csv_data, read_header
 from iris_gui.figures.plot_theme import CAUTION, COMPLAINT
-from iris_gui.ui.panels.shared.plain_text import plain
+from iris_gui.ui.panels.shared.plain_text import plain, plain_row
 from iris_gui.ui.window.csv_reading import FileReads
 
 FOLDER_KEY = "files/csv_folder"
@@ -94,9 +94,9 @@ class CsvDialog(QDialog):
         file_row.addWidget(self.path_edit, 1)
         file_row.addWidget(self.browse_button)
         form = QFormLayout()
-        form.addRow("File", file_row)
-        form.addRow("Target", self.target_combo)
-        form.addRow("", self.columns_label)
+        plain_row(form, "File", file_row)
+        plain_row(form, "Target", self.target_combo)
+        plain_row(form, "", self.columns_label)
         layout = QVBoxLayout(self)
         layout.addWidget(plain(QLabel("A header line naming the columns, numeric features, "
                                       "and one target column of class labels (numbers or "

@@ -19,6 +19,7 @@ from iris_gui.ui.panels.crossover.panel import CrossoverPanel
 from iris_gui.ui.panels.ladder.panel import LadderPanel
 from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel
 from iris_gui.ui.panels.results.panel import ResultsPanel
+from iris_gui.ui.panels.shared.plain_text import plain_tip
 
 
 def start_folder(owner) -> Path:
@@ -53,13 +54,14 @@ def _write(parent: QWidget, path: Path, write: Callable[[Path], None]) -> str | 
         check_export_target(path)
         write(path)
     except (EngineError, OSError) as error:
-        QMessageBox.warning(parent, "Export failed", str(error))
+        # An error names the path, which may look like markup: shown as written.
+        QMessageBox.warning(parent, "Export failed", plain_tip(str(error)))
         return None
     except Exception as error:  # noqa: BLE001 - a bug in an export is said, never silent
         # Raised out of a menu action's slot it would only reach stderr: the dialog would
         # close with no file and no word.
-        QMessageBox.warning(parent, "Export failed",
-                            f"{path.name} was not written: {type(error).__name__}: {error}")
+        QMessageBox.warning(parent, "Export failed", plain_tip(
+            f"{path.name} was not written: {type(error).__name__}: {error}"))
         return None
     return f"Saved {path}"
 
@@ -198,6 +200,6 @@ def export_tensorboard(parent: QWidget, window) -> str | None:
         runs = [window.store.get(run_id) for run_id in run_ids]  # with their curves
         write_tensorboard(runs, folder)
     except (EngineError, OSError) as error:
-        QMessageBox.warning(parent, "Export failed", str(error))
+        QMessageBox.warning(parent, "Export failed", plain_tip(str(error)))
         return None
     return f"Saved {len(runs)} run{'' if len(runs) == 1 else 's'} for TensorBoard in {folder}"

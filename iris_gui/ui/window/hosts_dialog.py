@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.remote.hosts import Host, HostsError, add_host, load_hosts, remove_host
 from iris_gui.figures.plot_theme import ERROR
-from iris_gui.ui.panels.shared.plain_text import plain, plain_tip
+from iris_gui.ui.panels.shared.plain_text import plain, plain_row, plain_tip
 from iris_gui.ui.window.host_test import ConnectionTest
 
 # What crosses the connection, as engine/remote's stdio_worker.py and runner.py exchange it:
@@ -54,7 +54,7 @@ class HostsDialog(QDialog):
         self._hosts: list[Host] = []
         self.test: ConnectionTest | None = None
         self.confirm_remove: QMessageBox | None = None
-        about = QLabel(SENT, wordWrap=True)
+        about = plain(QLabel(SENT, wordWrap=True))
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -105,10 +105,10 @@ class HostsDialog(QDialog):
         self.error_label.setStyleSheet(f"color: {ERROR};")
         box = QGroupBox("Add a host")
         form = QFormLayout(box)
-        form.addRow("&Name:", self.name_edit)
-        form.addRow("&Destination:", self.destination_edit)
-        form.addRow("Launch &prefix:", self.prefix_edit)
-        form.addRow("Remote &command:", self.command_edit)
+        plain_row(form, "&Name:", self.name_edit)
+        plain_row(form, "&Destination:", self.destination_edit)
+        plain_row(form, "Launch &prefix:", self.prefix_edit)
+        plain_row(form, "Remote &command:", self.command_edit)
         form.addRow(self.error_label)
         form.addRow(self.add_button)
         return box

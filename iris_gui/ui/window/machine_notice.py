@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.records.accelerator import AcceleratorRecord
 from iris_gui.engine.words.machine_steps import HERE, elsewhere, step_line
+from iris_gui.ui.panels.shared.plain_text import plain
 
 LOADING = ("The training worker is still loading torch; what this machine can measure shows "
            "here once it is ready.")
@@ -50,7 +51,7 @@ class MachineNotice(QFrame):
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
         self.setForegroundRole(QPalette.ColorRole.ToolTipText)
-        icon = QLabel()
+        icon = plain(QLabel())  # a picture, no words
         icon.setPixmap(self.style().standardIcon(
             QStyle.StandardPixmap.SP_MessageBoxInformation).pixmap(24, 24))
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)

@@ -130,7 +130,11 @@ REFUSALS = [
      "row 3, target 'y' has 'nan', not a class; a numeric target must be finite"),
     (HEADER + "\n", "", "{path} has a header but no data rows; add rows below line 1"),
     ("species\nsetosa\nversicolor\n", "",
-     "{path} has only the target column 'species'; training needs at least one feature column"),
+     ("{path} has one column only (no comma, semicolon or tab on line 1); training needs at "
+     "least one feature column beside the target: is it a CSV file?")),
+    ("root:x:0:0:root:/root:/bin/bash\nbin:x:1:1\n", "",  # a file that is no CSV: not quoted
+     ("{path} has one column only (no comma, semicolon or tab on line 1); training needs at "
+     "least one feature column beside the target: is it a CSV file?")),
     ("", "", "{path} is empty or its line 1 is blank; line 1 must name the columns"),
     ("\na,b\n1,2\n", "", "{path} is empty or its line 1 is blank; line 1 must name the columns"),
     ("1,2,3\n4,5,6\n", "",

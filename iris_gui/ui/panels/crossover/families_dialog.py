@@ -24,6 +24,7 @@ from iris_gui.figures.families import FamiliesFigure
 from iris_gui.figures.families_file import render_families
 from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.store.files import check_export_target
+from iris_gui.ui.panels.shared.plain_text import plain_tip
 
 TITLE = "Model size across families"
 
@@ -65,6 +66,6 @@ class FamiliesDialog(QDialog):
             check_export_target(path)
             render_families(self.families, path)
         except (EngineError, OSError) as error:
-            QMessageBox.warning(self, "Image not saved", f"{path}: {error}")
+            QMessageBox.warning(self, "Image not saved", plain_tip(f"{path}: {error}"))
             return None
         return f"Saved {path}"

@@ -17,6 +17,7 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.models import LIMITS, SWEPT_DATA
 from iris_gui.ui.panels.shared.fields import int_spin
 from iris_gui.ui.panels.shared.no_wheel import guard_wheel
+from iris_gui.ui.panels.shared.plain_text import plain_row
 
 MODELS = {"mlp": "MLP", "cnn": "CNN", "transformer": "Transformer"}
 WIDTHS_TIP = ("The sizes swept, e.g. 8,32,128: the hidden layer's width for an MLP, the "
@@ -55,7 +56,7 @@ class ModelFields:
         """The shape rows, after the model's row and its widths."""
         self._form = form
         for name, label, _tip, _families in SHAPE_ROWS:
-            form.addRow(label, self.spins[name])
+            plain_row(form, label, self.spins[name])
         self.model_combo.currentIndexChanged.connect(self.show_rows)
         self.show_rows()
 

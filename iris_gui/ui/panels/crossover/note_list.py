@@ -4,6 +4,8 @@ the item and one that shows the sweep behind its answer."""
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QGridLayout,
@@ -44,8 +46,8 @@ class NoteListTab(QScrollArea):
         grid = QGridLayout()
         grid.setColumnStretch(0, 1)
         for row, item in enumerate(ITEMS):
-            claim = QLabel(f"<b>{item.claim}</b>")
-            claim.setTextFormat(Qt.TextFormat.RichText)  # our own words, never a host's
+            claim = QLabel(f"<b>{escape(item.claim)}</b>")
+            claim.setTextFormat(Qt.TextFormat.RichText)  # the note's words, escaped all the same
             shown = plain(QLabel(""))
             shown.setWordWrap(True)
             shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -20,6 +20,7 @@ from iris_gui.figures.plot_theme import PlotTheme, plot_theme_for, theme_changed
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.ui.panels.shared.fields import ValueCombo
 from iris_gui.ui.panels.shared.hover_tip import HoverTip
+from iris_gui.ui.panels.shared.plain_text import plain
 
 HOVER_PX = 8  # how near a point the pointer must be for its tooltip
 
@@ -103,9 +104,9 @@ class CrossoverPlot(QWidget):
         self.slice_combo.currentIndexChanged.connect(self.redraw)
         self.bar = QHBoxLayout()  # the panel adds its own choices at the end
         self.bar.setContentsMargins(8, 4, 8, 0)
-        self.bar.addWidget(QLabel("x axis"))
+        self.bar.addWidget(plain(QLabel("x axis")))
         self.bar.addWidget(self.axis_combo)
-        self.bar.addWidget(QLabel("showing"))
+        self.bar.addWidget(plain(QLabel("showing")))
         self.bar.addWidget(self.slice_combo)
         self.bar.addStretch(1)
         self._view = self.figure.widget

@@ -12,6 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QProgressBar, QStyle, QStyleOptionProgressBar, QStylePainter
 
+from iris_gui.ui.panels.shared.plain_text import plain_tip
+
 # Room the style keeps around the words inside the bar's frame.
 TEXT_MARGIN = 8
 
@@ -19,7 +21,7 @@ TEXT_MARGIN = 8
 class SweepProgress(QProgressBar):
     def setFormat(self, text: str) -> None:  # a Qt override
         super().setFormat(text)
-        self.setToolTip(self.text())
+        self.setToolTip(plain_tip(self.text()))  # a stored sweep's status, as written
 
     def drawn_text(self) -> str:
         """The words as the bar draws them at its present width."""

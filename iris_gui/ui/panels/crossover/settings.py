@@ -30,7 +30,7 @@ from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.ui.panels.crossover.model_fields import WIDTHS_TIP, ModelFields, check
 from iris_gui.ui.panels.shared.fields import int_spin
-from iris_gui.ui.panels.shared.plain_text import plain_tip
+from iris_gui.ui.panels.shared.plain_text import plain, plain_row, plain_tip
 
 ROWS_RANGE, HIDDEN_RANGE = (2, 100_000_000), (1, 4096)
 FEATURES_RANGE, CLASSES_RANGE, MAX_THREADS = (1, 10_000), (2, 1_000), 256
@@ -113,7 +113,7 @@ class SweepSettings(QWidget):
         sizes = QHBoxLayout()
         sizes.setContentsMargins(0, 0, 0, 0)
         sizes.addWidget(self.features_spin)
-        self.classes_label = QLabel("classes")
+        self.classes_label = plain(QLabel("classes"))
         sizes.addWidget(self.classes_label)
         sizes.addWidget(self.classes_spin)
 
@@ -136,17 +136,17 @@ class SweepSettings(QWidget):
 
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("model", self.model_combo)
-        form.addRow("rows", self.rows_edit)
-        form.addRow("widths", self.hidden_edit)
+        plain_row(form, "model", self.model_combo)
+        plain_row(form, "rows", self.rows_edit)
+        plain_row(form, "widths", self.hidden_edit)
         self.model_fields.add_shape_rows(form)
-        form.addRow("batch sizes", self.batch_edit)
-        self._features_label = QLabel("features")
+        plain_row(form, "batch sizes", self.batch_edit)
+        self._features_label = plain(QLabel("features"))
         form.addRow(self._features_label, sizes)
-        form.addRow("engines", engines)
-        form.addRow("CPU threads", self.threads_edit)
-        form.addRow("devices", self._devices)
-        form.addRow("per point", self.seconds_spin)
+        plain_row(form, "engines", engines)
+        plain_row(form, "CPU threads", self.threads_edit)
+        plain_row(form, "devices", self._devices)
+        plain_row(form, "per point", self.seconds_spin)
 
     def _line(self, tip: str) -> QLineEdit:
         edit = QLineEdit()

@@ -115,7 +115,7 @@ class ExplainPanel(QWidget):
         top = QHBoxLayout()
         top.setContentsMargins(8, 4, 8, 0)
         top.addWidget(self.explain_button)
-        top.addWidget(QLabel("window"))
+        top.addWidget(plain(QLabel("window")))
         top.addWidget(self._window)
         top.addWidget(self.trace_button)
         top.addWidget(self._status, 1)

@@ -24,6 +24,7 @@ from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.store.ladder_csv import export_ladder_csv
 from iris_gui.ui.panels.shared.about_line import fit_wrapped, wrapped_label
 from iris_gui.ui.panels.shared.hover_tip import HoverTip
+from iris_gui.ui.panels.shared.plain_text import plain
 
 __all__ = ["LadderPanel"]
 
@@ -94,7 +95,7 @@ class LadderPanel(QWidget):
         self._plot_widget = self._figure.widget
         self.hover = HoverTip(self._plot_widget, self._text_at)
         self.plot_item.vb.sigResized.connect(self._figure.fit_x)
-        self._empty = QLabel(EMPTY_TEXT)
+        self._empty = plain(QLabel(EMPTY_TEXT))
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._empty.setWordWrap(True)
         self._stack = QStackedWidget()

@@ -28,6 +28,7 @@ from iris_gui.figures.loss_range import EMPTY_Y, Bounds, bounds_of, curves_bound
 from iris_gui.figures.plot_theme import LIGHT, PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.ui.panels.loss_plot.buffer import LiveBuffer
 from iris_gui.ui.panels.loss_plot.hover import HoverReadout
+from iris_gui.ui.panels.shared.plain_text import plain
 
 __all__ = ["LossPlotPanel", "PlotCurve"]
 
@@ -81,7 +82,8 @@ class LossPlotPanel(QWidget):
         item.vb.sigRangeChangedManually.connect(self._stop_following)
         item.ctrl.logYCheck.toggled.connect(self._on_log_toggled)
 
-        self._readout = QLabel("")
+        # Plain text: a curve's label names its device, a CSV file's name the hint's run.
+        self._readout = plain(QLabel(""))
         self._log_check = QCheckBox("log y")
         self._log_check.toggled.connect(self.set_log_y)
         top = QHBoxLayout()
@@ -89,7 +91,7 @@ class LossPlotPanel(QWidget):
         top.addWidget(self._readout, 1)
         top.addWidget(self._log_check)
         # Over the plot, not in it: an exported figure never carries the hint.
-        self._empty = QLabel(wordWrap=True)
+        self._empty = plain(QLabel(wordWrap=True))
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._empty.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self._empty.setMinimumWidth(440)  # two lines, not a narrow column of words

@@ -53,6 +53,7 @@ from iris_gui.ui.panels.results.details_data import (
     selectable,
 )
 from iris_gui.ui.panels.results.model import SPEEDUP_TITLE, STATUS_COLOURS
+from iris_gui.ui.panels.shared.plain_text import plain, plain_row
 
 # Names the user knows from the controls, where the field name alone reads poorly.
 CONFIG_NAMES = {"lr": "Learning rate", "hidden": "Hidden layers", "record": "Recording",
@@ -115,7 +116,7 @@ def _timings(result: RunResult) -> QGroupBox:
     if result.timing_is_partial:
         # Lines broken here rather than a word-wrapped label, which a form can cut short.
         text = f"{result.partial_reason}.".replace(": ", ":\n", 1).replace("; ", ";\n", 1)
-        form.insertRow(0, "Partial:", selectable(text))
+        plain_row(form, "Partial:", selectable(text), 0)
     return box
 
 
@@ -151,8 +152,9 @@ def _against(run: StoredRun, baseline: StoredRun) -> QGroupBox:
     layout = box.layout()
     assert isinstance(layout, QFormLayout)
     if stand.kind is Kind.WITHIN_NOISE:
-        layout.addRow("Within the noise:", selectable(f"{stand.reason}.".replace(": ", ":\n", 1)))
-    layout.addRow(f"{SPEEDUP_TITLE}:", selectable(AGAINST_MEANING))
+        plain_row(layout, "Within the noise:",
+                  selectable(f"{stand.reason}.".replace(": ", ":\n", 1)))
+    plain_row(layout, f"{SPEEDUP_TITLE}:", selectable(AGAINST_MEANING))
     return box
 
 
@@ -246,7 +248,7 @@ def _confusion(result: RunResult) -> QGroupBox:
     if result.confusion_matrix:
         layout.addWidget(confusion_table(result.confusion_matrix, result.class_names))
     else:
-        layout.addWidget(QLabel("none: the run ended before the test split was evaluated"))
+        layout.addWidget(plain(QLabel("none: the run ended before the test split was evaluated")))
     layout.addStretch(1)
     return box
 

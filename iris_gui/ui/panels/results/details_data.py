@@ -21,6 +21,7 @@ from iris_gui.ui.panels.results.cells import (
     finite,
     precision_words,
 )
+from iris_gui.ui.panels.shared.plain_text import plain, plain_row, plain_tip
 
 # Shown in their own groups (Batches and data, Data file), not in Configuration's list.
 GROUPED_FIELDS = ("batch", "drop_last", "data_path", "workers", "pin_memory", "non_blocking",
@@ -32,8 +33,7 @@ _SELECTABLE = (Qt.TextInteractionFlag.TextSelectableByMouse
 
 def selectable(text: str) -> QLabel:
     """A value as it was recorded: plain text, so a host's or a file's words never restyle."""
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)
+    label = plain(QLabel(text))
     label.setTextInteractionFlags(_SELECTABLE)
     return label
 
@@ -42,7 +42,7 @@ def form_group(title: str, rows: list[tuple[str, str]]) -> QGroupBox:
     box = QGroupBox(title)
     form = QFormLayout(box)
     for name, value in rows:
-        form.addRow(f"{name}:", selectable(value))
+        plain_row(form, f"{name}:", selectable(value))
     return box
 
 
@@ -99,18 +99,19 @@ def data_file_group(result: RunResult) -> QGroupBox:
     ])
     form = box.layout()
     assert isinstance(form, QFormLayout)
-    form.itemAt(0, QFormLayout.ItemRole.FieldRole).widget().setToolTip(path)
+    # The record's path and digest, as written: a file name may look like markup.
+    form.itemAt(0, QFormLayout.ItemRole.FieldRole).widget().setToolTip(plain_tip(path))
     if digest:
-        form.itemAt(2, QFormLayout.ItemRole.FieldRole).widget().setToolTip(digest)
+        form.itemAt(2, QFormLayout.ItemRole.FieldRole).widget().setToolTip(plain_tip(digest))
     if result.data_changed:
         changed = selectable(result.data_changed.replace(": ", ":\n", 1))
         changed.setStyleSheet(f"color: {CAUTION};")
-        form.addRow("Changed:", changed)
+        plain_row(form, "Changed:", changed)
     if many := many_classes_note(record, "choose another target"):
         note = selectable(many)
         note.setWordWrap(True)
         note.setStyleSheet(f"color: {CAUTION};")
-        form.addRow("Note:", note)
+        plain_row(form, "Note:", note)
     return box
 
 
@@ -126,5 +127,5 @@ def model_file_group(record: dict) -> QGroupBox:
     if digest:
         form = box.layout()
         assert isinstance(form, QFormLayout)
-        form.itemAt(2, QFormLayout.ItemRole.FieldRole).widget().setToolTip(digest)
+        form.itemAt(2, QFormLayout.ItemRole.FieldRole).widget().setToolTip(plain_tip(digest))
     return box

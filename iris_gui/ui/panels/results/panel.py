@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 import tempfile
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import (
@@ -49,6 +50,7 @@ from iris_gui.ui.panels.results.model import (
     RunsTableModel,
 )
 from iris_gui.ui.panels.results.view_place import place_kept
+from iris_gui.ui.panels.shared.plain_text import plain, plain_tip
 from iris_gui.ui.window.column_menu import ColumnChooser
 
 EMPTY_TEXT = ("Your runs appear here, one row each, with their timings.\n"
@@ -94,8 +96,8 @@ class ResultsPanel(QWidget):
         self._delete_action = self._action("Delete", self.delete_selected)
         self._delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         self._delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self._summary = QLabel()
-        self.empty_label = QLabel(EMPTY_TEXT, alignment=Qt.AlignmentFlag.AlignCenter)
+        self._summary = plain(QLabel())
+        self.empty_label = plain(QLabel(EMPTY_TEXT, alignment=Qt.AlignmentFlag.AlignCenter))
         self.empty_label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.empty_label.setEnabled(False)  # drawn in the palette's muted text colour
         self._lay_out()
@@ -322,7 +324,7 @@ class ResultsPanel(QWidget):
         self._baseline_action.setText(label)
         self._baseline_action.setIconText(label)
         self._baseline_action.setEnabled(one and refusal is None)
-        self._baseline_action.setToolTip(refusal or BASELINE_TIPS[clears])
+        self._baseline_action.setToolTip(plain_tip(refusal) or BASELINE_TIPS[clears])
         self._details_action.setEnabled(one)
         self._copy_action.setEnabled(one)
         self._delete_action.setEnabled(bool(ids))
@@ -373,7 +375,8 @@ def main() -> int:
         # On the view itself, not only in the title: a screenshot keeps no title bar.
         preview = QWidget()
         layout = QVBoxLayout(preview)
-        warning = QLabel(f"<b>{' — '.join(SAMPLE_LINES)}</b>: made-up runs for a preview")
+        warning = QLabel(f"<b>{escape(' — '.join(SAMPLE_LINES))}</b>: made-up runs for a preview",
+                         textFormat=Qt.TextFormat.RichText)
         warning.setStyleSheet(f"color: {SAMPLE}")
         layout.addWidget(warning)
         layout.addWidget(panel)

@@ -31,6 +31,7 @@ from iris_gui.engine.spec.engines import ENGINE_INFO, minibatch_engines
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.figures.plot_theme import CAUTION, INVALID_FIELD
 from iris_gui.ui.panels.shared.fields import ValueCombo, int_spin
+from iris_gui.ui.panels.shared.plain_text import plain
 
 BATCH_CHOICES = ("full", "16", "32", "64", "128", "256")
 BATCH_TIP = ("rows per optimizer step: full (the note's: the whole training set each step) or "
@@ -136,7 +137,7 @@ class BatchFields(QObject):
                                           "default with workers)")
         # Ticked while no workers run: what a run with workers gets unless the user says not.
         self.persistent_check.setChecked(default_persistent(1))
-        self.restart_label = QLabel(wordWrap=True, visible=False)
+        self.restart_label = plain(QLabel(wordWrap=True, visible=False))
         self.restart_label.setStyleSheet(f"color: {CAUTION};")
         self.prefetch_spin = int_spin(1, MAX_PREFETCH)
         self.prefetch_spin.setSuffix(" per worker")

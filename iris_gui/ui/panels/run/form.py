@@ -50,6 +50,7 @@ from iris_gui.ui.panels.shared.fields import (
     parse_positive_float,
     parse_seed,
 )
+from iris_gui.ui.panels.shared.plain_text import plain, plain_row
 from iris_gui.ui.window.settings import DEFAULT_EXECUTION, IN_PROCESS_MODEL_FILE
 
 SYNTHETIC = ("synthetic", "images", "sequences")
@@ -123,7 +124,7 @@ class RunConfigForm(DeviceChoice, QWidget):
                              ("Split seed", self.split_seed_edit), ("Weight seed", self.seed_edit),
                              ("Threads", self.threads_spin), ("Execution", self.execution_combo),
                              *self.batch.advanced_rows()]:
-            form.addRow(label, field)
+            plain_row(form, label, field)
         section = CollapsibleSection("Advanced", form)
         section.setToolTip("Scaling, the split and weight seeds, threads, where the run "
                            "executes, the last partial batch, the loader's options and TF32; "
@@ -137,7 +138,7 @@ class RunConfigForm(DeviceChoice, QWidget):
         self.refresh_button.clicked.connect(self.refresh_devices_requested)
         # The refresh button sits in the label's cell, which has room to spare, so the
         # device's name gets the whole field's width.
-        self._device_label = QLabel("Device")
+        self._device_label = plain(QLabel("Device"))
         device_cell = QWidget()
         cell = QHBoxLayout(device_cell)
         cell.setContentsMargins(0, 0, 0, 0)
@@ -155,7 +156,7 @@ class RunConfigForm(DeviceChoice, QWidget):
                 ("Learning rate", self.lr_edit), ("Momentum", self.momentum_spin),
                 ("Epochs", self.epochs_spin), *self.batch.common_rows()]
         # Says what an engine set back (a batch size, the loader, a precision) and why.
-        self.batch_note = QLabel(wordWrap=True, visible=False)
+        self.batch_note = plain(QLabel(wordWrap=True, visible=False))
         form = QFormLayout()
         box = form_section("Training", form, rows)
         form.addRow(self.batch_note)
@@ -169,7 +170,7 @@ class RunConfigForm(DeviceChoice, QWidget):
         self.call_combo = ValueCombo(CALL_ITEMS)
         # Says why the recording changed when an engine chose it: a silent switch reads as a
         # setting that changed itself.
-        self.record_note = QLabel(wordWrap=True, visible=False)
+        self.record_note = plain(QLabel(wordWrap=True, visible=False))
         self._measurement_form = QFormLayout()
         rows = [("Engine", self.engine_combo),
                 ("Loss recording", self.record_combo), ("Every N epochs", self.every_spin),

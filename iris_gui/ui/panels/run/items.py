@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox
 
 from iris_gui.engine.records.device_info import DeviceInfo
+from iris_gui.ui.panels.shared.plain_text import plain_tip
 
 # The bundled data sets' shapes (name, rows, features, classes), known without loading them:
 # the window never imports scikit-learn.
@@ -75,6 +76,7 @@ def device_choice(device: DeviceInfo) -> str:
 def show_csv(combo: QComboBox, path: str, target: str) -> None:
     """Show the CSV file ``path`` as the data set's "csv" item, added the first time."""
     text, tip = csv_choice(path, target)
+    tip = plain_tip(tip)  # the file's path and target column, as written
     index = combo.findData("csv")
     if index < 0:
         combo.addItem(text, "csv")

@@ -185,10 +185,12 @@ class ModelChoice(QObject):
             names = _CLASS.findall(Path(path).read_text(encoding="utf-8", errors="replace"))
         except OSError:
             names = []
+        # The dialog's label has no format of its own: a file name that looks like markup is
+        # escaped, so that it shows as written.
         name, ok = QInputDialog.getText(
             parent, "Model in the file",
-            f"The nn.Module class or factory in {PurePath(path).name}, called as "
-            f"NAME(input_shape, classes):\n{FILE_NOTE}", text=names[0] if names else "")
+            plain_tip(f"The nn.Module class or factory in {PurePath(path).name}, called as "
+                      f"NAME(input_shape, classes):\n{FILE_NOTE}"), text=names[0] if names else "")
         name = name.strip()
         return f"{path}:{name}" if ok and name.isidentifier() else ""
 

@@ -127,8 +127,8 @@ class ControlsPanel(QWidget):
         ladder_problem = self._ladder_problem()
         self.ladder_button.setEnabled(self._state.can_train and self.form.devices_known()
                                       and not ladder_problem)
-        self.ladder_button.setToolTip(f"Fix the form first: {ladder_problem}" if ladder_problem
-                                      else LADDER_TIP)
+        self.ladder_button.setToolTip(plain_tip(f"Fix the form first: {ladder_problem}")
+                                      if ladder_problem else LADDER_TIP)
         self.stop_button.setEnabled(self._state.can_stop)
         self.form.set_busy(self._state in BUSY_STATES)
 

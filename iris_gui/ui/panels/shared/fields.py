@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.figures.plot_theme import INVALID_FIELD_BORDERED
-from iris_gui.ui.panels.shared.plain_text import plain_tip
+from iris_gui.ui.panels.shared.plain_text import plain_row, plain_tip
 
 # Its own text colour too: a dark palette's light text would vanish on the pale red.
 
@@ -152,7 +152,7 @@ def form_section(title: str, form: QFormLayout,
     box = QGroupBox(title)
     form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
     for label, field in rows:
-        form.addRow(label, field)
+        plain_row(form, label, field)
     box.setLayout(form)
     return box
 

@@ -16,6 +16,8 @@ from PySide6.QtCore import QEvent, QObject, QPointF
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QGraphicsView, QToolTip
 
+from iris_gui.ui.panels.shared.plain_text import plain_tip
+
 
 class HoverTip(QObject):
     def __init__(self, view: QGraphicsView, text_at: Callable[[QPointF], str | None]) -> None:
@@ -38,7 +40,8 @@ class HoverTip(QObject):
             assert isinstance(event, QHelpEvent)
             text = self._text_at(self._view.mapToScene(event.pos()))
             if text is not None:
-                QToolTip.showText(event.globalPos(), text, self._viewport)
+                # A run's device name or message may look like markup: shown as written.
+                QToolTip.showText(event.globalPos(), plain_tip(text), self._viewport)
                 return True
         # Off the items: the view's own handling shows a graphics item's tooltip (a line's, a
         # tag's) or hides the tip.
