@@ -137,12 +137,11 @@ def _as_nobody() -> list[str] | None:
                                          "--clear-groups"]
 
 
-def _train(prefix: list[str], data: Path, cache: Path, cwd: Path,
-           epochs: int = 300) -> subprocess.CompletedProcess:
+def _train(prefix: list[str], data: Path, cache: Path, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "IRIS_GUI_DATA_DIR": str(data), "XDG_CACHE_HOME": str(cache)}
-    return subprocess.run([*prefix, sys.executable, "-m", "iris_gui", "train", "--epochs",
-                           str(epochs), "--json"], env=env, capture_output=True, text=True,
-                          timeout=180, check=False, cwd=cwd)
+    return subprocess.run([*prefix, sys.executable, "-m", "iris_gui", "train", "--epochs", "300",
+                           "--json"], env=env, capture_output=True, text=True, timeout=180,
+                          check=False, cwd=cwd)
 
 
 def _kept_and_added(done: subprocess.CompletedProcess, store: Path, cache: Path,
@@ -204,7 +203,8 @@ def test_a_full_disk_keeps_the_run_in_the_cache_folder_and_leaves_no_empty_file(
         # run's curve in the store's log, nor for its recovery file (about 60 KB).
         free = shutil.disk_usage(disk).free
         (disk / "fill").write_bytes(b"\0" * (free - 40 * 1024))
-        done = _train([], data, tmp_path / "cache", tmp_path, epochs=3000)
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+        done = run_cli(["train", "--epochs", "3000", "--json"], data)
         assert "database or disk is full" in done.stderr
         (disk / "fill").unlink()
         _kept_and_added(done, data / "runs.sqlite3", tmp_path / "cache", monkeypatch, 3000)
