@@ -108,6 +108,19 @@ def finish(proc: subprocess.Popen, timeout: float = 60) -> subprocess.CompletedP
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
+def signalled(proc: subprocess.Popen, marker: Path, signum: int) -> subprocess.CompletedProcess:
+    """``proc`` sent ``signum`` once ``marker`` says it is training (or compiling); its end.
+    Killed if anything goes wrong, so no process outlives its test."""
+    try:
+        wait_for_training(proc, marker)
+        proc.send_signal(signum)
+        return finish(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
 def stored(data: Path) -> list[dict]:
     return ok_json(run_cli(["runs", "list", "--json"], data))
 
@@ -160,14 +173,7 @@ def test_a_second_signal_while_saving_waits_for_the_save(tmp_path: Path) -> None
     save has ended, then ends the process (143): the run is in the store."""
     data, marker = tmp_path / "data", tmp_path / "training"
     proc = start_training(data, marker, {"SIGNAL_IN_SAVE": str(int(signal.SIGTERM))})
-    try:
-        wait_for_training(proc, marker)
-        proc.send_signal(signal.SIGINT)
-        done = finish(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    done = signalled(proc, marker, signal.SIGINT)
     assert done.returncode == 143, describe(done)
     assert "Traceback" not in done.stderr, describe(done)
     lines = done.stderr.splitlines()
@@ -279,14 +285,7 @@ def test_a_signal_during_a_compile_keeps_the_run_and_ends_the_command(tmp_path: 
         [sys.executable, "-c", BOOT_COMPILE, str(marker), "train", "--engine", "compiled",
          "--epochs", "1000"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(data))
-    try:
-        wait_for_training(proc, marker)
-        proc.send_signal(signal.SIGTERM)
-        done = finish(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    done = signalled(proc, marker, signal.SIGTERM)
     assert done.returncode == 143 and "Traceback" not in done.stderr, describe(done)
     told = [line for line in done.stderr.splitlines() if line.startswith("iris-gui: SIGTERM")]
     assert told == [

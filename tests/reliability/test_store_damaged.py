@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support.cli import run_cli
+from support.made_runs import made_sweep
 
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
-from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store import damage
 from iris_gui.store.runs import RunStore
@@ -32,13 +32,6 @@ def _run(index: int) -> RunResult:
                      timings=Timings(train_seconds=0.5, epoch_us=12.5))
 
 
-def _sweep() -> SweepResult:
-    points = [SweepPoint("cpu", "eager", 1, rows, 10, "completed", epoch_us=10.0 + rows / 100,
-                         epochs=20, flops_per_epoch=rows * 1e3) for rows in (120, 1000)]
-    return SweepResult(spec=SweepSpec(rows=(120, 1000), devices=("cpu",), engines=("eager",),
-                                      threads=("1",)), points=points).analyse()
-
-
 @pytest.fixture
 def damaged(tmp_path: Path) -> Path:
     """A data directory whose store of RUNS runs and two sweeps has 16 KiB of random bytes
@@ -46,10 +39,10 @@ def damaged(tmp_path: Path) -> Path:
     data = tmp_path / "data"
     path = data / "runs.sqlite3"
     with RunStore.open(path) as store:
-        store.save_sweep(_sweep())
+        store.save_sweep(made_sweep())
         for index in range(RUNS):
             store.save(_run(index))
-        store.save_sweep(_sweep())
+        store.save_sweep(made_sweep())
     content = bytearray(path.read_bytes())
     middle = len(content) // 2 // 4096 * 4096
     content[middle:middle + 16384] = random.Random(7).randbytes(16384)

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support.cli import run_cli
+from support.made_runs import made_sweep
 
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
-from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store.paths import StoreError
 from iris_gui.store.runs import RunStore
@@ -57,13 +57,6 @@ def _run(tag: str) -> RunResult:
                      chunk_seconds=np.array([0.05, 0.15], np.float64))
 
 
-def _sweep() -> SweepResult:
-    points = [SweepPoint("cpu", "eager", 1, rows, 10, "completed", epoch_us=10.0 + rows / 100,
-                         epochs=20, flops_per_epoch=rows * 1e3) for rows in (120, 1000)]
-    return SweepResult(spec=SweepSpec(rows=(120, 1000), devices=("cpu",), engines=("eager",),
-                                      threads=("1",)), points=points).analyse()
-
-
 @pytest.fixture
 def tampered(tmp_path: Path) -> tuple[Path, dict[str, int], dict[str, int], list[int]]:
     """A store with two good runs and a good sweep, and one damaged row per RUN_DAMAGE and
@@ -74,8 +67,8 @@ def tampered(tmp_path: Path) -> tuple[Path, dict[str, int], dict[str, int], list
         good = [store.save(_run("good-1"))]
         bad_runs = {name: store.save(_run(name)) for name in RUN_DAMAGE}
         good.append(store.save(_run("good-2")))
-        store.save_sweep(_sweep())
-        bad_sweeps = {name: store.save_sweep(_sweep()) for name in SWEEP_DAMAGE}
+        store.save_sweep(made_sweep())
+        bad_sweeps = {name: store.save_sweep(made_sweep()) for name in SWEEP_DAMAGE}
     with sqlite3.connect(path) as conn:
         for name, (sql, _) in RUN_DAMAGE.items():
             conn.execute(sql, (bad_runs[name],))
@@ -192,7 +185,7 @@ def test_a_row_with_an_id_iris_gui_never_gives_is_skipped_with_how_to_remove_it(
     path = data / "runs.sqlite3"
     with RunStore.open(path) as store:
         store.save(_run("kept"))
-        store.save_sweep(_sweep())
+        store.save_sweep(made_sweep())
     with sqlite3.connect(path) as conn:
         for new_id in (-5, 0):
             conn.execute("INSERT INTO runs SELECT ?, created_at, status, dataset, device, record,"

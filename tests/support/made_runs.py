@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 
 
@@ -23,3 +24,11 @@ def made_run(epoch_us: float, iqr: float = 1.0, wait: float = 0.01, record: str 
                          epochs_completed=600, timings=timings)
     return RunResult(config=settings, status=RunStatus.COMPLETED, epochs_completed=1000,
                      final_loss=0.5, test_accuracy=0.9, timings=timings)
+
+
+def made_sweep() -> SweepResult:
+    """A small completed CPU sweep with fixed figures: two sizes on one series, analysed."""
+    points = [SweepPoint("cpu", "eager", 1, rows, 10, "completed", epoch_us=10.0 + rows / 100,
+                         epochs=20, flops_per_epoch=rows * 1e3) for rows in (120, 1000)]
+    return SweepResult(spec=SweepSpec(rows=(120, 1000), devices=("cpu",), engines=("eager",),
+                                      threads=("1",)), points=points).analyse()
