@@ -101,7 +101,7 @@ def run_configs(configs: list[RunConfig], args: argparse.Namespace,
             bar = ProgressBar(config.epochs, f"[{index + 1}/{len(configs)}] {label}") \
                 if not args.json else None
             if hosts.for_device(config.device) is None:
-                with GUARD.keeping(_keeper(config, args)):
+                with GUARD.keeping(keeper(config, args)):
                     result = train(config, observer=bar, stop=stop.is_set)
             else:
                 result = hosts.run(config, bar, stop.is_set)
@@ -116,7 +116,7 @@ def run_configs(configs: list[RunConfig], args: argparse.Namespace,
     return results, ids
 
 
-def _keeper(config: RunConfig, args: argparse.Namespace) -> Callable[[], str]:
+def keeper(config: RunConfig, args: argparse.Namespace) -> Callable[[], str]:
     """What keeps ``config``'s run as stopped before its first epoch, printed and saved, when
     a signal comes during a compile that does not end in time (cli/signals.py); it runs in
     the signal's own thread, so it opens a store of its own."""

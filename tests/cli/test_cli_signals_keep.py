@@ -11,7 +11,7 @@ import json
 import pytest
 from support.cli import DATA_DIR_ENV, ok_json, run_cli
 
-from iris_gui.cli.run_options import _keeper
+from iris_gui.cli.run_options import keeper
 from iris_gui.engine.spec.config import RunConfig
 
 MESSAGE = "stopped while compiling, before the first epoch"
@@ -22,7 +22,7 @@ def test_the_keeper_saves_and_prints_the_run_as_stopped(data_dir, monkeypatch, c
                                                         as_json):
     monkeypatch.setenv(DATA_DIR_ENV, str(data_dir))
     config = RunConfig(engine="compiled", record="device", epochs=500)
-    said = _keeper(config, argparse.Namespace(no_save=False, json=as_json))()
+    said = keeper(config, argparse.Namespace(no_save=False, json=as_json))()
     assert said == "kept as run 1"
     printed = capsys.readouterr().out
     if as_json:
@@ -37,7 +37,7 @@ def test_the_keeper_saves_and_prints_the_run_as_stopped(data_dir, monkeypatch, c
 
 def test_with_no_save_the_keeper_only_prints(data_dir, monkeypatch, capsys):
     monkeypatch.setenv(DATA_DIR_ENV, str(data_dir))
-    keep = _keeper(RunConfig(engine="compiled", record="device"),
+    keep = keeper(RunConfig(engine="compiled", record="device"),
                    argparse.Namespace(no_save=True, json=False))
     assert keep() == "not saved (--no-save)"
     assert capsys.readouterr().out == f"run (not saved): stopped - {MESSAGE}\n"
