@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from iris_gui.engine.spec.errors import EngineError
@@ -22,6 +23,24 @@ class StoreError(EngineError):
 class StoreBusy(StoreError):
     """Another process holds the store's lock (SQLite: "database is locked"); trying again
     later may succeed."""
+
+
+# Below this, "disk I/O error" or "database or disk is full" from SQLite is a full disk.
+NEARLY_FULL_BYTES = 1 << 20
+
+
+def cannot_open(path: Path, error: object) -> str:
+    """The line for a store that cannot be opened: SQLite's words, and the free space where
+    the disk is (nearly) full, since SQLite calls a full disk's refusal "disk I/O error"."""
+    line = f"cannot open the runs store {path}: {error}"
+    if "disk" in str(error):
+        try:
+            free = shutil.disk_usage(path.parent).free
+        except OSError:
+            return line
+        if free < NEARLY_FULL_BYTES:
+            line += f" (the disk holding it has {free:,} bytes free: is it full?)"
+    return line
 
 
 def data_dir_path() -> Path:

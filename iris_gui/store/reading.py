@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 
 from iris_gui.store import schema
-from iris_gui.store.paths import StoreBusy, StoreError
+from iris_gui.store.paths import StoreBusy, StoreError, cannot_open
 
 
 def writable(path: Path) -> bool:
@@ -84,7 +84,7 @@ def _connect(path: Path, can_write: bool) -> sqlite3.Connection:
             return sqlite3.connect(path, timeout=schema.BUSY_TIMEOUT_S, isolation_level=None)
         return _read_only(path, immutable=False)
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot open the runs store {path}: {exc}") from None
+        raise StoreError(cannot_open(path, exc)) from None
 
 
 def _read_only(path: Path, immutable: bool) -> sqlite3.Connection:
@@ -105,7 +105,7 @@ def _open_and_read(path: Path, can_write: bool
         # database" when WAL's -shm cannot be made beside the file.
         if can_write or not any(words in str(exc) for words in ("unable to open", "readonly")):
             kind = StoreBusy if schema.is_busy(exc) else StoreError
-            raise kind(f"cannot open the runs store {path}: {exc}") from None
+            raise kind(cannot_open(path, exc)) from None
     except sqlite3.DatabaseError as exc:
         return conn, f"not a SQLite database: {exc}"
     # Read-only, and WAL's -shm cannot be made: read the file as it stands.
@@ -114,4 +114,4 @@ def _open_and_read(path: Path, can_write: bool
         return conn, schema.read_layout(conn)
     except sqlite3.Error as exc:
         conn.close()
-        raise StoreError(f"cannot open the runs store {path}: {exc}") from None
+        raise StoreError(cannot_open(path, exc)) from None

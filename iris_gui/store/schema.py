@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from iris_gui.store import aside, damage
-from iris_gui.store.paths import DATA_DIR_ENV, StoreBusy, StoreError
+from iris_gui.store.paths import DATA_DIR_ENV, StoreBusy, StoreError, cannot_open
 
 BUSY_TIMEOUT_S = 5.0
 OPEN_WAIT_S = 30.0
@@ -174,7 +174,7 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:
         conn.close()
         if isinstance(exc, sqlite3.Error):
             kind = StoreBusy if is_busy(exc) else StoreError
-            raise kind(f"cannot open the runs store {path}: {exc}") from None
+            raise kind(cannot_open(path, exc)) from None
         raise
     return conn
 
@@ -213,7 +213,7 @@ def _open_file(path: Path) -> sqlite3.Connection:
     try:
         return _connect(path)
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot open the runs store {path}: {exc}") from None
+        raise StoreError(cannot_open(path, exc)) from None
     except OSError as exc:
         raise StoreError(f"cannot open the runs store {path}: {exc.strerror or exc}") from None
 
@@ -257,7 +257,7 @@ def _invalid_reason(conn: sqlite3.Connection, path: Path) -> str | None:
     except sqlite3.OperationalError as exc:
         # Locked, unreadable, ...: the file may well be a runs store, so it is not set aside.
         kind = StoreBusy if is_busy(exc) else StoreError
-        raise kind(f"cannot open the runs store {path}: {exc}") from None
+        raise kind(cannot_open(path, exc)) from None
     except sqlite3.DatabaseError as exc:
         return f"not a SQLite database: {exc}"
     check_not_newer(version, path)

@@ -210,3 +210,22 @@ def test_a_full_disk_keeps_the_run_in_the_cache_folder_and_leaves_no_empty_file(
         _kept_and_added(done, data / "runs.sqlite3", tmp_path / "cache", monkeypatch, 3000)
     finally:
         subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_a_store_a_full_disk_cannot_open_says_the_disk_is_full(tmp_path):
+    disk = tmp_path / "disk"
+    if not _small_tmpfs(disk):
+        pytest.skip("needs root and mount, for a 2 MiB tmpfs")
+    try:
+        data = disk / "data"
+        run_cli(["train", "--epochs", "20"], data)
+        # Not even room for the store's shared-memory file (32 KiB).
+        (disk / "fill").write_bytes(b"\0" * (shutil.disk_usage(disk).free - 4096))
+        listed = run_cli(["runs", "list"], data)
+        assert listed.returncode == 2 and listed.stderr.count("\n") == 1, listed.stderr
+        assert listed.stderr.startswith(f"iris-gui runs list: error: cannot open the runs store "
+                                        f"{data / 'runs.sqlite3'}: disk I/O error (the disk "
+                                        "holding it has "), listed.stderr
+        assert listed.stderr.endswith(" bytes free: is it full?)\n")
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
