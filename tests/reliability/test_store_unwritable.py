@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -183,49 +184,47 @@ def test_a_read_only_data_directory_keeps_the_run_in_the_cache_folder(monkeypatc
         shutil.rmtree(top)
 
 
-def _small_tmpfs(where: Path) -> bool:
-    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("mount") is None:
-        return False
-    where.mkdir()
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)],
-                          capture_output=True, check=False).returncode == 0
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """The data directory of a store with one run, on a 2 MiB tmpfs of its own (root and
+    ``mount``; skipped elsewhere), unmounted after the test."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("mount") is None or \
+            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)],
+                           capture_output=True, check=False).returncode != 0:
+        pytest.skip("needs root and mount, for a 2 MiB tmpfs")
+    try:
+        run_cli(["train", "--epochs", "20"], disk / "data")
+        yield disk / "data"
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
+
+
+def _fill(data: Path, leaving: int) -> Path:
+    """Fill the disk holding ``data`` until ``leaving`` bytes are free; the filling file."""
+    filling = data.parent / "fill"
+    filling.write_bytes(b"\0" * (shutil.disk_usage(data).free - leaving))
+    return filling
 
 
 def test_a_full_disk_keeps_the_run_in_the_cache_folder_and_leaves_no_empty_file(
-        tmp_path, monkeypatch):
-    disk = tmp_path / "disk"
-    if not _small_tmpfs(disk):
-        pytest.skip("needs root and mount, for a 2 MiB tmpfs")
-    try:
-        data = disk / "data"
-        run_cli(["train", "--epochs", "20"], data)
-        # Room for the store's shared-memory file (32 KiB) and a little more: not for the
-        # run's curve in the store's log, nor for its recovery file (about 60 KB).
-        free = shutil.disk_usage(disk).free
-        (disk / "fill").write_bytes(b"\0" * (free - 40 * 1024))
-        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-        done = run_cli(["train", "--epochs", "3000", "--json"], data)
-        assert "database or disk is full" in done.stderr
-        (disk / "fill").unlink()
-        _kept_and_added(done, data / "runs.sqlite3", tmp_path / "cache", monkeypatch, 3000)
-    finally:
-        subprocess.run(["umount", str(disk)], check=False)
+        small_disk, tmp_path, monkeypatch):
+    # Room for the store's shared-memory file (32 KiB) and a little more: not for the run's
+    # curve in the store's log, nor for its recovery file (about 60 KB).
+    filling = _fill(small_disk, 40 * 1024)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    done = run_cli(["train", "--epochs", "3000", "--json"], small_disk)
+    assert "database or disk is full" in done.stderr
+    filling.unlink()
+    _kept_and_added(done, small_disk / "runs.sqlite3", tmp_path / "cache", monkeypatch, 3000)
 
 
-def test_a_store_a_full_disk_cannot_open_says_the_disk_is_full(tmp_path):
-    disk = tmp_path / "disk"
-    if not _small_tmpfs(disk):
-        pytest.skip("needs root and mount, for a 2 MiB tmpfs")
-    try:
-        data = disk / "data"
-        run_cli(["train", "--epochs", "20"], data)
-        # Not even room for the store's shared-memory file (32 KiB).
-        (disk / "fill").write_bytes(b"\0" * (shutil.disk_usage(disk).free - 4096))
-        listed = run_cli(["runs", "list"], data)
-        assert listed.returncode == 2 and listed.stderr.count("\n") == 1, listed.stderr
-        assert listed.stderr.startswith(f"iris-gui runs list: error: cannot open the runs store "
-                                        f"{data / 'runs.sqlite3'}: disk I/O error (the disk "
-                                        "holding it has "), listed.stderr
-        assert listed.stderr.endswith(" bytes free: is it full?)\n")
-    finally:
-        subprocess.run(["umount", str(disk)], check=False)
+def test_a_store_a_full_disk_cannot_open_says_the_disk_is_full(small_disk):
+    _fill(small_disk, 4096)  # not even room for the store's shared-memory file (32 KiB)
+    listed = run_cli(["runs", "list"], small_disk)
+    assert listed.returncode == 2 and listed.stderr.count("\n") == 1, listed.stderr
+    assert listed.stderr.startswith(f"iris-gui runs list: error: cannot open the runs store "
+                                    f"{small_disk / 'runs.sqlite3'}: disk I/O error (the disk "
+                                    "holding it has "), listed.stderr
+    assert listed.stderr.endswith(" bytes free: is it full?)\n")
