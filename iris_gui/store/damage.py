@@ -10,7 +10,7 @@ writes into damaged pages and every readable run stays where it was.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,16 +59,21 @@ def highest_id(conn: sqlite3.Connection, table: str) -> int:
     return highest
 
 
-def rows(conn: sqlite3.Connection, every: str, one: str, table: str,
-         skipped: Callable[[int], None]) -> list[Row]:
-    """``every``'s rows; where the file is damaged, ``one``'s row (``?``: an id) for each id
-    ``table`` may hold, in order, each id that cannot be read passed to ``skipped``."""
+def ids_of(conn: sqlite3.Connection, table: str) -> range:
+    """Every id ``table`` may hold: 1 up to the largest it has given."""
+    return range(1, highest_id(conn, table) + 1)
+
+
+def rows(conn: sqlite3.Connection, every: str, one: str, keys: Callable[[], Iterable[int]],
+         skipped: Callable[[int], None], parameters: Sequence[object] = ()) -> list[Row]:
+    """``every``'s rows; where the file is damaged, ``one``'s row (``?``: an id) for each of
+    ``keys()`` in turn, each id that cannot be read passed to ``skipped``."""
     try:
-        return conn.execute(every).fetchall()
+        return conn.execute(every, parameters).fetchall()
     except sqlite3.DatabaseError as exc:
         if not is_damage(exc):
             raise
-    return each(conn, one, range(1, highest_id(conn, table) + 1), skipped)
+    return each(conn, one, keys(), skipped)
 
 
 def each(conn: sqlite3.Connection, one: str, keys: Iterable[int],
@@ -122,7 +127,7 @@ def _copy_table(source: sqlite3.Connection, conn: sqlite3.Connection,
     name, column, ids = table
     columns = ", ".join(row[1] for row in conn.execute(f"PRAGMA main.table_info({name})"))
     marks = ", ".join("?" * len(columns.split(", ")))
-    for key in range(1, highest_id(source, ids) + 1):
+    for key in ids_of(source, ids):
         if name != ids and key not in copied:
             continue  # a curve whose run was left behind stays behind with it
         try:

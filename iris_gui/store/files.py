@@ -201,4 +201,4 @@ def spreadsheet_safe(value: object) -> object:
     text = clean(str(value))
     if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
         return "'" + text
-    return text if text != value else value
+    return text

@@ -133,7 +133,8 @@ class RunStore:
                   " FROM runs AS r LEFT JOIN breakdowns AS b ON b.run_id = r.id")
         with self._errors("list the runs"):
             rows = damage.rows(conn, f"{listed} ORDER BY r.id", f"{listed} WHERE r.id = ?",
-                               "runs", lambda run_id: self._damaged(f"run {run_id}"))
+                               lambda: damage.ids_of(conn, "runs"),
+                               lambda run_id: self._damaged(f"run {run_id}"))
         runs = []
         for row in rows:
             if not isinstance(row[0], int) or row[0] < 1:
@@ -160,13 +161,9 @@ class RunStore:
                 part = ids[start:start + IDS_PER_QUERY]
                 marks = ", ".join("?" * len(part))
                 read = "SELECT run_id, stride, losses FROM curves WHERE run_id"
-                try:
-                    rows = conn.execute(f"{read} IN ({marks})", part).fetchall()
-                except sqlite3.DatabaseError as exc:
-                    if not damage.is_damage(exc):
-                        raise
-                    rows = damage.each(conn, f"{read} = ?", part, lambda run_id: self._damaged(
-                        f"the curve of run {run_id}"))
+                rows = damage.rows(conn, f"{read} IN ({marks})", f"{read} = ?", part.copy,
+                                   lambda run_id: self._damaged(f"the curve of run {run_id}"),
+                                   part)
                 for run_id, stride, blob in rows:
                     try:
                         if not isinstance(stride, int) or stride < 1:

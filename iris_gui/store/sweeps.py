@@ -62,7 +62,8 @@ def list_sweeps(conn: sqlite3.Connection, skipped: Callable[[str], None],
     """Every readable sweep, oldest first; each unreadable one is passed to ``skipped`` (its
     line), each in a damaged part of the file to ``damaged`` (its id)."""
     read = "SELECT id, created_at, record_json FROM sweeps"
-    rows = damage.rows(conn, f"{read} ORDER BY id", f"{read} WHERE id = ?", "sweeps", damaged)
+    rows = damage.rows(conn, f"{read} ORDER BY id", f"{read} WHERE id = ?",
+                       lambda: damage.ids_of(conn, "sweeps"), damaged)
     found = []
     for row in rows:
         if not isinstance(row[0], int) or row[0] < 1:
