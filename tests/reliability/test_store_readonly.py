@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.another_user import SKIP_REASON, as_another_user
 
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.spec.config import RunConfig
@@ -48,20 +49,7 @@ def test_a_missing_store_in_a_directory_that_cannot_be_written_reads_as_empty(tm
     assert list(tmp_path.iterdir()) == []
 
 
-def _as_another_user() -> list[str] | None:
-    """The command prefix that runs a process as a user who cannot write the directory: none
-    for a non-root user; ``setpriv`` to nobody for root (who writes anywhere); None if neither."""
-    if not hasattr(os, "geteuid"):
-        return None
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    return None if setpriv is None else [setpriv, "--reuid=65534", "--regid=65534",
-                                         "--clear-groups"]
-
-
-@pytest.mark.skipif(_as_another_user() is None, reason="needs POSIX permissions (and, as root, "
-                                                      "setpriv to run as nobody)")
+@pytest.mark.skipif(as_another_user() is None, reason=SKIP_REASON)
 def test_runs_list_in_a_read_only_data_directory():
     # Not under tmp_path: as root, pytest's directories are closed to nobody.
     top = Path(tempfile.mkdtemp(prefix="iris-gui-readonly-"))
@@ -73,7 +61,7 @@ def test_runs_list_in_a_read_only_data_directory():
         data.chmod(0o555)
         before = (data / "runs.sqlite3").read_bytes()
         env = {**os.environ, "IRIS_GUI_DATA_DIR": str(data)}
-        procs = [subprocess.run([*_as_another_user(), sys.executable, "-m", "iris_gui", *args],
+        procs = [subprocess.run([*as_another_user(), sys.executable, "-m", "iris_gui", *args],
                                 env=env, capture_output=True, text=True, timeout=180,
                                 check=False, cwd=top)
                  for args in (["runs", "list", "--json"], ["runs", "show", "2"])]

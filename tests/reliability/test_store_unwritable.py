@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.another_user import SKIP_REASON, as_another_user
 from support.cli import run_cli
 
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
@@ -129,15 +130,6 @@ def test_a_run_no_place_takes_is_printed_in_full_and_said_with_each_place(
     assert "  epochs        30 / 30\n" in text.stdout
 
 
-def _as_nobody() -> list[str] | None:
-    """``setpriv`` to nobody, for root (who writes anywhere); [] for a non-root user."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    return None if setpriv is None else [setpriv, "--reuid=65534", "--regid=65534",
-                                         "--clear-groups"]
-
-
 def _train(prefix: list[str], data: Path, cache: Path, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "IRIS_GUI_DATA_DIR": str(data), "XDG_CACHE_HOME": str(cache)}
     return subprocess.run([*prefix, sys.executable, "-m", "iris_gui", "train", "--epochs", "300",
@@ -162,8 +154,7 @@ def _kept_and_added(done: subprocess.CompletedProcess, store: Path, cache: Path,
     assert _files(place) == []
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or _as_nobody() is None,
-                    reason="needs POSIX permissions (and, as root, setpriv to run as nobody)")
+@pytest.mark.skipif(as_another_user() is None, reason=SKIP_REASON)
 def test_a_read_only_data_directory_keeps_the_run_in_the_cache_folder(monkeypatch):
     # Not under tmp_path: as root, pytest's directories are closed to nobody.
     top = Path(tempfile.mkdtemp(prefix="iris-gui-unwritable-"))
@@ -175,7 +166,7 @@ def test_a_read_only_data_directory_keeps_the_run_in_the_cache_folder(monkeypatc
         cache.chmod(0o777)
         (data / "runs.sqlite3").chmod(0o444)
         data.chmod(0o555)
-        done = _train(_as_nobody() or [], data, cache, top)
+        done = _train(as_another_user() or [], data, cache, top)
         data.chmod(0o755)
         (data / "runs.sqlite3").chmod(0o644)
         _kept_and_added(done, data / "runs.sqlite3", cache, monkeypatch)
