@@ -1,9 +1,10 @@
-"""The commands that need no window work where PySide6 and pyqtgraph are not installed (a GPU
-server's system Python): one ``python`` process whose every Qt import is refused runs each
-command in turn through ``iris_gui.cli.main``, as tests/engine/test_no_qt.py does for the
-engine, and notes every attempt, command by command. One process is enough: an attempt made
-while any command runs (or while the package imports) is caught, whichever command makes it
-first, and torch loads once instead of once per command."""
+"""The engine, the store and the commands that need no window work where PySide6 and pyqtgraph
+are not installed (a GPU server's system Python; ARCHITECTURE.md: the engine never imports
+Qt): one ``python`` process whose every Qt import is refused imports the package as
+``python -m iris_gui`` does, then every module of the engine and the store, then runs each
+command in turn through ``iris_gui.cli.main``, and notes every attempt, command by command.
+One process is enough: an attempt made while any command runs (or while a module imports) is
+caught, whichever makes it first, and torch loads once instead of once per check."""
 
 from __future__ import annotations
 
@@ -21,14 +22,19 @@ pytestmark = pytest.mark.slow
 
 QT_PACKAGES = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6", "pytestqt")
 
+# What a module of the engine may need that a GPU server's Python may lack and that is not
+# Qt: Triton, which only the persistent kernel's modules import.
+OPTIONAL = ("triton",)
 # ``python -c RUNNER JOBS RESULTS``: with a finder in front of every other that refuses the Qt
-# packages and notes each attempt, imports the package as ``python -m iris_gui`` does, then runs
-# each job of the JSON list JOBS ([name, args, data directory]) through ``main`` with its output
-# captured, as the command line would show it; "{id}" in a job's args is the id of the run the
-# latest job printed as JSON. Writes, to RESULTS, each job's exit status, stdout, stderr and
-# the Qt imports it attempted, and the attempts of the package's own import.
+# packages and notes each attempt, imports the package as ``python -m iris_gui`` does, then
+# every module of the engine and the store (those needing an OPTIONAL package that is missing
+# are listed as skipped), then runs each job of the JSON list JOBS ([name, args, data
+# directory]) through ``main`` with its output captured, as the command line would show it;
+# "{id}" in a job's args is the id of the run the latest job printed as JSON. Writes, to
+# RESULTS, each job's exit status, stdout, stderr and the Qt imports it attempted, and the
+# attempts of the package's own import and of the modules'.
 RUNNER = textwrap.dedent(f"""
-    import contextlib, importlib.abc, io, json, logging, os, sys
+    import contextlib, importlib, importlib.abc, io, json, logging, os, pkgutil, sys
 
     attempts = []
 
@@ -44,7 +50,20 @@ RUNNER = textwrap.dedent(f"""
     import iris_gui.__main__
     from iris_gui.cli import main
 
-    done = {{"import": sorted(set(attempts)), "jobs": {{}}}}
+    done = {{"import": sorted(set(attempts)), "jobs": {{}}, "modules": [], "skipped": []}}
+    import iris_gui.engine, iris_gui.store
+    before = len(attempts)
+    for package in (iris_gui.engine, iris_gui.store):
+        for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            try:
+                importlib.import_module(module.name)
+            except ModuleNotFoundError as missing:
+                if (missing.name or "").split(".")[0] not in {OPTIONAL!r}:
+                    raise
+                done["skipped"].append(module.name)
+                continue
+            done["modules"].append(module.name)
+    done["modules-qt"] = sorted(set(attempts[before:]))
     logger, run_id = logging.getLogger("iris_gui"), None
     for name, args, data in jobs:
         args = [arg.replace("{{id}}", str(run_id)) for arg in args]
@@ -116,7 +135,20 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
         assert job["code"] == 0, describe(as_completed(job))
     jobs_done = done["jobs"].items()
     return {"scratch": scratch, "attempted": {name: job["qt"] for name, job in jobs_done},
+            "modules": done["modules"], "skipped": done["skipped"],
+            "modules-qt": done["modules-qt"],
             **{name: as_completed(job) for name, job in jobs_done}}
+
+
+def test_every_engine_and_store_module_imports_without_qt(runs):
+    assert runs["modules-qt"] == [], f"the engine or the store tried Qt: {runs['modules-qt']}"
+    imported = set(runs["modules"])
+    # Every room of the engine, its deepest modules included, and the store.
+    for name in ("iris_gui.engine.train.trainer", "iris_gui.engine.rungs.compiled_step",
+                 "iris_gui.engine.remote.stdio_worker", "iris_gui.store.damage"):
+        assert name in imported, sorted(imported)
+    assert all(name.startswith("iris_gui.engine.kernels.") for name in runs["skipped"]), \
+        runs["skipped"]
 
 
 def test_devices_lists_the_cpu(runs):
