@@ -177,17 +177,6 @@ def test_a_sweep_on_one_job_names_its_job(hpc: RemoteRunner) -> None:
                                   + placed["CUDA_VISIBLE_DEVICES"]]
 
 
-def test_closing_the_connection_ends_the_job(ssh_config_env: str, slurm: Cluster) -> None:
-    runner = docs_host("hpc2")
-    try:
-        runner.start()
-        job = environ(runner.remote_pid)["SLURM_JOB_ID"]
-        assert job in slurm.jobs()
-    finally:
-        runner.close()
-    wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to end job {job}")
-
-
 def test_a_cancelled_job_keeps_its_run_as_stopped_and_names_slurm(
         ssh_config_env: str, slurm: Cluster) -> None:
     runner = docs_host("hpc3")
@@ -234,41 +223,6 @@ def test_a_job_waiting_in_the_queue_is_named_and_cancelled_on_giving_up(
     wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to forget job {job}")
 
 
-def test_the_controller_down_mid_run_and_at_connect(
-        ssh_config_env: str, slurm: Cluster) -> None:
-    running = docs_host("hpc5")
-    later = docs_host("hpc6")
-    chunks: list = []
-
-    down_at: list[float] = []
-
-    def observe(chunk: Any) -> None:
-        chunks.append(chunk)
-        if len(chunks) == 1:
-            slurm.script.stop_daemon(slurm.root, "slurmctld")
-            down_at.append(time.time())
-        elif chunk.stamp > down_at[0]:  # trained on the host after the controller was gone
-            running.request_stop()
-
-    try:
-        running.start()
-        # A job that runs needs only its node: the run goes on without the controller, and
-        # still answers a stop.
-        result = running.run(RunConfig(epochs=2_000_000, device="hpc5:cpu"), observe)
-        assert result.status is RunStatus.STOPPED, result.message
-        assert chunks[-1].stamp > down_at[0] and result.epochs_completed < 2_000_000
-        with pytest.raises(WorkerError) as refused:
-            later.start(timeout=60)
-    finally:
-        running.close()
-        later.close()
-        slurm.script.start_daemon(slurm.root, "slurmctld")
-        slurm.script.wait_until_idle(slurm.root)
-    message = str(refused.value)
-    assert message.startswith("hpc6: the connection to iris-test ended (exit code 1): srun: ")
-    assert "Unable to contact slurm controller" in message and "\n" not in message
-
-
 def test_the_docs_example_added_as_written_connects_and_trains(
         ssh_config_env: str, slurm: Cluster, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -292,6 +246,12 @@ def test_the_docs_example_added_as_written_connects_and_trains(
     jobs = {said[1], placed[1]}
     assert len(jobs) == 2
     wait_for(lambda: not jobs & set(slurm.jobs()), 30, f"Slurm to end jobs {sorted(jobs)}")
+
+
+def jobs_end(slurm: Cluster, placements: list[str]) -> None:
+    """Wait for the jobs of a sweep's placements ("Slurm job N on ...") to leave Slurm."""
+    ids = {re.match(r"Slurm job (\d+)", placed)[1] for placed in placements}
+    wait_for(lambda: not ids & set(slurm.jobs()), 30, f"Slurm to end jobs {sorted(ids)}")
 
 
 def added_docs_host(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -325,8 +285,7 @@ def test_a_sweep_on_two_jobs_at_once_measures_every_point_once(
     assert any(n.endswith("measured each other (on a cluster, --exclusive in the prefix gives "
                           "each job a node of its own)") and f"({node})" in n
                for n in result["notes"]), result["notes"]
-    ids = {re.match(r"Slurm job (\d+)", j)[1] for j in jobs}
-    wait_for(lambda: not ids & set(slurm.jobs()), 30, f"Slurm to end jobs {sorted(ids)}")
+    jobs_end(slurm, jobs)
 
 
 def test_a_job_cancelled_mid_sweep_gives_its_size_to_another_job(
@@ -355,6 +314,49 @@ def test_a_job_cancelled_mid_sweep_gives_its_size_to_another_job(
     assert len(again) == 1 and again[0].endswith("that size was measured again on another job")
     assert f"Slurm cancelled job {cancelled[0]} (scancel)" in again[0], again
     assert len(result.env["jobs"]) == 3  # the cancelled job's slot went on with a new one
+    # The two jobs still connected when the sweep ended were ended by closing their
+    # connections: nothing is left running on the cluster.
+    jobs_end(slurm, result.env["jobs"])
+
+
+def test_the_controller_down_mid_run_and_at_connect(
+        ssh_config_env: str, slurm: Cluster, time_limited: Future) -> None:
+    # The time-limited job must have ended first: a job that Slurm ends while slurmctld is
+    # down is left completing, and its node with it, long after the controller is back. Late
+    # in the file, that end is long past.
+    _, limited = time_limited.result(timeout=200)
+    wait_for(lambda: limited not in slurm.jobs(), 30, f"Slurm to end job {limited}")
+    running = docs_host("hpc5")
+    later = docs_host("hpc6")
+    chunks: list = []
+
+    down_at: list[float] = []
+
+    def observe(chunk: Any) -> None:
+        chunks.append(chunk)
+        if len(chunks) == 1:
+            slurm.script.stop_daemon(slurm.root, "slurmctld")
+            down_at.append(time.time())
+        elif chunk.stamp > down_at[0]:  # trained on the host after the controller was gone
+            running.request_stop()
+
+    try:
+        running.start()
+        # A job that runs needs only its node: the run goes on without the controller, and
+        # still answers a stop.
+        result = running.run(RunConfig(epochs=2_000_000, device="hpc5:cpu"), observe)
+        assert result.status is RunStatus.STOPPED, result.message
+        assert chunks[-1].stamp > down_at[0] and result.epochs_completed < 2_000_000
+        with pytest.raises(WorkerError) as refused:
+            later.start(timeout=60)
+    finally:
+        running.close()
+        later.close()
+        slurm.script.start_daemon(slurm.root, "slurmctld")
+        slurm.script.wait_until_idle(slurm.root)
+    message = str(refused.value)
+    assert message.startswith("hpc6: the connection to iris-test ended (exit code 1): srun: ")
+    assert "Unable to contact slurm controller" in message and "\n" not in message
 
 
 def test_closing_a_connection_whose_job_is_queued_cancels_the_job(
