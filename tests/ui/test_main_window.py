@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -146,46 +148,6 @@ def test_menus_carry_the_usual_shortcuts(qtbot, open_window):
     assert "torch" in text and "Qt" in text and "pyqtgraph" in text and "cpu" in text
 
 
-PROBE = """
-import os, sys, time
-
-def main():
-    from PySide6.QtWidgets import QApplication
-    app = QApplication([])
-    from iris_gui.ui.app import create_window
-    w = create_window()
-    w.show(); app.processEvents(); w.grab()
-    print("at paint:", sorted(m for m in ("torch", "sklearn") if m in sys.modules))
-    w.controller.start()
-    results = []
-    w.controller.run_finished.connect(lambda token, result: results.append(result))
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not w.controls.train_button.isEnabled():
-        app.processEvents(); time.sleep(0.01)
-    w.controller.train([w.controls.config().replace(epochs=50)], "process")
-    while time.monotonic() < deadline and not results:
-        app.processEvents(); time.sleep(0.01)
-    print("run:", results[0].status.value, results[0].env.torch_version)
-    print("after a run:", sorted(m for m in ("torch", "sklearn") if m in sys.modules))
-    w.close()
-
-if __name__ == "__main__":  # the worker, forked or spawned, imports this file again
-    main()
-"""
-
-
-def test_the_window_process_never_imports_torch(tmp_path):
-    probe = tmp_path / "probe.py"
-    probe.write_text(PROBE)
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "IRIS_GUI_DATA_DIR": str(tmp_path)}
-    done = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True,
-                          timeout=180, env=env, check=False)
-    assert done.returncode == 0, done.stderr
-    assert "at paint: []" in done.stdout
-    assert "run: completed" in done.stdout
-    assert "after a run: []" in done.stdout, "torch must load in the worker, never in the window"
-
-
 def test_explain_selected_runs_shows_bars_and_keeps_the_breakdowns(qtbot, open_window, tmp_path,
                                                                    monkeypatch):
     window = open_window(epochs=200, worker="this process")  # the bars and the store
@@ -258,24 +220,75 @@ def _alive(pid: int) -> bool:
         return False
 
 
+# ``python PROBE``: the app as ``python -m iris_gui`` starts it (the command line's main, its
+# Ctrl+C handler included), with its window watched: once shown it says which of torch and
+# scikit-learn the window process has loaded, trains one short run through the worker once
+# the worker is ready, and says it again.
+PROBE = """
+import sys, time
+from PySide6.QtCore import QTimer
+
+def main():
+    from iris_gui.cli import main as cli_main
+    from iris_gui.ui import app
+
+    def loaded():
+        return sorted(m for m in ("torch", "sklearn") if m in sys.modules)
+
+    made = app.create_window
+
+    def create_window(*args, **kwargs):
+        w = made(*args, **kwargs)
+        finished = lambda token, result: print("run:", result.status.value,
+                                               "after a run:", loaded(), flush=True)
+        w.controller.run_finished.connect(finished)
+
+        def shown():
+            w.grab()
+            print("at paint:", loaded(), flush=True)
+            ready()
+
+        def ready():  # a poll until the worker has started (torch loads there)
+            if not w.controls.train_button.isEnabled():
+                QTimer.singleShot(20, ready)
+                return
+            w.controller.train([w.controls.config().replace(epochs=50)], "process")
+
+        QTimer.singleShot(0, shown)  # the first turn of the loop: the window is up
+        return w
+
+    app.create_window = create_window
+    sys.exit(cli_main([]))
+
+if __name__ == "__main__":  # the worker, forked or spawned, imports this file again
+    main()
+"""
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
-def test_a_terminal_interrupt_closes_the_app_cleanly(tmp_path):
+def test_the_window_process_never_imports_torch_and_a_terminal_interrupt_closes_it(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "IRIS_GUI_DATA_DIR": str(tmp_path),
            "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    app = subprocess.Popen([sys.executable, "-m", "iris_gui"], env=env, text=True,
+    app = subprocess.Popen([sys.executable, str(probe)], env=env, text=True,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in app.stdout], daemon=True).start()
+    said: list[str] = []
     try:
-        # The app shows the window, installs its Ctrl+C handler, then starts the worker
-        # process (forked by the app's forkserver, a child of the app): once the worker exists
-        # the window is up and the handler in place.
+        # The window trains a run in its worker (forked by the app's forkserver, a child of
+        # the app) and says so: the window is up, the Ctrl+C handler in place, the worker
+        # there.
         deadline = time.monotonic() + READY_MS / 1000
-        servers: list[int] = []
-        workers: list[int] = []
-        while not workers and app.poll() is None and time.monotonic() < deadline:
-            servers = [pid for pid, cmdline in _children(app.pid).items()
-                       if b"multiprocessing.forkserver" in cmdline]
-            workers = [pid for server in servers for pid in _children(server)]
-            time.sleep(0.05)
+        while not any(line.startswith("run:") for line in said) and app.poll() is None:
+            try:
+                said.append(lines.get(timeout=max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                pytest.fail(f"the window said {said} in {READY_MS / 1000:.0f} s, no run")
+        servers = [pid for pid, cmdline in _children(app.pid).items()
+                   if b"multiprocessing.forkserver" in cmdline]
+        workers = [pid for server in servers for pid in _children(server)]
         assert app.poll() is None, app.communicate()[1]
         assert workers, "no worker process appeared"
         app.send_signal(2)  # SIGINT, as Ctrl+C in the terminal that ran `make run`
@@ -284,6 +297,9 @@ def test_a_terminal_interrupt_closes_the_app_cleanly(tmp_path):
         if app.poll() is None:
             app.kill()
             app.communicate()
+    assert said[0] == "at paint: []\n", said
+    assert said[-1] == "run: completed after a run: []\n", \
+        "torch must load in the worker, never in the window"
     assert app.returncode == 0, err
     assert "leaked semaphore" not in err and "Traceback" not in err
     assert not any(_alive(pid) for pid in workers), "the worker outlived the app"
