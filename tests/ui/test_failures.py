@@ -75,13 +75,18 @@ def test_a_worker_that_dies_mid_run_is_a_failed_row_and_is_replaced(qtbot, open_
     assert _train(qtbot, window, 50).status.value == "completed"
 
 
+# The window in a process of its own, its runs in-process; the worker process is stood in with
+# this process (as open_window's worker="this process"): in-process runs never reach it.
 IN_PROCESS_DEATH = """
 import os, sys, time
 
 def main():
     from PySide6.QtWidgets import QApplication
     app = QApplication([])
+    from iris_gui.engine.workers.in_process import InProcessRunner
     from iris_gui.ui.app import create_window
+    from iris_gui.ui.jobs import worker
+    worker.ProcessRunner = lambda _log=None: InProcessRunner()
     w = create_window()
     w.show()
     w.controller.start()
