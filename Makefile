@@ -25,9 +25,12 @@ run: $(STAMP)
 	$(BIN)/iris-gui $(ARGS)
 
 # Across every core (pytest-xdist), a test module per worker at a time: a module's shared
-# fixtures (a store, a window, a sweep) are made once. WORKERS=0 runs in this process alone.
+# fixtures (a store, a window, a sweep) are made once. Modules are handed out in the order
+# tests/conftest.py gives them, longest first (xdist would otherwise order them by their number
+# of tests, and a long module of few tests started last keeps one core busy alone at the end).
+# WORKERS=0 runs in this process alone.
 WORKERS ?= auto
-PARALLEL := -n $(WORKERS) --dist loadfile
+PARALLEL := -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PARALLEL) $(PYTEST_ARGS)

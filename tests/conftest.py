@@ -54,7 +54,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """The longest files first: those of LONGEST_FIRST's folders, then those with the most slow
     test functions (their parameters not counted), then the rest, each in collection order.
     Across make test's workers a file is one unit of work (--dist loadfile), handed out in this
-    order: a long file started last would keep one worker busy while the others wait."""
+    order (--no-loadscope-reorder): a long file started last would keep one worker busy while
+    the others wait."""
     slow = Counter(path for path, _ in {(item.path, getattr(item, "originalname", item.name))
                                         for item in items if item.get_closest_marker("slow")})
 
