@@ -7,9 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "why-is-the-gpu-slower.ipynb"
 SMALL = ("EPOCHS = 200\nSWEEP_ROWS = [100, 400]\nSWEEP_SECONDS = 0.02\nEXPLAIN_WINDOW = 20\n"
@@ -20,6 +18,12 @@ SHOWN = ("run", "compared", "ladder", "swept", "explained")
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
+    # Imported here, not at the top: nbformat's schema validation loads jsonschema's format
+    # checkers, which build a grammar on import (2 s), and every test worker collecting this
+    # module would pay it, not only the one that runs it.
+    import nbformat
+    from nbclient import NotebookClient
+
     data = tmp_path_factory.mktemp("notebook")
     book = nbformat.read(NOTEBOOK, as_version=4)
     (parameters,) = [c for c in book.cells if "parameters" in c.metadata.get("tags", [])]
