@@ -8,9 +8,10 @@ limits, resets, the outputs it reads), not the code inductor generates: dynamo t
 ``aot_eager`` backend in place of inductor (support.compile_counts.stand_in_backend), which
 keeps every guard and limit real and leaves out inductor's C++ compiles, tens of seconds each
 on a small machine. They run ``EPOCHS_PER_CALL = 2``: the rung's logic does not depend on the
-size. That inductor's code agrees with eager, for SGD, momentum and Adam, and compiles nothing
-in the loop is checked with inductor itself in test_rungs_compiled_graph.py and
-test_minibatch_compiled_graph.py; the CUDA tests here compile with inductor too."""
+size. That inductor's code agrees with eager and compiles nothing in the loop is checked with
+inductor itself in test_rungs_compiled_graph.py (SGD, full batch) and
+test_minibatch_compiled_graph.py (Adam on two hidden layers, per batch); momentum agrees with
+eager here, over the stand-in. The CUDA tests here compile with inductor too."""
 
 from __future__ import annotations
 
