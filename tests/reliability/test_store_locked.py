@@ -129,11 +129,13 @@ conn.close()
 """
 
 
-def test_train_waits_for_a_held_lock_and_saves(tmp_path):
+def test_train_waits_for_a_held_lock_and_saves(tmp_path, monkeypatch):
     """The CLI end to end: ``train`` finishes while another process holds the lock; it says
     it is waiting, and saves once the lock goes (before: exit 2, "database is locked", the
     run neither saved nor printed). The command runs in this process, the holder in a small
-    one of its own, released when the command says it waits."""
+    one of its own, released when the command says it waits. SQLite's busy timeout, after
+    which the command says so, is shortened: 5 s of silence would only be waited out."""
+    monkeypatch.setattr("iris_gui.store.schema.BUSY_TIMEOUT_S", 0.5)
     data = tmp_path / "data"
     path = data / "runs.sqlite3"
     RunStore.open(path).close()

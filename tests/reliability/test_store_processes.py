@@ -1,6 +1,8 @@
 """Many processes at once on a new store, and on a store file that
 is not a runs store. Every run a process reports saved must be in the store afterwards, no
-valid store may be set aside, and the bytes of a file set aside must survive whole. The
+valid store may be set aside, and the bytes of a file set aside must survive whole. Processes
+that find no store create and migrate it together: one creates it, the others wait for it
+(switching to WAL can answer "locked" at once, without SQLite's busy timeout). The
 reading commands on a file that is not a store run one at a time, in this process.
 
 The quick trials run with ``make test``; ``make test-reliability`` (IRIS_GUI_LONG_TRIALS=1)

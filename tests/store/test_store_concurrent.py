@@ -101,30 +101,3 @@ def test_two_stores_in_one_process_share_the_file(store, make_result, db_path):
         assert other.get(run_id).result.epochs_completed == 100
         other.delete(run_id)
     assert store.list_runs() == []
-
-
-OPENER = """
-import sys, time
-from iris_gui.store.runs import RunStore
-while time.time() < float(sys.argv[2]):  # all start together, once every one has imported
-    pass
-with RunStore.open(sys.argv[1]) as store:
-    print(len(store.list_runs()))
-"""
-
-
-def test_many_processes_creating_one_new_store_at_once_all_open_it(tmp_path):
-    """Commands started together on a new store: one creates and migrates it, the others wait
-    for it (switching to WAL can answer "locked" at once, without SQLite's busy timeout)."""
-    import subprocess
-    import sys
-    import time
-
-    path = tmp_path / "new" / "runs.sqlite3"
-    start = str(time.time() + 3.0)
-    openers = [subprocess.Popen([sys.executable, "-c", OPENER, str(path), start],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-               for _ in range(6)]
-    outcomes = [opener.communicate(timeout=120) for opener in openers]
-    assert [opener.returncode for opener in openers] == [0] * 6, outcomes
-    assert [out.strip() for out, _ in outcomes] == ["0"] * 6
