@@ -177,6 +177,16 @@ def test_a_sweep_on_one_job_names_its_job(hpc: RemoteRunner) -> None:
                                   + placed["CUDA_VISIBLE_DEVICES"]]
 
 
+def jobs_end(slurm: Cluster, *jobs: str) -> None:
+    """Wait for these jobs (their ids) to leave Slurm's queue, ended or forgotten."""
+    wait_for(lambda: not set(jobs) & set(slurm.jobs()), 30, f"Slurm to end jobs {sorted(jobs)}")
+
+
+def placed_jobs(placements: list[str]) -> list[str]:
+    """The job ids in a sweep's placements ("Slurm job N on ...")."""
+    return [re.match(r"Slurm job (\d+)", placed)[1] for placed in placements]
+
+
 def test_a_cancelled_job_keeps_its_run_as_stopped_and_names_slurm(
         ssh_config_env: str, slurm: Cluster) -> None:
     runner = docs_host("hpc3")
@@ -198,7 +208,7 @@ def test_a_cancelled_job_keeps_its_run_as_stopped_and_names_slurm(
     assert 0 < result.epochs_completed < 2_000_000
     assert len(result.losses) == result.epochs_completed
     assert result.message.endswith(f": Slurm cancelled job {job} (scancel)"), result.message
-    wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to end job {job}")
+    jobs_end(slurm, job)
 
 
 def test_a_job_waiting_in_the_queue_is_named_and_cancelled_on_giving_up(
@@ -220,7 +230,7 @@ def test_a_job_waiting_in_the_queue_is_named_and_cancelled_on_giving_up(
     assert str(refused.value) == (f"hpc4: still waiting in Slurm's queue (job {job}) after 6 s; "
                                   f"job {job} was cancelled")
     # srun would have waited on after ssh ended: the job is gone, not started later.
-    wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to forget job {job}")
+    jobs_end(slurm, job)
 
 
 def test_the_docs_example_added_as_written_connects_and_trains(
@@ -245,13 +255,9 @@ def test_the_docs_example_added_as_written_connects_and_trains(
     # Each command's connection was a job of its own, ended with the command.
     jobs = {said[1], placed[1]}
     assert len(jobs) == 2
-    wait_for(lambda: not jobs & set(slurm.jobs()), 30, f"Slurm to end jobs {sorted(jobs)}")
+    jobs_end(slurm, *jobs)
 
 
-def jobs_end(slurm: Cluster, placements: list[str]) -> None:
-    """Wait for the jobs of a sweep's placements ("Slurm job N on ...") to leave Slurm."""
-    ids = {re.match(r"Slurm job (\d+)", placed)[1] for placed in placements}
-    wait_for(lambda: not ids & set(slurm.jobs()), 30, f"Slurm to end jobs {sorted(ids)}")
 
 
 def added_docs_host(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -285,7 +291,7 @@ def test_a_sweep_on_two_jobs_at_once_measures_every_point_once(
     assert any(n.endswith("measured each other (on a cluster, --exclusive in the prefix gives "
                           "each job a node of its own)") and f"({node})" in n
                for n in result["notes"]), result["notes"]
-    jobs_end(slurm, jobs)
+    jobs_end(slurm, *placed_jobs(jobs))
 
 
 def test_a_job_cancelled_mid_sweep_gives_its_size_to_another_job(
@@ -316,7 +322,7 @@ def test_a_job_cancelled_mid_sweep_gives_its_size_to_another_job(
     assert len(result.env["jobs"]) == 3  # the cancelled job's slot went on with a new one
     # The two jobs still connected when the sweep ended were ended by closing their
     # connections: nothing is left running on the cluster.
-    jobs_end(slurm, result.env["jobs"])
+    jobs_end(slurm, *placed_jobs(result.env["jobs"]))
 
 
 def test_the_controller_down_mid_run_and_at_connect(
@@ -325,7 +331,7 @@ def test_the_controller_down_mid_run_and_at_connect(
     # down is left completing, and its node with it, long after the controller is back. Late
     # in the file, that end is long past.
     _, limited = time_limited.result(timeout=200)
-    wait_for(lambda: limited not in slurm.jobs(), 30, f"Slurm to end job {limited}")
+    jobs_end(slurm, limited)
     running = docs_host("hpc5")
     later = docs_host("hpc6")
     chunks: list = []
@@ -375,7 +381,7 @@ def test_closing_a_connection_whose_job_is_queued_cancels_the_job(
     finally:
         runner.close()
         slurm.command("scontrol", "update", f"nodename={node}", "state=resume")
-    wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to forget job {job}")
+    jobs_end(slurm, job)
 
 
 def test_a_run_at_its_jobs_time_limit_is_kept_as_stopped_and_names_the_limit(
@@ -387,4 +393,4 @@ def test_a_run_at_its_jobs_time_limit_is_kept_as_stopped_and_names_the_limit(
     assert len(result.losses) == -(-result.epochs_completed // result.loss_stride)
     assert result.message.endswith(f": Slurm cancelled job {job} at its time limit"), \
         result.message
-    wait_for(lambda: job not in slurm.jobs(), 30, f"Slurm to end job {job}")
+    jobs_end(slurm, job)
