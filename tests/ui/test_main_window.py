@@ -12,6 +12,7 @@ import os
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -150,6 +151,9 @@ def test_menus_carry_the_usual_shortcuts(qtbot, open_window):
 
 def test_explain_selected_runs_shows_bars_and_keeps_the_breakdowns(qtbot, open_window, tmp_path,
                                                                    monkeypatch):
+    temp = tmp_path / "temp"  # where the window's folder of traces is made, for this test
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     window = open_window(epochs=200, worker="this process")  # the bars and the store
     with qtbot.waitSignal(window.controller.run_finished, timeout=60_000):
         window.controller.train([RunConfig(epochs=200), RunConfig(epochs=200, record="none")],
@@ -157,6 +161,7 @@ def test_explain_selected_runs_shows_bars_and_keeps_the_breakdowns(qtbot, open_w
     qtbot.waitUntil(lambda: window.results.model.rowCount() == 2, timeout=60_000)
     ids = [run.id for run in window.results.model.runs]
     window.results.select_ids(ids)
+    assert not list(temp.iterdir())  # a window that never explains leaves no folder behind
     window.explain.window_spin.setValue(20)
     with qtbot.waitSignals([window.controller.explained] * 2, timeout=120_000):
         qtbot.mouseClick(window.explain.explain_button, Qt.MouseButton.LeftButton)
@@ -183,6 +188,10 @@ def test_explain_selected_runs_shows_bars_and_keeps_the_breakdowns(qtbot, open_w
     assert window.status.currentMessage().startswith("Saved the trace to ")
     window.explain.set_breakdowns(shown)  # as stored breakdowns are shown: no trace with them
     assert not button.isEnabled() and button.toolTip().startswith("No trace for the shown run")
+    (traces,) = temp.iterdir()
+    assert traces.name.startswith("iris-gui-traces-")
+    window.close()  # and the window's close removes its traces
+    qtbot.waitUntil(lambda: not traces.exists(), timeout=30_000)
 
 
 def test_run_on_every_device_queues_the_notes_experiment(qtbot, open_window):

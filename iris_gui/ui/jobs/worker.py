@@ -69,8 +69,9 @@ class TrainingWorker(QObject):
         self._stop_token: int | None = None
         self._generation = 0  # of the hosts' connecting: a later one, or close, supersedes
         # The explained windows' traces, for the Explain view's Save trace…: kept while the
-        # window is open, in a folder of this session's, removed at close.
-        self._traces = tempfile.mkdtemp(prefix="iris-gui-traces-")
+        # window is open, in a folder of this session's made at the first explain (a window
+        # that never explains leaves nothing behind, even if it never closes), removed at close.
+        self._traces = ""
 
     @Slot()
     def start(self) -> None:
@@ -203,6 +204,8 @@ class TrainingWorker(QObject):
     @Slot(int, object, object, int, str)
     def explain(self, token: int, run_id: int | None, config: RunConfig, window: int,
                 execution: str) -> None:
+        if not self._traces:
+            self._traces = tempfile.mkdtemp(prefix="iris-gui-traces-")
         trace = os.path.join(self._traces, f"explain-{token}.json")
         try:
             breakdown = self._runner_for(token, config, execution).explain(config, window,
@@ -271,7 +274,8 @@ class TrainingWorker(QObject):
         for runner in self._runners.values():
             runner.close()
         self._hosts.close()
-        shutil.rmtree(self._traces, ignore_errors=True)
+        if self._traces:
+            shutil.rmtree(self._traces, ignore_errors=True)
 
 
 class _HostPicker:
