@@ -23,7 +23,9 @@ from iris_gui.ui.panels.samples.sweep import sample_sweep
 
 ROWS = 4_096
 BATCHES = (16, 64, 256, 1_024, 2_048, 0)
-PICTURE = os.environ.get("CROSSOVER_BATCH_PNG", "/tmp/crossover-batch.png")
+# Where the rendered view is saved to be looked at: the test's own folder (pytest keeps the
+# last three sessions' folders), or the file this names.
+PICTURE_ENV = "CROSSOVER_BATCH_PNG"
 
 
 def batch_sweep() -> SweepResult:
@@ -119,10 +121,10 @@ def test_the_settings_take_batch_sizes(panel) -> None:
     assert settings.spec().batches == (0,) and settings.error() == ""
 
 
-def test_the_view_renders_offscreen(panel) -> None:
+def test_the_view_renders_offscreen(panel, tmp_path) -> None:
     panel.tabs.setCurrentIndex(1)
     image = panel.grab()
-    assert image.save(PICTURE)
+    assert image.save(os.environ.get(PICTURE_ENV) or str(tmp_path / "crossover-batch.png"))
     assert not image.isNull() and image.width() >= 1000
     assert all(math.isfinite(v) for v in np.log10(panel.plot.series_lines()[
         "cuda:0/eager"][0].yData))

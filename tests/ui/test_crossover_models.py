@@ -91,7 +91,8 @@ def test_a_stored_spec_puts_its_model_back_in_the_form(panel) -> None:
     assert shown_shapes(panel) == {"depth", "heads", "seq_len"}
 
 
-def test_a_small_cnn_sweep_runs_from_the_view_and_reopens_into_the_form(qtbot, open_window):
+def test_a_small_cnn_sweep_runs_from_the_view_and_reopens_into_the_form(qtbot, open_window,
+                                                                       tmp_path):
     window = open_window(worker="this process")
     view = window.crossover
     settings = view.settings
@@ -131,7 +132,8 @@ def test_a_small_cnn_sweep_runs_from_the_view_and_reopens_into_the_form(qtbot, o
     # Along the width, the dashed fit follows the points' own FLOPs: it meets them.
     for items in plot.fit_lines().values():
         assert all(math.isfinite(y) for item in items for y in item.getData()[1])
-    view.grab().save("/tmp/crossover_models_sweep.png")  # looked at by hand; never committed
+    # Saved in the test's folder, to be looked at by hand (pytest keeps the last three).
+    assert view.grab().save(str(tmp_path / "crossover_models_sweep.png"))
 
     choose(qtbot, settings.model_combo, "MLP")  # the form moves on; reopening brings it back
     qtbot.waitUntil(lambda: view.history_combo.count() == 2)
