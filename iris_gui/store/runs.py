@@ -44,6 +44,11 @@ IDS_PER_QUERY = 500
 # long (the CLI sets SAVE_WAIT_CLI_S on its store); after it, the run goes to a recovery file.
 SAVE_WAIT_S = schema.BUSY_TIMEOUT_S
 SAVE_WAIT_CLI_S = 60.0
+# A save's first try waits this long for the lock (another process's commit takes
+# milliseconds) before the user hears that the store is locked and how long the save waits:
+# SQLite's own busy timeout would keep them waiting seconds in silence first.
+FIRST_TRY_S = 0.25
+RETRY_PAUSE_S = 0.05
 DAMAGED_NEXT = ("the next command that saves (or the window's start) sets the file aside and "
                 "copies what it can read into a new store")
 T = TypeVar("T")
@@ -286,28 +291,33 @@ class RunStore:
 
     def _save_or_recover(self, action: str, insert: Callable[[sqlite3.Connection], T],
                          payload: Callable[[], dict[str, Any]]) -> T | None:
-        """``insert`` in one transaction, again (with backoff) while another process holds the
-        lock, up to ``save_wait_s``; then, or on any other store failure, a recovery file."""
-        deadline, delay, told = time.monotonic() + self.save_wait_s, 0.05, False
+        """``insert`` in one transaction. While another process holds the lock: a short first
+        try, then the user is told, then a wait of up to ``save_wait_s`` (SQLite's busy handler
+        retries as the lock comes free); after it, or on any other store failure, a recovery
+        file."""
+        told = False
+        deadline = time.monotonic() + FIRST_TRY_S
         while True:
             try:
                 conn = self._writer()
-                with schema.transaction(conn):
+                with (schema.busy_timeout(conn, deadline - time.monotonic()),
+                      schema.transaction(conn)):
                     return insert(conn)
             except sqlite3.ProgrammingError:
                 raise
             except (sqlite3.Error, StoreError) as exc:
                 self._roll_back()
-                busy = schema.is_busy(exc)
-                if not busy or time.monotonic() + delay > deadline:
+                if not schema.is_busy(exc) or (told and time.monotonic() >= deadline):
                     self._recover(action, payload(), exc)
                     return None
                 if not told:
                     told = True
+                    deadline = time.monotonic() + self.save_wait_s
                     self._say(f"the runs store {self.path} is locked by another process; "
                               f"waiting up to {self.save_wait_s:.0f} s to {action}")
-                time.sleep(delay)
-                delay = min(delay * 2, 2.0)
+                # SQLite may answer "locked" without waiting (a lock its busy handler does not
+                # cover): a pause keeps such a lock from turning this into a busy loop.
+                time.sleep(min(RETRY_PAUSE_S, max(0.0, deadline - time.monotonic())))
 
     def _recover(self, action: str, payload: dict[str, Any], failure: Exception) -> None:
         problem = (str(failure) if isinstance(failure, StoreError)

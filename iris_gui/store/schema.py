@@ -108,6 +108,20 @@ def transaction(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("COMMIT")
 
 
+@contextmanager
+def busy_timeout(conn: sqlite3.Connection, seconds: float) -> Iterator[None]:
+    """Wait up to ``seconds`` (at least a millisecond) for another process's lock inside this
+    block; the connection's usual ``BUSY_TIMEOUT_S`` again after it."""
+    conn.execute(f"PRAGMA busy_timeout = {max(1, round(seconds * 1000))}")
+    try:
+        yield
+    finally:
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {round(BUSY_TIMEOUT_S * 1000)}")
+        except sqlite3.Error:
+            pass  # a closed or broken connection: the next use opens it again
+
+
 def connect(path: Path) -> tuple[sqlite3.Connection, str | None]:
     """Open the store at ``path``, creating or upgrading it.
 

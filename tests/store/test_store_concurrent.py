@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from iris_gui.store.runs import RunStore
-from iris_gui.store.schema import BUSY_TIMEOUT_S
 
 # Starts processes, compiles or trains whole runs: make test runs it, make test-fast does not.
 pytestmark = pytest.mark.slow
@@ -55,12 +53,12 @@ def _read_once(path: Path) -> dict:
 
 def test_reader_sees_committed_runs_while_writer_holds_the_lock(store, make_result, db_path):
     first, second = store.save(make_result()), store.save(make_result(epochs=50))
-    # An open, uncommitted write: the reader must neither wait for it nor see it.
+    # An open, uncommitted write: the reader must neither wait for it nor see it. (A reader
+    # that waited would wait in vain, the write being held across the read, and fail with
+    # "database is locked".)
     store._conn.execute("BEGIN IMMEDIATE")
     store._conn.execute("DELETE FROM runs WHERE id = ?", (first,))
-    started = time.monotonic()
     seen = _read_once(db_path)
-    assert time.monotonic() - started < BUSY_TIMEOUT_S
     store._conn.execute("ROLLBACK")
 
     assert seen == {"ids": [first, second], "points": [100, 50], "notice": None}
