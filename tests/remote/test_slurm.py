@@ -258,8 +258,6 @@ def test_the_docs_example_added_as_written_connects_and_trains(
     jobs_end(slurm, *jobs)
 
 
-
-
 def added_docs_host(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The docs' example added as ``name`` through the CLI, into this test's own hosts file."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
