@@ -28,7 +28,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication
 
-from iris_gui.engine.records.result import Chunk
+from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.timing.stats import Summary, summarize
 from iris_gui.ui.panels.loss_plot.buffer import synthetic_losses
 from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel, PlotCurve

@@ -9,8 +9,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.records.jsonable import json_ready
-from iris_gui.engine.records.result import Chunk, RunResult
+from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.timing.time_left import TimeLeft, left_text
 from iris_gui.engine.words.plain import clean_lines
 

@@ -26,7 +26,8 @@ from support.slurm import Cluster, slurm_if_here
 from support.sshd import LoopbackSshd, alive, wait_for
 
 from iris_gui import __version__
-from iris_gui.engine.records.result import Chunk, RunStatus
+from iris_gui.engine.records.chunk import Chunk
+from iris_gui.engine.records.result import RunStatus
 from iris_gui.engine.records.sweep_model import SweepSpec
 from iris_gui.engine.remote.host_runners import HostRunners
 from iris_gui.engine.remote.hosts import Host

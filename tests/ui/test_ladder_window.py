@@ -10,7 +10,7 @@ from iris_gui.engine.rungs import availability
 
 
 def test_run_the_ladder_queues_every_rung_and_shows_them_side_by_side(qtbot, open_window):
-    window = open_window(epochs=400, worker="this process")  # the queue and the view
+    window = open_window(epochs=400)  # through the real worker process, as a user runs it
     cpu = torch.device("cpu")
     expected = [("eager", "every-epoch"), ("eager", "device")] + [
         (engine, "device") for engine in ("lean", "manual", "compiled", "native")

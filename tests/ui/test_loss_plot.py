@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
-from iris_gui.engine.records.result import Chunk
+from iris_gui.engine.records.chunk import Chunk
 from iris_gui.figures.loss_range import widened
 from iris_gui.ui.panels.loss_plot.buffer import LiveBuffer
 from iris_gui.ui.panels.loss_plot.demo import sample_panel

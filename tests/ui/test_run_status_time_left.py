@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from iris_gui.engine.records.result import Chunk
+from iris_gui.engine.records.chunk import Chunk
 from iris_gui.ui.panels.run.status import RunStatusBar
 
 

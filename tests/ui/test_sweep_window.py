@@ -19,7 +19,7 @@ def _small_sweep(view, rows: str, seconds: float) -> None:
 
 
 def test_a_sweep_runs_live_from_the_crossover_view_and_is_kept(qtbot, open_window):
-    window = open_window(worker="this process")  # the view's live points and the store
+    window = open_window()  # through the real worker process, as a user runs it
     view = window.crossover
     _small_sweep(view, "120,2000,20000", 0.05)
     points = []

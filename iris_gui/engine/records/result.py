@@ -1,4 +1,5 @@
-"""The records a run produces: Chunk (streamed while training) and RunResult (at the end).
+"""The record a run produces at its end: RunResult (the chunks streamed while it trains are
+chunk.py's).
 
 ``RunResult.to_dict`` defines the keys that ``train --json``, ``runs show --json``, the store
 and the CSV export share; everything that reads a run reads these names.
@@ -24,22 +25,6 @@ class RunStatus(str, Enum):
     STOPPED = "stopped"
     DIVERGED = "diverged"
     FAILED = "failed"
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """Progress since the previous chunk.
-
-    ``losses`` holds the recorded losses of epochs ``first_epoch, first_epoch + stride, ...``
-    (empty when the loss is not recorded); ``epochs_done`` counts every epoch run so far, so
-    progress is known even with recording ``none``. ``stamp`` is ``time.time()`` at emission.
-    """
-
-    first_epoch: int
-    losses: np.ndarray
-    stride: int
-    epochs_done: int
-    stamp: float
 
 
 @dataclass

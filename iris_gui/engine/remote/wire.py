@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.records.jsonable import nesting
-from iris_gui.engine.records.result import Chunk
 from iris_gui.engine.records.typed import brief, seen
 from iris_gui.engine.words.plain import clean
 from iris_gui.engine.workers.messages import MessageError

@@ -53,6 +53,11 @@ class Recording(NamedTuple):
         """Whether recorded epochs read their loss on the host (every-epoch, every:N)."""
         return self.mode in ("every-epoch", "every")
 
+    @property
+    def stride(self) -> int:
+        """The epochs between two recorded losses: N for every:N, else 1."""
+        return self.interval if self.mode == "every" else 1
+
 
 def parse_recording(text: str) -> Recording:
     """Parse ``every-epoch``, ``every:N``, ``device`` or ``none``."""

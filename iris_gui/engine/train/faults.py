@@ -3,9 +3,12 @@
 ``raise-at-epoch:N`` raises inside the run when epoch N starts; ``exit-at-epoch:N`` ends the
 process running the epochs at epoch N with no goodbye (``os._exit``), as a crash would;
 ``slow-items:MS`` makes every row the loader data path reads take MS milliseconds more (a
-sleep: a slow ``__getitem__``), for epochs far longer than a chunk and a stop inside one. The
-fault wraps the step's forward (or the loader's data set) only when the variable is set, so a
-normal run pays nothing.
+sleep: a slow ``__getitem__``), for epochs far longer than a chunk and a stop inside one;
+``garble-chunk-at-epoch:N`` makes a worker process send, in place of its first chunk at or
+past epoch N, one no run sends (its epochs past the run's end), as a broken or foreign worker
+would: the runner's check refuses it. The fault wraps the step's forward (or the loader's data
+set, or the worker's sending of chunks) only when the variable is set, so a normal run pays
+nothing.
 """
 
 from __future__ import annotations
@@ -14,15 +17,18 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.spec.errors import ConfigError
 
 FAULT_ENV = "IRIS_GUI_FAULT"
 # Distinct from Python's own exit codes, so a test can tell the injected death apart.
 FAULT_EXIT_CODE = 86
-KINDS = ("raise-at-epoch", "exit-at-epoch", "slow-items")
+KINDS = ("raise-at-epoch", "exit-at-epoch", "slow-items", "garble-chunk-at-epoch")
+# The kinds that strike inside the run's epochs (the others slow its data or garble its words).
+IN_EPOCHS = ("raise-at-epoch", "exit-at-epoch")
 
 
 class InjectedFault(RuntimeError):
@@ -54,7 +60,7 @@ class Fault:
     def wrap_run(self, run: Callable[[int, int], None]) -> Callable[[int, int], None]:
         """A rung's ``run(first, count)`` that fails when it reaches epoch ``self.epoch``,
         after training the epochs before it."""
-        if self.kind == "slow-items":
+        if self.kind not in IN_EPOCHS:
             return run
 
         def faulty(first: int, count: int) -> None:
@@ -69,6 +75,22 @@ class Fault:
             run(first, count)
 
         return faulty
+
+    def garbling(self, send: Callable[[Chunk], None], epochs: int) -> Callable[[Chunk], None]:
+        """``send`` (a worker's sending of its chunks) that sends the first chunk at or past
+        epoch ``self.epoch`` garbled (garble-chunk-at-epoch); ``send`` itself otherwise."""
+        if self.kind != "garble-chunk-at-epoch":
+            return send
+        garbled = False
+
+        def sending(chunk: Chunk) -> None:
+            nonlocal garbled
+            if not garbled and chunk.epochs_done >= self.epoch:
+                garbled = True
+                chunk = replace(chunk, epochs_done=epochs + 1)
+            send(chunk)
+
+        return sending
 
     def trigger(self) -> None:
         if self.kind == "exit-at-epoch":
@@ -111,6 +133,6 @@ def fault_from_env() -> Fault | None:
     kind, _, count = value.partition(":")
     if kind not in KINDS or not count.isdigit():
         raise ConfigError(f"{FAULT_ENV}={value!r} is not allowed; use raise-at-epoch:N, "
-                          "exit-at-epoch:N or slow-items:MS with N or MS a whole number, or "
-                          "unset it")
+                          "exit-at-epoch:N, slow-items:MS or garble-chunk-at-epoch:N with N or "
+                          "MS a whole number, or unset it")
     return Fault(kind, int(count))

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from iris_gui.engine.records.result import Chunk
+from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.rungs.base import Stepper
 from iris_gui.engine.timing.contention import WaitMeter
 from iris_gui.engine.timing.steady import SteadyState, steady_state

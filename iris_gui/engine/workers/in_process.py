@@ -1,7 +1,9 @@
 """InProcessRunner: trains in the calling thread, with ProcessRunner's interface.
 
 The app offers it so the cost of sharing the GUI's process (GIL contention with the plot) can
-be measured rather than asserted; each run records which execution it used.
+be measured rather than asserted; each run records which execution it used. The tests stand it
+in for the worker process, so its chunks and results pass the same check as the worker's
+(messages.py): a stand-in that forgave what the worker's reader refuses would hide the fault.
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ import threading
 from typing import Any
 
 from iris_gui.engine.records.accelerator import AcceleratorRecord
+from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfinished_result
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError, RunCancelled
 from iris_gui.engine.workers.jobs import Observer, PointObserver
+from iris_gui.engine.workers.messages import Asked, checked
 from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS, JobFailed, WorkerCancelled
 
 log = logging.getLogger(__name__)
@@ -53,8 +57,17 @@ class InProcessRunner:
     def run(self, config: RunConfig, observer: Observer | None = None) -> RunResult:
         from iris_gui.engine.train.trainer import train
 
+        asked = Asked(0, "run", config)
+
+        def heard(chunk: Chunk) -> None:
+            read = checked("chunk", chunk, asked)
+            if observer is not None:
+                observer(read)
+
         try:
-            return train(config, observer, self._stop.is_set, execution="in-process")
+            result = train(config, heard, self._stop.is_set, execution="in-process")
+            return checked("result", (result.to_dict(), result.losses,
+                                      (result.chunk_epochs, result.chunk_seconds)), asked)
         except EngineError:
             raise
         except Exception as error:  # a failed row, and the window stays usable

@@ -17,8 +17,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.records.device_info import DeviceInfo
-from iris_gui.engine.records.result import Chunk, EnvRecord, RunResult, RunStatus, unfinished_result
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfinished_result
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError

@@ -7,7 +7,7 @@ checked here before a runner, the store or a widget sees it (the remote connecti
 calls ``checked`` as each frame arrives; the local worker's messages pass the same door). A job
 is answered only by the kinds its job sends, each of the shape and range that job allows:
 
-- ``chunk`` -> Chunk: epochs within the run's, a 1-D loss array no longer than its epochs.
+- ``chunk`` -> Chunk, as records/chunk.py says a run sends one (``chunk_fault``).
 - ``result`` -> RunResult: the config asked for, every field of its type, epochs and losses
   within the run's, chunk arrays of one length with finite, non-negative seconds.
 - ``breakdown`` -> a Breakdown's dict, of the config asked for.
@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.chunk import Chunk, chunk_fault
 from iris_gui.engine.records.device_info import check_device_id
-from iris_gui.engine.records.result import Chunk, RunResult
+from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.records.typed import brief, check_fields, seen
 from iris_gui.engine.spec.config import RunConfig
@@ -73,11 +74,10 @@ def _chunk(payload: Any, asked: Asked) -> Chunk:
     values = vars(payload) if isinstance(payload, Chunk) else _dict(payload)
     chunk = Chunk(**{spec.name: values[spec.name] for spec in fields(Chunk)})
     check_fields(chunk, "chunk")
-    epochs = _config(asked).epochs
-    _within("chunk.epochs_done", chunk.epochs_done, 0, epochs)
-    _within("chunk.first_epoch", chunk.first_epoch, 0, chunk.epochs_done)
-    _within("chunk.stride", chunk.stride, 1, max(epochs, 1))
-    _losses(chunk.losses, chunk.epochs_done - chunk.first_epoch, chunk.stride, "chunk.losses")
+    config = _config(asked)
+    fault = chunk_fault(chunk, config.epochs, config.recording.stride)
+    if fault is not None:
+        raise MessageError(f"has {fault}")
     if not math.isfinite(chunk.stamp):
         raise MessageError(f"has a stamp of {chunk.stamp}, not a time")
     return chunk
@@ -95,7 +95,11 @@ def _result(payload: Any, asked: Asked) -> RunResult:
     if result.config != config:
         raise MessageError(f"is of another run than the one asked for ({_differs(result.config, config)})")
     _within("result.epochs_completed", result.epochs_completed, 0, config.epochs)
-    _within("result.loss_stride", result.loss_stride, 1, max(config.epochs, 1))
+    stride = config.recording.stride
+    # A run that failed before its first loss may say 1: it has no curve to space.
+    if result.loss_stride != stride and (len(result.losses) or result.loss_stride != 1):
+        raise MessageError(f"has result.loss_stride {result.loss_stride:,}, where the run "
+                           f"records every {stride:,}")
     _losses(result.losses, result.epochs_completed + 1, result.loss_stride, "result.losses")
     if result.diverged_epoch is not None:
         _within("result.diverged_epoch", result.diverged_epoch, 0, config.epochs)

@@ -19,6 +19,13 @@ are spawned.
 Every runner has one interface, ``jobs.Runner``: ``start() -> devices``, ``run(config,
 observer) -> RunResult``, ``explain``, ``sweep`` (called from one thread), ``request_stop(grace)``
 (from any thread), ``close()``.
+
+A job ends at its worker's answer (a result, a refusal, a failure), the worker then idle.
+Whatever else ends it early (a message that messages.py refuses, an error in the caller's
+observer, Ctrl+C) leaves the worker mid-job, with messages still to send that belong to no
+job: it is killed, and the next job starts a fresh one, so no job reads another's messages. A
+refused message ends its run as ``failed`` (its sweep too, its explain as JobFailed), with the
+reason in one line and what was heard before it kept.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError, EngineError
 from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, SweepListener
-from iris_gui.engine.workers.messages import Asked, checked
+from iris_gui.engine.workers.messages import Asked, MessageError, checked
 from iris_gui.engine.workers.worker_process import worker_main
 
 log = logging.getLogger(__name__)
@@ -181,6 +188,11 @@ class ProcessRunner:
         """
         try:
             return self._run(config, observer)
+        except ConfigError:
+            raise  # the worker's own answer: it waits for the next job
+        except BaseException:
+            self._kill()  # mid-job: what it sends next belongs to no job (module docstring)
+            raise
         finally:
             self._stop.clear()
             self._grace = STOP_GRACE_SECONDS
@@ -201,7 +213,11 @@ class ProcessRunner:
                 return partial.result(RunStatus.STOPPED, (
                     f"stopped after {partial.epochs_done:,} of {config.epochs:,} epochs; the "
                     f"worker did not answer within {self._grace:g} s and was restarted"))
-            result = listener.hear(kind, checked(kind, payload, Asked(0, "run", config)))
+            try:
+                result = listener.hear(kind, checked(kind, payload, Asked(0, "run", config)))
+            except MessageError as error:
+                self._kill()
+                return partial.result(RunStatus.FAILED, _refused(error))
             if result is not None:
                 if result.status is RunStatus.FAILED and config.device != "cpu":
                     # A CUDA error can poison the process: the next job gets a fresh one.
@@ -233,6 +249,11 @@ class ProcessRunner:
                     self._kill()
                     raise WorkerCrashed(f"the worker process exited while explaining (exit "
                                         f"code {code}); it is restarted for the next job")
+        except (ConfigError, JobFailed, WorkerError):
+            raise  # the worker answered, or is gone already
+        except BaseException:
+            self._kill()
+            raise
         finally:
             self._stop.clear()
 
@@ -258,17 +279,31 @@ class ProcessRunner:
                     if spec.devices != ("cpu",):
                         self.close()
                     return listener.ended("failed", payload)
-                result = listener.hear(kind, checked(kind, payload, Asked(0, "sweep", spec=spec)))
+                try:
+                    result = listener.hear(kind, checked(kind, payload,
+                                                         Asked(0, "sweep", spec=spec)))
+                except MessageError as error:
+                    self._kill()
+                    return listener.ended("failed", _refused(error))
                 if result is not None:
                     if any(p.status == "failed" and p.device != "cpu" for p in result.points):
                         self.close()  # a CUDA error can poison the process, as after a run
                     return result
+        except ConfigError:
+            raise
+        except BaseException:
+            self._kill()
+            raise
         finally:
             self._stop.clear()
             self._grace = STOP_GRACE_SECONDS
 
     def _explained(self, config: RunConfig, kind: str, payload: Any) -> dict[str, Any]:
-        payload = checked(kind, payload, Asked(0, "explain", config))
+        try:
+            payload = checked(kind, payload, Asked(0, "explain", config))
+        except MessageError as error:
+            self._kill()
+            raise JobFailed(f"explain failed: {_refused(error)}") from None
         if kind == "error":
             raise ConfigError(payload)
         if kind == "failed":
@@ -324,3 +359,8 @@ class ProcessRunner:
                 pass
             self._process.join(timeout)
         self._kill()
+
+
+def _refused(error: MessageError) -> str:
+    """A message the worker sent that this end cannot use, as the job's one line."""
+    return f"the worker process sent what this end cannot use: {error}; it was restarted"

@@ -91,6 +91,7 @@ def devices_payload() -> dict[str, Any]:
 
 def train_job(payload: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:
     """Every exception becomes an answer: a refusal for bad input, else a ``failed`` result."""
+    from iris_gui.engine.train.faults import fault_from_env
     from iris_gui.engine.train.trainer import train
 
     try:
@@ -98,8 +99,12 @@ def train_job(payload: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:
     except (EngineError, TypeError, ValueError, KeyError) as error:
         return ("error", f"the run's settings were refused: {error}")
     try:
-        result = train(config, lambda chunk: conn.send(("chunk", chunk)), stop.is_set,
-                       execution="process")
+        def send(chunk: Any) -> None:
+            conn.send(("chunk", chunk))
+
+        fault = fault_from_env()
+        sending = send if fault is None else fault.garbling(send, config.epochs)
+        result = train(config, sending, stop.is_set, execution="process")
     except EngineError as error:
         return ("error", str(error))
     except Exception as error:  # the parent must hear of it, whatever it is

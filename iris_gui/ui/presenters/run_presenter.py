@@ -196,9 +196,7 @@ class RunPresenter(QObject):
     def _on_started(self, token: int, config: RunConfig) -> None:
         self.named_run = None  # the progress text is the new run's from here on
         label = run_label(config)
-        recording = config.recording
-        stride = recording.interval if recording.mode == "every" else 1
-        self.views.plot.begin_live(token, label, config.epochs, stride)
+        self.views.plot.begin_live(token, label, config.epochs, config.recording.stride)
         self.views.status.begin(token, label, config.epochs)
 
     def _on_finished(self, token: int, result: RunResult) -> None:

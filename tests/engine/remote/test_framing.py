@@ -13,7 +13,8 @@ import struct
 import numpy as np
 import pytest
 
-from iris_gui.engine.records.result import Chunk, EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.records.chunk import Chunk
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
 from iris_gui.engine.remote import framing
 from iris_gui.engine.remote import wire as framing_wire
 from iris_gui.engine.remote.framing import (
@@ -140,7 +141,7 @@ def test_a_chunk_round_trips_as_its_fields_and_is_read_back_as_a_chunk() -> None
                   stride=2, epochs_done=206, stamp=1764612345.25)
     _, fields = round_trip("chunk", chunk)
     assert isinstance(fields, dict) and set(fields) == set(vars(chunk))
-    got = checked("chunk", fields, Asked(7, "run", RunConfig(epochs=300)))
+    got = checked("chunk", fields, Asked(7, "run", RunConfig(epochs=300, record="every:2")))
     assert isinstance(got, Chunk)
     assert (got.first_epoch, got.stride, got.epochs_done, got.stamp) == (200, 2, 206,
                                                                            1764612345.25)

@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 
 from iris_gui.engine.records.breakdown import Breakdown
-from iris_gui.engine.records.result import Chunk, EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.records.chunk import Chunk
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.remote import framing
 from iris_gui.engine.spec.config import RunConfig

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from iris_gui.cli.output import ProgressBar
-from iris_gui.engine.records.result import Chunk
+from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.timing.time_left import TimeLeft, left_text
 
 

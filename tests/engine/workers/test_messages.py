@@ -4,13 +4,15 @@ type, shape or range refused in one line that names it (engine/workers/messages.
 from __future__ import annotations
 
 import math
+import re
 import time
 from typing import Any
 
 import numpy as np
 import pytest
 
-from iris_gui.engine.records.result import Chunk, EnvRecord, RunResult, RunStatus, Timings
+from iris_gui.engine.records.chunk import Chunk
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepSpec
 from iris_gui.engine.records.typed import check_fields
 from iris_gui.engine.spec.config import RunConfig
@@ -45,9 +47,9 @@ def test_a_chunk_and_a_result_are_read_as_records() -> None:
 
 @pytest.mark.parametrize(("kind", "payload", "words"), [
     ("chunk", chunk(epochs_done=11), "chunk.epochs_done 11, outside 0..10"),
-    ("chunk", chunk(first_epoch=5), "chunk.first_epoch 5, outside 0..4"),
-    ("chunk", chunk(stride=0), "chunk.stride 0, outside 1..10"),
-    ("chunk", chunk(losses=np.ones(5, np.float32)), "5 chunk.losses for 4 epochs by 1"),
+    ("chunk", chunk(first_epoch=5), "chunk.first_epoch 5, a stride or more past its 4 epochs"),
+    ("chunk", chunk(stride=0), "chunk.stride 0, where the run records every 1"),
+    ("chunk", chunk(losses=np.ones(5, np.float32)), "5 chunk.losses from epoch 0 to 4 by 1"),
     ("chunk", chunk(losses=np.ones((2, 2), np.float32)), "not a 1-D array of floats"),
     ("chunk", chunk(losses=np.ones(2, np.int64)), "not a 1-D array of floats"),
     ("chunk", chunk(stamp=math.nan), "a stamp of nan, not a time"),
@@ -82,6 +84,46 @@ def test_a_fault_is_one_line_naming_the_message(kind: str, payload: Any, words: 
     line = str(caught.value)
     assert words in line and "\n" not in line, line
     assert kind in line
+
+
+EVERY_200 = Asked(3, "run", RunConfig(epochs=3000, record="every:200"))
+
+
+@pytest.mark.parametrize(("first", "losses", "done"), [
+    (200, 0, 101), (200, 1, 201), (0, 1, 101), (3000, 0, 3000), (2800, 1, 3000)])
+def test_an_every_n_chunk_between_its_recorded_epochs_is_read(first: int, losses: int,
+                                                               done: int) -> None:
+    """every:200's chunk of epochs 101..170 holds no loss: its next recorded epoch is 200."""
+    got = checked("chunk", chunk(first_epoch=first, losses=np.ones(losses, np.float32),
+                                 stride=200, epochs_done=done), EVERY_200)
+    assert got.first_epoch == first and len(got.losses) == losses
+
+
+@pytest.mark.parametrize(("first", "losses", "done", "words"), [
+    (201, 0, 250, "chunk.first_epoch 201, not a recorded epoch (every 200)"),
+    (400, 0, 101, "chunk.first_epoch 400, a stride or more past its 101 epochs done"),
+    (200, 1, 150, "1 chunk.losses from epoch 200 to 150 by 200"),
+    (0, 3, 300, "3 chunk.losses from epoch 0 to 300 by 200"),
+])
+def test_an_every_n_chunk_a_run_cannot_send_is_refused(first: int, losses: int, done: int,
+                                                       words: str) -> None:
+    with pytest.raises(MessageError, match=re.escape(words)):
+        checked("chunk", chunk(first_epoch=first, losses=np.ones(losses, np.float32),
+                               stride=200, epochs_done=done), EVERY_200)
+    with pytest.raises(MessageError, match="chunk.stride 1, where the run records every 200"):
+        checked("chunk", chunk(stride=1, epochs_done=4), EVERY_200)
+
+
+def test_a_result_is_spaced_by_the_runs_own_stride() -> None:
+    """every:200 on 100 epochs keeps epoch 0's loss alone, its stride past its epochs."""
+    config = RunConfig(epochs=100, record="every:200")
+    done = RunResult(config=config, status=RunStatus.COMPLETED, epochs_completed=100,
+                     loss_stride=200, losses=np.ones(1, np.float32))
+    payload = [done.to_dict(), done.losses, [np.array([100]), np.array([0.1])]]
+    assert checked("result", payload, Asked(5, "run", config)).loss_stride == 200
+    with pytest.raises(MessageError, match="result.loss_stride 1, where the run records every 200"):
+        checked("result", [{**done.to_dict(), "loss_stride": 1}, *payload[1:]],
+                Asked(5, "run", config))
 
 
 def test_a_sweep_point_is_read_with_its_count_and_a_wrong_count_refused() -> None:

@@ -14,7 +14,8 @@ import time
 import numpy as np
 import pytest
 
-from iris_gui.engine.records.result import Chunk, RunStatus
+from iris_gui.engine.records.chunk import Chunk
+from iris_gui.engine.records.result import RunStatus
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.faults import FAULT_ENV
 from iris_gui.engine.workers.jobs import Partial

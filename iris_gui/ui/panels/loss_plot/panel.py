@@ -21,7 +21,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from iris_gui.engine.records.result import Chunk
+from iris_gui.engine.records.chunk import Chunk
 from iris_gui.figures.curves import LIVE_KEY, PlotCurve
 from iris_gui.figures.loss import LossFigure
 from iris_gui.figures.loss_range import EMPTY_Y, Bounds, bounds_of, curves_bounds, fitted, widened

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
-from iris_gui.engine.records.result import Chunk
+from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.timing.time_left import TimeLeft, left_text
 from iris_gui.ui.panels.shared.plain_text import plain
 
