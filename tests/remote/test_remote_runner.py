@@ -157,6 +157,19 @@ def test_a_run_through_ssh_equals_the_local_run(lab: RemoteRunner) -> None:
     assert np.array_equal(np.concatenate([c.losses for c in observer.chunks]), remote.losses)
 
 
+def test_the_notes_four_recordings_in_turn_all_complete_through_ssh(lab: RemoteRunner) -> None:
+    """every:200's chunks between its recorded epochs hold no loss: the reader takes them, and
+    each run after reads only its own messages."""
+    for record in ("every-epoch", "every:200", "device", "none", "every-epoch"):
+        observer = Chunks()
+        result = lab.run(RunConfig(epochs=3000, device="lab:cpu", record=record), observer)
+        assert result.status is RunStatus.COMPLETED, f"{record}: {result.message}"
+        stride = result.config.recording.stride
+        assert result.loss_stride == stride and observer.chunks[-1].epochs_done == 3000
+        assert len(result.losses) == (0 if record == "none" else -(-3000 // stride))
+        assert np.array_equal(np.concatenate([c.losses for c in observer.chunks]), result.losses)
+
+
 def test_a_cnn_through_ssh_is_the_local_cnn(lab: RemoteRunner) -> None:
     """Only settings cross: the host builds the same model from the same seed, and its
     result (its parameters and FLOPs counted there) passes every check of the way back."""
