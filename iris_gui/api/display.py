@@ -64,7 +64,7 @@ def explain_html(breakdown: Breakdown) -> str:
 
     said = "".join(f"<li>{escape(s)}</li>" for s in breakdown.sentences())
     estimate = "".join(f"<li>{escape(s)}</li>" for s in breakdown.estimate_sentences())
-    return (_figure(draw) + f"<ul>{said}</ul>"
+    return (f"<p><b>{escape(breakdown.answer())}</b></p>" + _figure(draw) + f"<ul>{said}</ul>"
             + (f"<p>Estimated for a GPU:</p><ul>{estimate}</ul>" if estimate else ""))
 
 

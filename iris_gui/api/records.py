@@ -136,7 +136,8 @@ class Explanation(_ReadsThrough):
     breakdown: Breakdown
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.breakdown.to_dict(), "sentences": self.breakdown.sentences(),
+        return {**self.breakdown.to_dict(), "answer": self.breakdown.answer(),
+                "sentences": self.breakdown.sentences(),
                 "estimate_sentences": self.breakdown.estimate_sentences()}
 
     def to_frame(self) -> Any:

@@ -21,7 +21,8 @@ def explain_command(args: argparse.Namespace) -> int:
     breakdown = explained(args)
     if args.json:
         # The estimate's sentences apart from the measured ones, as everywhere.
-        record = {**breakdown.to_dict(), "sentences": breakdown.sentences(),
+        record = {**breakdown.to_dict(), "answer": breakdown.answer(),
+                  "sentences": breakdown.sentences(),
                   "estimate_sentences": breakdown.estimate_sentences()}
         print_json(record, ensure_ascii=False)
     else:
@@ -78,6 +79,8 @@ def _report(b: Breakdown) -> list[str]:
     # The call style is named only where the engine calls the module: the others have none.
     call = f", call {c['call']}" if info is None or info.module_call else ""
     lines = [
+        b.answer(),
+        "",
         (f"{c['dataset']} on {b.device} ({b.device_name}), engine {b.engine}, record "
          f"{c['record']}{call}{_batches(b)}, {counted(c['threads'], 'thread')}: "
          f"{b.epochs_profiled:,} profiled epochs after {b.warmup_epochs:,} warm-up"),

@@ -171,7 +171,8 @@ def _sentences(run: StoredRun) -> list[str]:
     # A record no version of explain wrote (a tampered or damaged store) costs its own
     # sentences, said in one, never the whole report.
     try:
-        return Breakdown.from_dict(run.breakdown).sentences()
+        breakdown = Breakdown.from_dict(run.breakdown)
+        return [breakdown.answer(), *breakdown.sentences()]
     except (TypeError, ValueError, KeyError, AttributeError) as error:
         return [(f"The stored explain breakdown of run {run.id} cannot be read ({error}); "
                  "explain the run again to replace it.")]

@@ -92,7 +92,10 @@ def test_text_prints_the_table_counts_overhead_and_sentences(outcomes):
     assert f"Kernel launches and how idle the device is {NO_ACCELERATOR}." in estimate
     assert "On a GPU this epoch would launch about " in estimate and "wait for no sync" in estimate
     assert "  per launch: 3-20 us (" in estimate and "  per sync: 10-50 us (" in estimate
-    assert "estimate" not in measured.split("\n\n")[0]  # the table is measured figures only
+    # The answer to the note's question first, its estimate marked; the table measured only.
+    answer, head = measured.split("\n\n")[:2]
+    assert answer.startswith("A GPU would launch about ") and "(an estimate: no GPU here)" in answer
+    assert "estimate" not in head
     assert "USDT" not in proc.stderr, "the profiler's start/stop lines are silenced"
 
 

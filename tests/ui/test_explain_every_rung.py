@@ -50,8 +50,11 @@ def click_each_run(window, qtbot) -> None:
     assert len(shown) == len(RUNGS)
     for row, (label, breakdown) in enumerate(shown):
         click_row(window, qtbot, row, on_label=row % 2 == 0)
-        qtbot.waitUntil(lambda label=label: text(window).startswith(label), timeout=5000)
-        for sentence in breakdown.sentences() + breakdown.estimate_sentences():
+        answer = " ".join(breakdown.answer().split())
+        qtbot.waitUntil(lambda label=label, answer=answer: text(window).startswith(answer)
+                        and label in text(window), timeout=5000)
+        # The estimate's own sentence is the answer's; its box keeps the rest.
+        for sentence in breakdown.sentences() + breakdown.estimate_sentences()[:1]:
             assert " ".join(sentence.split()) in text(window)
 
 

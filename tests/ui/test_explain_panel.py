@@ -173,7 +173,8 @@ def click_row(panel: ExplainPanel, qtbot, row: int, on_label: bool = False) -> N
 
 
 def shown_head(panel: ExplainPanel) -> str:
-    return text(panel).splitlines()[0]
+    """The line that names the run shown, under its answer and sentences."""
+    return next(line for line in text(panel).splitlines() if " epochs profiled after " in line)
 
 
 def test_clicking_each_runs_bar_or_label_shows_that_runs_text(panel, qtbot) -> None:

@@ -136,6 +136,11 @@ class Breakdown:
                               if _is_number(v) and math.isfinite(v)}
         return cls(**values)
 
+    def answer(self) -> str:
+        """The note's question (why is the GPU slower?) answered in one plain sentence from
+        what this record measured; on a CPU from the counts and the estimate."""
+        return text.answer(self)
+
     def sentences(self) -> list[str]:
         """One plain sentence per claim of the note measured here, each with its number, then
         the cost of ``nn.Module.__call__`` (the note's second part); a run that fetches batches

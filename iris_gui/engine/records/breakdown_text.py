@@ -14,9 +14,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from iris_gui.engine.records.gpu_estimate import NEXT_STEP
+from iris_gui.engine.records.gpu_estimate import NEXT_STEP, range_us
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.numbers import plain
 
 # A Breakdown (engine/records/breakdown.py), which imports this module: named, not imported,
 # so that no import circle forms.
@@ -60,6 +61,54 @@ def op_kind_words(b: Breakdown, unit: str = "µs") -> str:
     return " · ".join(
         f"{kind} {_us(us)} {unit} ({_pct(us / epoch * 100 if epoch > 0 else math.nan)}%)"
         for kind, us in b.op_kinds.items())
+
+
+def answer(b: Breakdown) -> str:
+    """The note's question, why the GPU is slower, answered in one plain sentence from what
+    this record could measure: on an accelerator its idleness, launches and syncs; on a CPU
+    the counts a GPU would make and the estimate of their cost, set against this CPU's epoch
+    (or, on a busy CPU, not set against it: the counts and the estimate stand regardless)."""
+    if b.on_accelerator:
+        made = f"launching {_count_or(b.kernels_per_epoch)} kernels and waiting for {_syncs(b)}"
+        if b.device_busy_pct is None:
+            return (f"Each epoch on {b.device} means {made}; how idle the device is "
+                    f"{_why_not(b)}.")
+        busy = f"{_pct(b.device_busy_pct)}% of each {_us(b.epoch_us_unprofiled)} µs epoch"
+        if b.device_busy_pct < 50:
+            return (f"The GPU mostly waits: it is busy {busy}, the rest is the host {made}: "
+                    "overhead, not arithmetic, sets the pace.")
+        return (f"The GPU is busy {busy}: its own work, more than {made}, sets the pace.")
+    estimate = b.gpu_estimate
+    if estimate is None:
+        return ("No GPU here, and no estimate of one in this record: add a GPU host "
+                "(Hosts…) to measure why it is slower.")
+    if not estimate.estimated:
+        return f"No GPU here, and no estimate of one for this run: {estimate.unavailable}."
+    low, high = estimate.overhead_low_us, estimate.overhead_high_us
+    cost = (f"A GPU would launch about {_count(estimate.kernels_per_epoch or 0.0)} kernels and "
+            f"wait for {_syncs(b)} each epoch, {range_us(low, high)} µs of overhead before "
+            "any arithmetic (an estimate: no GPU here)")
+    cpu = estimate.cpu_epoch_us
+    if b.cpu_busy or not math.isfinite(cpu):
+        return f"{cost}; this CPU's own epoch is {b.busy_words or 'not measured'}."
+    against = f"this CPU's whole {plain(cpu, 0)} µs epoch"
+    if low >= cpu:
+        return f"{cost}, more than {against}: at this size the GPU loses before it computes."
+    if high <= cpu:
+        return (f"{cost}, less than {against}: here the overhead alone would not make the "
+                "GPU slower.")
+    return f"{cost}, about {against}: the overhead alone could make the GPU slower."
+
+
+def _syncs(b: Breakdown) -> str:
+    syncs = b.syncs_per_epoch
+    if not math.isfinite(syncs) or syncs <= 0:
+        return "no sync"
+    return f"{_count(syncs)} sync{'' if syncs == 1 else 's'}"
+
+
+def _count_or(value: float | None) -> str:
+    return "an unmeasured number of" if value is None else _count(value)
 
 
 def sentences(b: Breakdown) -> list[str]:

@@ -33,6 +33,7 @@ from iris_gui.figures.explain import LEAST_ROW_LINES, ROW_LINES, ExplainFigure
 from iris_gui.figures.explain_marks import estimate_tip
 from iris_gui.figures.plot_theme import ERROR, PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.ui.panels.explain.text import breakdown_html
+from iris_gui.ui.panels.shared.elided import ElidedLabel
 from iris_gui.ui.panels.shared.hover_tip import HoverTip
 from iris_gui.ui.panels.shared.plain_text import plain
 
@@ -111,7 +112,7 @@ class ExplainPanel(QWidget):
         self.trace_button.setEnabled(False)
         self.trace_button.clicked.connect(self._on_save_trace)
         self._traces: dict[str, str] = {}  # run label -> its profiled window's trace file
-        self._status = plain(QLabel(""))  # a failure's words may be a host's
+        self._status = ElidedLabel()  # a failure's words may be a host's, and long
         top = QHBoxLayout()
         top.setContentsMargins(8, 4, 8, 0)
         top.addWidget(self.explain_button)

@@ -1,6 +1,6 @@
-"""The explain panel's text pane: one run's sentences first (the answer, visible without
-scrolling in a docked pane), the estimate for a GPU in a box of its own, then the counts as a
-table and the notes.
+"""The explain panel's text pane: one run's answer to the note's question first, then its
+sentences (visible without scrolling in a docked pane), the estimate for a GPU in a box of its
+own, then the counts as a table and the notes.
 
 Kept apart from the panel's chart so each stays small; all of it reads only the ``Breakdown``.
 """
@@ -21,16 +21,20 @@ ESTIMATE_TITLE = f"On a GPU — {ESTIMATE_MARK}"
 
 
 def breakdown_html(label: str, breakdown: Breakdown, hint: str = "") -> str:
-    """The sentences as a list, then the estimate, the counts as a table, the notes small and
-    grey."""
+    """The answer, the sentences as a list, the run's head, then the estimate, the counts as a
+    table, the notes small and grey."""
     aside = f' <span style="color:{NOTE}">({html.escape(hint)})</span>' if hint else ""
     # The label names the device; the head adds what it is and the window's sizes.
     head = (f"<b>{html.escape(label)}</b>{aside} · {html.escape(breakdown.device_name)}: "
             f"{breakdown.epochs_profiled:,} epochs profiled after {breakdown.warmup_epochs:,} "
             f"warm-up, {breakdown.replicates} replicates")
-    text = f'<p style="margin-top:0px; margin-bottom:0px">{head}</p>'
+    # The answer to the note's question first and its measured sentences: what a docked pane
+    # shows without scrolling; then which run and window they are of.
+    text = (f'<p style="margin-top:0px; margin-bottom:0px"><b>{html.escape(breakdown.answer())}'
+            "</b></p>")
     sentences = "".join(f"<li>{html.escape(s)}</li>" for s in breakdown.sentences())
     text += f'<ul style="margin-top:0px; margin-bottom:0px">{sentences}</ul>'
+    text += f'<p style="margin-top:0px; margin-bottom:2px">{head}</p>'
     text += estimate_html(breakdown)
     cells = [f'<td style="color:{NOTE}">{html.escape(name)}</td>'
              f'<td style="padding-right:18px">{html.escape(value)}</td>'
@@ -53,10 +57,13 @@ def estimate_html(breakdown: Breakdown) -> str:
     sentences = breakdown.estimate_sentences()
     if not sentences:
         return ""
-    # The first says what cannot be measured here: beside the title, a line saved.
-    first, rest = sentences[0], sentences[1:]
-    items = "".join(f"<li>{html.escape(s)}</li>" for s in rest)
     estimate = breakdown.gpu_estimate
+    # The first says what cannot be measured here: beside the title, a line saved. The
+    # estimate's own sentence is the pane's first line already, in the answer; its figures
+    # are in the table below.
+    said = estimate.sentence(busy=breakdown.busy_words) if estimate is not None else ""
+    first, rest = sentences[0], [s for s in sentences[1:] if s != said]
+    items = "".join(f"<li>{html.escape(s)}</li>" for s in rest)
     figures = ""
     if estimate is not None and estimate.estimated:
         figures = "".join(f'<tr><td style="color:{NOTE}">{html.escape(name)}</td>'

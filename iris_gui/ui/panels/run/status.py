@@ -9,11 +9,11 @@ moment Train was pressed: that would charge the run with the worker's start and 
 from __future__ import annotations
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
+from PySide6.QtWidgets import QProgressBar, QStatusBar, QWidget
 
 from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.timing.time_left import TimeLeft, left_text
-from iris_gui.ui.panels.shared.plain_text import plain
+from iris_gui.ui.panels.shared.elided import ElidedLabel
 
 TEXT_REFRESH_MS = 250
 
@@ -21,7 +21,7 @@ TEXT_REFRESH_MS = 250
 class RunStatusBar(QStatusBar):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.progress_label = plain(QLabel(""))  # a run's message is the host's words
+        self.progress_label = ElidedLabel()  # a run's message: a host's words, of any length
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(220)
         self.progress.setTextVisible(False)
