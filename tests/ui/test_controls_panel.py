@@ -293,3 +293,21 @@ def test_panel_runs_alone_with_sample_devices(qapp, monkeypatch):
     assert controls.main() == 0
     assert shown
     assert [device.id for device in sample_devices()] == ["cpu", "cuda:0"]
+
+
+def test_the_wheel_over_the_settings_scrolls_them_and_changes_no_value(run_panel, qtbot) -> None:
+    """Every field of the Run panel leaves the wheel to the scrolling form until it is clicked:
+    scrolling past Loss recording once set it to "none"."""
+    from PySide6.QtWidgets import QAbstractSpinBox, QComboBox
+    from support.wheel import wheel
+
+    form = run_panel.form
+    before = run_panel.config()
+    fields = [*form.findChildren(QComboBox), *form.findChildren(QAbstractSpinBox)]
+    assert form.record_combo in fields and form.epochs_spin in fields
+    for field in fields:
+        assert wheel(field, 3) is False and wheel(field, -3) is False, field.objectName()
+    assert run_panel.config() == before
+    form.record_combo.setFocus()
+    qtbot.waitUntil(form.record_combo.hasFocus)
+    assert wheel(form.record_combo, 1) is True  # clicked, it takes the wheel as any combo

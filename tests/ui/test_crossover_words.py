@@ -12,10 +12,10 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QColor, QWheelEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor
 from support.figure_pixels import rgb
+from support.wheel import wheel
 
 from iris_gui.figures.crossover_file import render_crossover
 from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
@@ -42,17 +42,6 @@ def docked(qtbot) -> CrossoverPanel:
     panel.show()
     qtbot.waitExposed(panel)
     return panel
-
-
-def wheel(widget, steps: int = 1) -> bool:
-    """A mouse wheel turned ``steps`` notches down over the middle of ``widget``; whether the
-    widget kept the event (an ignored one Qt offers to the parents: the scroll area)."""
-    centre = QPointF(widget.rect().center())
-    event = QWheelEvent(centre, QPointF(widget.mapToGlobal(centre.toPoint())), QPoint(0, 0),
-                        QPoint(0, -120 * steps), Qt.MouseButton.NoButton,
-                        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
-    QApplication.sendEvent(widget, event)
-    return event.isAccepted()
 
 
 def marked_pixels(path) -> int:

@@ -27,6 +27,7 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.figures.plot_theme import COMPLAINT
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.run.form import RunConfigForm
+from iris_gui.ui.panels.shared.no_wheel import guard_fields
 from iris_gui.ui.panels.shared.plain_text import plain, plain_tip
 from iris_gui.ui.window.settings import DEFAULT_EXECUTION
 
@@ -59,6 +60,8 @@ class ControlsPanel(QWidget):
         self.run_all_button = QPushButton("Run on every device")
         self.ladder_button = QPushButton("Run the ladder")
         self._build_layout()
+        # The form scrolls: the wheel passing over a field scrolls it and changes no setting.
+        guard_fields(self.form)
         self.form.changed.connect(self._form_changed)
         self.form.refresh_devices_requested.connect(self.refresh_devices_requested)
         self.train_button.clicked.connect(self._request_train)
