@@ -164,4 +164,20 @@ def test_the_runs_label_and_the_empty_plot_name_what_is_not_the_notes():
     csv = RunConfig(dataset="csv", data_file="/data/flowers.csv", batch=16, epochs=500)
     # Its columns are unknown until the file is read: no "?-10-?" for them.
     assert empty_plot_hint(csv) == ("Press Train (Ctrl+Return) to run an MLP with hidden layers "
-                                    "10 on flowers.csv, 500 epochs, batch 16")
+                                    "of 10 units on flowers.csv, 500 epochs, batch 16")
+
+
+def test_tf32_is_greyed_where_no_device_is_cuda_and_says_why(panel):
+    """As the other CUDA-only controls: a machine whose devices (its hosts' too) hold no CUDA
+    GPU cannot use TF32, and a run from there asks for none."""
+    from iris_gui.ui.panels.run.panel import sample_devices
+
+    tf32 = panel.form.batch.tf32_check
+    panel.set_config(RunConfig(tf32=True))
+    assert tf32.isEnabled() and panel.config().tf32  # sample_devices has an H200
+    panel.set_devices([d for d in sample_devices() if d.kind == "cpu"])
+    assert not tf32.isEnabled() and not panel.config().tf32
+    assert tf32.toolTip().endswith("Disabled: no CUDA device here or on a host: TF32 is CUDA's")
+    assert tf32.isChecked(), "the user's choice is kept for when a GPU is listed again"
+    panel.set_devices(sample_devices())
+    assert tf32.isEnabled() and panel.config().tf32

@@ -51,7 +51,7 @@ def test_results_config_and_environment(qtbot, store):
     assert len(config) == 16 and config["Model"] == "mlp"
     assert not {"Width", "Depth", "Heads", "Seq len", "Image size", "Channels"} & set(config)
     assert not any(name.startswith("Synthetic") for name in config)
-    assert config["Dataset"] == "digits" and config["Hidden layers"] == "64, 32"
+    assert config["Dataset"] == "digits" and config["Hidden widths"] == "64, 32"
     assert config["Engine"] == "eager"
     assert config["Learning rate"] == "0.001" and config["Epochs"] == "20,000"
     env = section(dialog, "Environment")

@@ -50,7 +50,7 @@ def dataset_words(config: RunConfig) -> tuple[str, str]:
     model = model_words(config)
     if config.dataset == "csv":
         name = PurePath(config.data_file).name
-        return name, f"a {model}" if model else f"an MLP with hidden layers {', '.join(hidden)}"
+        return name, f"a {model}" if model else f"an MLP with hidden layers of {', '.join(hidden)} units"
     if config.dataset in ("synthetic", "images", "sequences"):
         name = {"synthetic": "synthetic data", "images": "synthetic images",
                 "sequences": "synthetic sequences"}[config.dataset]

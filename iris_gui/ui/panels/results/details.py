@@ -56,7 +56,7 @@ from iris_gui.ui.panels.results.model import SPEEDUP_TITLE, STATUS_COLOURS
 from iris_gui.ui.panels.shared.plain_text import plain, plain_row
 
 # Names the user knows from the controls, where the field name alone reads poorly.
-CONFIG_NAMES = {"lr": "Learning rate", "hidden": "Hidden layers", "record": "Recording",
+CONFIG_NAMES = {"lr": "Learning rate", "hidden": "Hidden widths", "record": "Recording",
                 "call": "Call style", "seed": "Model seed"}
 
 

@@ -122,6 +122,7 @@ class BatchFields(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self._cuda = True  # until the devices are known (sync)
         self.batch_combo = BatchCombo()
         self.data_path_combo = ValueCombo(DATA_PATH_ITEMS)
         self.precision_combo = ValueCombo(PRECISION_ITEMS)
@@ -193,7 +194,8 @@ class BatchFields(QObject):
             "non_blocking": loader and self.non_blocking_check.isChecked(),
             "persistent_workers": workers > 0 and self.persistent_check.isChecked(),
             "prefetch_factor": self.prefetch_spin.value() if workers else DEFAULT_PREFETCH,
-            "precision": self.precision_combo.value(), "tf32": self.tf32_check.isChecked(),
+            "precision": self.precision_combo.value(),
+            "tf32": self._cuda and self.tf32_check.isChecked(),
         }
 
     def set_values(self, config: RunConfig) -> None:
@@ -243,9 +245,12 @@ class BatchFields(QObject):
         return (f"Set {' and '.join(set_to)}: the {engine} engine "
                 f"{' and '.join(because)}.")
 
-    def sync(self, engine: str) -> None:
-        """Enable what applies to ``engine`` and to the data path and workers chosen."""
+    def sync(self, engine: str, cuda: bool = True) -> None:
+        """Enable what applies to ``engine``, to the data path and workers chosen, and, with
+        ``cuda`` (a CUDA device among those listed, a host's included), to CUDA."""
         info = ENGINE_INFO[engine]
+        self._cuda = cuda
+        _enable(self.tf32_check, cuda, "no CUDA device here or on a host: TF32 is CUDA's")
         self.batch_combo.setEnabled(info.minibatch)
         if not info.minibatch:
             self.batch_combo.setToolTip(

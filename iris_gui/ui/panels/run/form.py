@@ -56,8 +56,8 @@ from iris_gui.ui.window.settings import DEFAULT_EXECUTION, IN_PROCESS_MODEL_FILE
 SYNTHETIC = ("synthetic", "images", "sequences")
 THREADS_TIP = "intra-op threads; 1 is never slower for this model size"
 HIDDEN_TIP = (
-    f"hidden layer widths, e.g. 10 or 10,10: 1 to {limits.MAX_LAYERS} layers, "
-    f"each 1 to {limits.MAX_WIDTH:,} units"
+    f"one width per hidden layer: 10 is the note's one layer of 10 units, 10,10 two such "
+    f"layers; 1 to {limits.MAX_LAYERS} layers, each 1 to {limits.MAX_WIDTH:,} units"
 )
 
 
@@ -102,7 +102,7 @@ class RunConfigForm(DeviceChoice, QWidget):
         rows = [("Data set", self.dataset_combo), ("Rows", self.rows_spin),
                 ("Features", self.features_spin), ("Classes", self.classes_spin),
                 *self.model.data_rows(), *self.model.model_rows(),
-                ("Hidden layers", self.hidden_edit)]
+                ("Hidden widths", self.hidden_edit)]
         box = form_section("Data and model", self._data_form, rows)
         self._data_form.insertRow(self._data_form.rowCount() - 1, self.model.note)
         return box
@@ -248,7 +248,8 @@ class RunConfigForm(DeviceChoice, QWidget):
         self._measurement_form.setRowVisible(self.every_spin, self.record_combo.value() == "every")
         self.momentum_spin.setEnabled(self.optimizer_combo.value() == "sgd")
         self.call_combo.setEnabled(ENGINE_INFO[self.engine_combo.value()].module_call)
-        self.batch.sync(self.engine_combo.value())
+        cuda = not self._devices_known or any(d.kind == "cuda" for d in self._devices.values())
+        self.batch.sync(self.engine_combo.value(), cuda=cuda)
         device = self._devices.get(self._selected_device())
         self.engine_combo.set_availability(device.engines if device is not None else {},
                                            self.model.engine_reasons())
@@ -295,7 +296,7 @@ class RunConfigForm(DeviceChoice, QWidget):
         }
 
     def _hidden(self) -> tuple[int, ...]:
-        # Hidden layers apply to the MLP alone: another model keeps a valid value it ignores.
+        # Hidden widths apply to the MLP alone: another model keeps a valid value it ignores.
         if self.model.model() == "mlp" or not self.hidden_edit.error():
             return self.hidden_edit.value()
         return RunConfig().hidden

@@ -29,7 +29,7 @@ FILE = "file"  # the item of the model file chosen, whose path and name the obje
 CHOOSE_FILE = "choose-file"  # "Your own model file…": opens the dialogs
 # (text, value, tooltip)
 MODEL_ITEMS = [
-    ("MLP", "mlp", "the note's Linear → ReLU stack (Hidden layers), on any data set"),
+    ("MLP", "mlp", "the note's Linear → ReLU stack (Hidden widths), on any data set"),
     ("CNN", "cnn", ("conv 3×3 → ReLU → max-pool blocks and a linear head, on images "
      "(Digits or Synthetic images)")),
     ("Transformer", "transformer", ("encoder layers, the steps' mean and a linear head, on "
