@@ -67,6 +67,8 @@ def test_a_garbled_message_is_one_failed_row_and_the_next_train_and_explain_succ
     assert column(window, "Status") == ["failed"]
     assert "its 'chunk' message has chunk.epochs_done 3,001, outside 0..3,000" in status_tip(window)
     assert "failed" in window.status.progress_label.text()
+    legend = [label.text for _, label in window.plot.plot_item.legend.items]
+    assert len(legend) == 1 and f"(failed at epoch {failed.epochs_completed:,} of 3,000)" in legend[0]
 
     qtbot.mouseClick(window.controls.train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(finished) == 2 and window.controls.train_button.isEnabled(),
@@ -80,3 +82,18 @@ def test_a_garbled_message_is_one_failed_row_and_the_next_train_and_explain_succ
                     and window.explain.explain_button.isEnabled(), timeout=RUN_MS)
     _, breakdown = window.explain.breakdowns()[-1]
     assert breakdown.epochs_profiled == 50 and window.explain.status_label.text() == ""
+
+
+def test_a_run_the_worker_refuses_leaves_the_legend_and_the_status_bar_says_so(
+        qtbot, open_window):
+    from iris_gui.engine.spec.config import RunConfig
+
+    window = open_window()
+    with qtbot.waitSignal(window.controller.run_refused, timeout=RUN_MS) as refused:
+        window.controller.train([RunConfig(device="cuda:5", epochs=10)], "process")
+    assert "available: cpu" in refused.args[1]
+    qtbot.waitUntil(lambda: window.controller.state is RunState.IDLE)
+    assert [label.text for _, label in window.plot.plot_item.legend.items] == []
+    assert window.status.progress_label.text().startswith("Not run: ")
+    assert not window.status.progress.isVisible()
+    assert window.results.model.rowCount() == 0

@@ -48,6 +48,7 @@ class TrainingController(QObject):
     run_started = Signal(int, object)
     chunk_ready = Signal(int, object)
     run_finished = Signal(int, object)
+    run_refused = Signal(int, str)  # token, one-line reason: the job ended without a result
     message = Signal(str)
     hosts_connecting = Signal(list)  # the names of the hosts being connected
     host_failed = Signal(str, str)  # host name, one-line reason (the others are listed)
@@ -219,6 +220,7 @@ class TrainingController(QObject):
         self._after_run()
 
     def _on_rejected(self, token: int, text: str) -> None:
+        self.run_refused.emit(token, text)
         if text:
             self.message.emit(text)
         self._after_run()

@@ -108,6 +108,7 @@ class RunPresenter(QObject):
         controller.chunk_ready.connect(w.plot.append_chunk)
         controller.chunk_ready.connect(w.status.update_chunk)
         controller.run_finished.connect(self._on_finished)
+        controller.run_refused.connect(self._on_refused)
         controller.message.connect(self._on_problem)
         controller.queue_changed.connect(self._on_queue)
         w.controls.train_requested.connect(
@@ -218,6 +219,13 @@ class RunPresenter(QObject):
         w.plot.clear_live()  # the stored run's own curve takes its place
         w.results.select_ids([*previous, run_id])
 
+    def _on_refused(self, token: int, text: str) -> None:
+        """A run that ended without a result (its settings refused, its stop while starting):
+        its live curve leaves the plot and its legend, and the status bar says it was not run."""
+        w = self.views
+        w.status.end(token, f"Not run: {text}" if text else "Stopped before it started")
+        w.plot.drop_live(token)
+
     def _on_problem(self, text: str) -> None:
         self.views.status.showMessage(text, 15000)
         box = QMessageBox(QMessageBox.Warning, "iris-gui", text, QMessageBox.Ok, self.views.status.window())
@@ -237,5 +245,7 @@ class RunPresenter(QObject):
         for run_id, (losses, stride) in curves.items():
             run = labels.get(run_id)
             text = f"run {run_id}: {run_label(run.result.config)}" if run else f"run {run_id}"
+            if run is not None and run.result.status.value == "failed":
+                text += f" ({run.result.failed_at})"
             overlays.append(PlotCurve(key=f"run {run_id}", label=text, losses=losses, stride=stride))
         w.plot.set_overlays(overlays)

@@ -146,6 +146,12 @@ class LossPlotPanel(QWidget):
         self._live_token = None
         self.flush()
 
+    def drop_live(self, token: int) -> None:
+        """Take run ``token``'s live curve off the plot and its legend, if it is the live one
+        (a run that ended without a result leaves nothing to show)."""
+        if token == self._live_token:
+            self.clear_live()
+
     def clear_live(self) -> None:
         self._live_token = None
         self._drop_live_item()
