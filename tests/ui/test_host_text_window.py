@@ -17,7 +17,7 @@ import sys
 from PySide6.QtCore import Qt
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QApplication, QCheckBox, QMessageBox
+from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMessageBox
 from support.fake_worker import ERROR_EPOCHS, PLANTED
 
 from iris_gui.engine.remote.hosts import Host, add_host
@@ -128,7 +128,7 @@ def test_a_hosts_run_and_its_errors_are_text_in_the_table_details_and_messages(
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=row)
     qtbot.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=row)
     (details,) = window.results.findChildren(RunDetailsDialog)
-    shown = {label.text(): label for label in details.findChildren(type(progress))}
+    shown = {label.text(): label for label in details.findChildren(QLabel)}
     for key in ("name", "cpu", "os", "torch"):
         assert shown[SHOWN[key]].textFormat() == PLAIN, key
     assert any(escaped(SHOWN["message"]) in text and label.textFormat() == Qt.TextFormat.RichText
