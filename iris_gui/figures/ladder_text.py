@@ -108,7 +108,7 @@ def bar_label(row: LadderRow, compact: bool = False) -> str:
     if is_note_loop(row):
         parts.insert(0, "the note's loop" + (f" ({row.unfit})" if row.unfit else ""))
     elif row.unfit:
-        parts.insert(0, unfit_head(row, compact))
+        parts.insert(0, unfit_head(row))
     elif math.isfinite(row.speedup):
         near = "≈" if row.standing == Kind.WITHIN_NOISE.value else ""
         parts.insert(0, f"{near}{row.speedup:.1f}{'×' if compact else VS_NOTE}")
@@ -121,10 +121,10 @@ def bar_label(row: LadderRow, compact: bool = False) -> str:
     return " · ".join(parts)
 
 
-def unfit_head(row: LadderRow, compact: bool = False) -> str:
+def unfit_head(row: LadderRow) -> str:
     """"not a result" where the bar's own ⚠ mark says why (bar_html), "not a result (noisy
     reference)" where the note's loop it is against is why, "not a result: other data"."""
-    head = "no result" if compact else "not a result"
+    head = "not a result"
     own = {NOISY_MARK.removeprefix("⚠ "): row.noisy, BUSY_MARK.removeprefix("⚠ "): row.cpu_busy}
     if row.unfit in own:
         return head if own[row.unfit] else f"{head} ({row.unfit} reference)"

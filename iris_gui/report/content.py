@@ -91,6 +91,8 @@ def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepRes
     engines = {run.result.config.engine for run in runs}
     parts = ([f"run {ids[0]}"] if len(ids) == 1 else
              ["runs " + ", ".join(str(i) for i in ids)] if ids else [])
+    # The title names what the report holds: a sweep of no points is not drawn, nor named.
+    sweep = sweep if sweep is not None and sweep.points else None
     if sweep is not None:
         parts.append(sweep_label or "a sweep")
     if wins:
@@ -106,7 +108,7 @@ def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepRes
                       run.result.loss_stride)
                 for run in runs if len(run.result.losses)],
         ladder=ladder_rows([run.result for run in runs], ids) if len(engines) > 1 else [],
-        sweep=sweep if sweep is not None and sweep.points else None, sweep_label=sweep_label,
+        sweep=sweep, sweep_label=sweep_label if sweep is not None else "",
         breakdowns=[(f"run {run.id}", breakdown) for run in runs
                     if (breakdown := _breakdown(run)) is not None],
         verdict=(verdict(compare_groups([[run.result] for run in runs]))

@@ -13,8 +13,10 @@ from iris_gui.engine.records.note_list import CPU_ONLY, ITEMS, PARALLEL_MATHS
 
 # The CPU-only answer, its two measured times left open: "(cpu/eager/2 threads: 41 µs per
 # epoch at 100 rows, 90 µs at 400 rows)".
+# A figure measured on a busy CPU carries its mark (a loaded machine's run of this test).
 CPU_MEASURED = re.escape(CPU_ONLY).replace(
-    r"\{\}", r" \(cpu/eager/\d+ threads?: [\d,]+ µs per epoch at {} rows, [\d,]+ µs at {} rows\)")
+    r"\{\}", r" \(cpu/eager/\d+ threads?: [\d,]+ µs per epoch(?: ⚠ CPU busy)? at {} rows, "
+              r"[\d,]+ µs(?: ⚠ CPU busy)? at {} rows\)")
 TINY = ["--devices", "cpu", "--engines", "eager", "--min-seconds", "0.02", "--min-epochs", "5"]
 
 

@@ -52,3 +52,14 @@ def test_the_pages_escape_the_model_file_path(tmp_path) -> None:
     assert "- **model**: cnn 16×2, 3,130 parameters, 16.8 MFLOP a step" in text
     assert ("- **model file**: /home/me/\\<i\\>net\\*co.py, 4,321 bytes, SHA-256 "
             "0123456789ab") in text.splitlines()
+
+
+def test_the_title_names_a_sweep_only_when_the_report_holds_it(tmp_path) -> None:
+    from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
+
+    with RunStore.open(tmp_path / "runs.sqlite3") as store:
+        runs = [store.get(store.save(made_run(90.0)))]
+    empty = SweepResult(SweepSpec(rows=(150,), hidden=(10,)), status="failed")
+    report = build_report(runs, lambda config: "iris-gui train", sweep=empty, sweep_label="sweep 4")
+    assert report.title == f"iris-gui report: run {runs[0].id}" and report.sweep is None
+    assert "sweep 4" not in html_page(report, [])

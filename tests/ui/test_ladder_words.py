@@ -111,7 +111,7 @@ def test_a_narrow_ladder_shortens_its_labels_to_fit_and_a_wide_one_says_them_who
     panel.set_rows(sample_rows())
     panel.resize(560, 420)  # a docked ladder on a 1024×700 screen is about this narrow
     qtbot.waitUntil(lambda: panel.texts("bar")[CPU_LEAN].startswith("1.3× · 80 µs"))
-    assert panel.texts("bar")[CPU_COMPILED].startswith("no result · 20 µs")
+    assert panel.texts("bar")[CPU_COMPILED].startswith("not a result · 20 µs")
     qtbot.waitUntil(labels_fit)
     panel.resize(1000, 520)
     qtbot.waitUntil(lambda: panel.texts("bar")[CPU_LEAN].startswith(f"1.3{VS_NOTE}"))

@@ -19,7 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from iris_gui.engine.records.sweep_model import Crossover, SweepResult, SweepSpec
+from iris_gui.engine.records.standing import BUSY_MARK
+from iris_gui.engine.records.sweep_model import Crossover, SweepPoint, SweepResult, SweepSpec
 
 
 def _spec(**sizes: Any) -> SweepSpec:
@@ -155,16 +156,22 @@ def _cpu_range(result: SweepResult, wanted: NoteItem) -> str:
     """What the CPU measured at the smallest and largest size: " (cpu/eager/2 threads: 41 µs
     per epoch at 150 rows, 21,000 µs at 1,500,000 rows)", or "" with fewer than two sizes."""
     cpu = sorted(_cpu_series(result))
-    line: dict[int, float] = {}
+    line: dict[int, SweepPoint] = {}
     for p in result.points:
         if cpu and p.series == cpu[0] and p.measured:
             line.setdefault(p.batch or p.rows if wanted.axis == "batch" else
-                            getattr(p, wanted.axis), p.epoch_us)
+                            getattr(p, wanted.axis), p)
     if len(line) < 2:
         return ""
     low, high = min(line), max(line)
-    return (f" ({cpu[0]}: {line[low]:,.0f} µs per epoch at {wanted.size(low)}, "
-            f"{line[high]:,.0f} µs at {wanted.size(high)})")
+    return (f" ({cpu[0]}: {_figure(line[low], 'µs per epoch')} at {wanted.size(low)}, "
+            f"{_figure(line[high], 'µs')} at {wanted.size(high)})")
+
+
+def _figure(point: SweepPoint, unit: str) -> str:
+    """A point's time in ``unit``, marked as every view marks a figure measured on a busy
+    CPU."""
+    return f"{point.epoch_us:,.0f} {unit}" + (BUSY_MARK if point.cpu_busy else "")
 
 
 def _on_cpu(series: str) -> bool:

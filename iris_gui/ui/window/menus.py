@@ -95,7 +95,7 @@ def build_menus(window: QMainWindow) -> WindowActions:
                                      "The engine ladder on each detected device"),
         rerun_busy=action("Re-run &Busy Runs", None,
                           "Queue again every stored run measured on a busy CPU or with a noisy "
-                          "steady state: their speedups are no results until then"),
+                          "steady state: their speedups are not results until then"),
         refresh_devices=action("&Refresh Devices", "F5"),
         hosts=action("&Hosts…", None, "Machines whose devices to train on, through ssh"),
         log_y=action("&Logarithmic Loss Axis", "Ctrl+L"),

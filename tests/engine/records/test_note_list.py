@@ -60,6 +60,15 @@ def test_a_cpu_only_sweep_says_only_the_cpu_was_measured_and_what_a_gpu_would_ad
     assert answer("mlp", None).state == "unmeasured"
 
 
+def test_a_busy_cpu_figure_in_an_answer_is_marked_as_everywhere() -> None:
+    """The GPU wins? tab and ``wins`` print the CPU's range: a figure measured on a busy CPU
+    carries the mark every table gives it."""
+    found = answer("data", _rows_sweep(cpu=[10, 20, 30, 40], gpu=None, busy=0.5), sweep_id=3)
+    assert found.text == "sweep 3: " + note_list.CPU_ONLY.format(
+        " (cpu/eager/2 threads: 10 µs per epoch ⚠ CPU busy at 150 rows, 40 µs ⚠ CPU busy at "
+        "150,000 rows)")
+
+
 def test_a_crossing_drawn_from_busy_points_is_not_a_finding() -> None:
     result = _rows_sweep(cpu=[40, 90, 900, 9_000], gpu=[120, 130, 200, 600], busy=0.9)
     found = answer("data", result)
