@@ -27,8 +27,9 @@ __all__ = ["LossFigure"]
 PEAK_BINS_PER_PIXEL = 1.0
 
 
-# The most curves the legend lists in one column.
-LEGEND_ROWS = 4
+# The legend's place beside the curves: its gap to the plot's edge, and the least height a
+# row is given when the figure has no size yet.
+LEGEND_GAP = 6
 
 
 class LossFigure(PlotFigure):
@@ -49,7 +50,10 @@ class LossFigure(PlotFigure):
         item.setLabel("bottom", "epoch")
         item.setLabel("left", "loss")
         item.setContentsMargins(4, 10, 14, 4)  # room for the last tick label and the top
-        item.addLegend(offset=(-10, 10))
+        # Beside the plot, not over it: many runs compared once covered every curve.
+        item.legend = pg.LegendItem(offset=None)
+        item.legend.setParentItem(item)
+        item.geometryChanged.connect(self.place_legend)
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
         item.disableAutoRange()
@@ -91,8 +95,7 @@ class LossFigure(PlotFigure):
             line = self.add_line(curve.key, curve.label, z=0)
             line.setData(curve.epochs.astype(np.float64), curve.losses)
             self._drawn.append(line)
-        # Many curves: the legend in two columns, half as tall, so that it does not cover them.
-        self.plot_item.legend.setColumnCount(2 if len(self.curves) > LEGEND_ROWS else 1)
+        self.place_legend()
 
     def add_line(self, key: str, label: str, z: int) -> pg.PlotDataItem:
         """An empty line for curve ``key`` in its colour, named ``label`` in the legend."""
@@ -103,11 +106,35 @@ class LossFigure(PlotFigure):
         line.setDownsampling(auto=True, method="peak")
         line.setClipToView(True)
         self._keyed.append((key, line))
+        self.place_legend()
         return line
 
     def remove_line(self, line: pg.PlotDataItem) -> None:
         self.plot_item.removeItem(line)
         self._keyed = [(key, kept) for key, kept in self._keyed if kept is not line]
+        self.place_legend()
+
+    def place_legend(self) -> None:
+        """The legend beside the plot, its curves in as many rows as the figure's height
+        holds and the rest counted in a last row ("+ 94 more"); the plot keeps the width
+        left, so that no entry ever covers a curve."""
+        item = self.plot_item
+        legend = item.legend
+        named = [(line, line.opts["name"]) for _, line in self._keyed if line.opts.get("name")]
+        legend.clear()
+        for line, name in named:
+            legend.addItem(line, name)
+        room = item.geometry().height() - 2 * LEGEND_GAP
+        if named and room > 0 and legend.boundingRect().height() > room:
+            row = legend.boundingRect().height() / len(named)
+            listed = max(1, int(room // row) - 1)
+            legend.clear()
+            for line, name in named[:listed]:
+                legend.addItem(line, name)
+            legend.addItem(pg.PlotDataItem(pen=None), f"+ {len(named) - listed:,} more")
+        legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-LEGEND_GAP, LEGEND_GAP))
+        right = legend.boundingRect().width() + 2 * LEGEND_GAP if named else 14
+        item.setContentsMargins(4, 10, right, 4)
 
     def set_log_y(self, on: bool) -> None:
         self.plot_item.setLogMode(y=bool(on))

@@ -1,5 +1,6 @@
-"""The loss figure's legend stays out of the curves' way: many curves (seven runs compared)
-list in two columns, half as tall; a few in one."""
+"""The loss figure's legend stays out of the curves' way: beside the plot, never over it, its
+curves in as many rows as the figure's height holds and the rest counted in a last row (a
+hundred runs compared once covered the whole plot)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from iris_gui.figures.curves import PlotCurve
-from iris_gui.figures.loss import LEGEND_ROWS, LossFigure
+from iris_gui.figures.loss import LossFigure
 from iris_gui.figures.plot_theme import LIGHT
 
 
@@ -18,16 +19,30 @@ def curves(count: int) -> list[PlotCurve]:
             for i in range(count)]
 
 
-@pytest.mark.parametrize(("count", "columns"), [(1, 1), (LEGEND_ROWS, 1),
-                                                (LEGEND_ROWS + 1, 2), (7, 2)])
-def test_the_legend_takes_a_second_column_past_four_curves(qapp, count, columns) -> None:
+@pytest.mark.parametrize(("height", "count"), [(300, 1), (300, 7), (300, 100), (160, 100),
+                                               (800, 100)])
+def test_the_legend_is_beside_the_curves_and_counts_what_it_cannot_list(qapp, height,
+                                                                        count) -> None:
     figure = LossFigure(LIGHT)
+    figure.widget.resize(900, height)
+    figure.widget.show()
     figure.draw(curves(count))
-    legend = figure.plot_item.legend
-    assert legend.columnCount == columns
-    assert len(legend.items) == count
-    figure.draw(curves(2))  # fewer again: one column
-    assert legend.columnCount == 1
+    figure.fit()
+    qapp.processEvents()
+    legend, view = figure.plot_item.legend, figure.plot_item.vb
+    box = legend.sceneBoundingRect()
+    assert box.left() >= view.sceneBoundingRect().right(), "never over the plotted curves"
+    assert box.bottom() <= figure.widget.height(), "every row it shows is in sight"
+    labels = [label.text for _, label in legend.items]
+    if len(labels) < count:
+        listed = len(labels) - 1
+        assert labels[-1] == f"+ {count - listed:,} more" and listed >= 1
+        assert labels[:listed] == [c.label for c in curves(count)[:listed]]
+    else:
+        assert labels == [c.label for c in curves(count)]
+    figure.draw(curves(2))  # fewer again: every one listed
+    qapp.processEvents()
+    assert [label.text for _, label in legend.items] == [c.label for c in curves(2)]
 
 
 def test_a_log_axis_labels_one_two_and_five_of_each_decade() -> None:
