@@ -176,5 +176,7 @@ def test_help_opens_the_log_folder(qtbot, open_window, monkeypatch, data_dir):
     window.actions.open_log_folder.trigger()
     assert [url.toLocalFile() for url in opened] == [str(data_dir / "logs")]
     assert (data_dir / "logs").is_dir()
+    # Said too: a desktop can take the request and show nothing.
+    assert window.status.currentMessage() == f"Logs are in {data_dir / 'logs'}"
     help_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Help")
     assert "Open &Log Folder" in [a.text() for a in help_menu.actions()]

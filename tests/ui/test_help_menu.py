@@ -26,10 +26,10 @@ def test_open_data_folder_opens_the_stores_folder(qtbot, store, window_on, monke
     help_action(window, "Open &Data Folder").trigger()
     folder = Path(store.path).parent
     assert [Path(url.toLocalFile()) for url in opened] == [folder]
+    # Where it is, either way: a desktop can take the request and show nothing.
     message = window.statusBar().currentMessage()
-    assert (str(folder) in message) is not answered
-    if not answered:
-        assert message.endswith("(no file manager answered)")
+    assert str(folder) in message
+    assert message.endswith("(no file manager answered)") is not answered
 
 
 def test_a_folder_that_cannot_be_made_is_named_in_one_line(qtbot, tmp_path, monkeypatch):

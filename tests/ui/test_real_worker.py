@@ -53,7 +53,7 @@ def test_run_on_every_device_gives_a_completed_row_for_each_recording(qtbot, ope
 
 
 def test_a_garbled_message_is_one_failed_row_and_the_next_train_and_explain_succeed(
-        qtbot, open_window, monkeypatch):
+        qtbot, open_window, monkeypatch, data_dir):
     monkeypatch.setenv(FAULT_ENV, "garble-chunk-at-epoch:300")  # the worker takes it at start
     window = open_window(epochs=3000)
     finished = finishes(window)
@@ -67,6 +67,10 @@ def test_a_garbled_message_is_one_failed_row_and_the_next_train_and_explain_succ
     assert column(window, "Status") == ["failed"]
     assert "its 'chunk' message has chunk.epochs_done 3,001, outside 0..3,000" in status_tip(window)
     assert "failed" in window.status.progress_label.text()
+    # The window's log has the failure too, where Help → Open Log Folder says it is.
+    said = (data_dir / "logs" / "iris-gui.log").read_text()
+    assert "run 1 (cpu · eager · every-epoch · forward) failed at epoch" in said
+    assert "its 'chunk' message has chunk.epochs_done 3,001" in said
     legend = [label.text for _, label in window.plot.plot_item.legend.items]
     assert len(legend) == 1 and f"(failed at epoch {failed.epochs_completed:,} of 3,000)" in legend[0]
 

@@ -7,6 +7,7 @@ curve stays in the plot as that stored run.
 
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import PurePath
 from typing import TYPE_CHECKING
@@ -15,7 +16,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMessageBox
 
 from iris_gui.engine.records.ladder import ladder_configs
-from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.standing import measurable
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
@@ -33,6 +34,8 @@ from iris_gui.ui.panels.shared.plain_text import plain
 if TYPE_CHECKING:
     from iris_gui.ui.presenters.ladder_presenter import LadderPresenter
     from iris_gui.ui.presenters.views import Views
+
+log = logging.getLogger(__name__)
 
 # The note's experiment: each device with each way of bringing the loss back.
 EXPERIMENT_RECORDS = ("every-epoch", "every:200", "device", "none")
@@ -207,6 +210,9 @@ class RunPresenter(QObject):
             run_id = w.store.save(result)
         except EngineError as error:
             self._on_problem(f"The run could not be saved: {error}")
+        if result.status is RunStatus.FAILED:  # Help → Open Log Folder finds it there too
+            log.warning("run %s (%s) %s: %s", run_id if run_id is not None else "(not saved)",
+                        run_label(result.config), result.failed_at, result.message)
         if self.closing and run_id is not None and result.status.value == "stopped":
             self.stopped_on_close = (run_id, result.epochs_completed)
         w.status.end(token, result_summary(run_id, result))

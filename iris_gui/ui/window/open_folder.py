@@ -29,7 +29,10 @@ def open_folder(locate: Callable[[], Path], status: QStatusBar | None, name: str
     except (EngineError, OSError) as error:
         _say(status, f"The {name} cannot be opened: {getattr(error, 'strerror', None) or error}")
         return False
+    # Said either way: a desktop may take the request and show nothing (xdg-open without a
+    # file manager behind it), and the path is what the user came for.
     if QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
+        _say(status, f"{where} {folder}")
         return True
     _say(status, f"{where} {folder} (no file manager answered)")
     return False
