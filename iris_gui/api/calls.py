@@ -59,10 +59,12 @@ def ladder(*, save: bool = True, progress: bool = True, **options: Any) -> Ladde
 
 def sweep(*, save: bool = True, progress: bool = True, **options: Any) -> Sweep:
     """``iris-gui sweep``: the sizes on every series, fitted, with the crossings."""
+    from iris_gui.api.running import notebook_line
     from iris_gui.cli.sweep_cmd import measure, spec_from_args
 
     args = parsed("sweep", options)
-    result = _checked(lambda: measure(spec_from_args(args), args.parallel, progress))
+    line = notebook_line() if progress else None
+    result = _checked(lambda: measure(spec_from_args(args), args.parallel, progress, line))
     sweep_id = None
     if save:
         with open_store(True) as store:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import TextIO
 
 from iris_gui.cli.output import ProgressBar
 
@@ -50,6 +51,12 @@ def progress_bar(total: int, label: str, shown: bool) -> ProgressBar | None:
     if line is not None:
         return ProgressBar(total, label, line, always=True)
     return ProgressBar(total, label, sys.stderr)
+
+
+def notebook_line() -> TextIO | None:
+    """In a notebook, a stream whose lines are one output updated in place (what a sweep's
+    progress writes to); None elsewhere, where stderr serves."""
+    return _DisplayLine.in_notebook()  # type: ignore[return-value]  # a stream in all it uses
 
 
 class _DisplayLine:

@@ -6,14 +6,19 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import time
+from typing import TextIO
 
 from iris_gui.cli.model_options import SWEEP_MODEL_FIELDS
 from iris_gui.cli.output import number, print_json, status_line, table
 from iris_gui.cli.session import StopOnInterrupt, open_store
+from iris_gui.engine.records.standing import BUSY_MARK
 from iris_gui.engine.records.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.batch_settings import batch_text
 from iris_gui.engine.timing.contention import BUSY_SHARE
+from iris_gui.engine.timing.sweep_left import SweepTimeLeft
 from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.sweep_progress import measuring_text, progress_text
 from iris_gui.store.sweep_csv import point_fit_errors
 
 
@@ -47,20 +52,23 @@ def sweep_command(args: argparse.Namespace) -> int:
     return exit_status(result) or (2 if kept_nowhere else 0)
 
 
-def measure(spec: SweepSpec, parallel: int, show_progress: bool) -> SweepResult:
+def measure(spec: SweepSpec, parallel: int, show_progress: bool,
+            line: TextIO | None = None) -> SweepResult:
     """``spec`` swept here and on its hosts, Ctrl+C stopping it at the next chunk;
-    ConfigError names a setting that cannot be swept."""
+    ConfigError names a setting that cannot be swept. ``line``: where the progress is one line
+    redrawn in place (a notebook's output), instead of stderr."""
     from iris_gui.engine.remote.host_runners import HostRunners
     from iris_gui.engine.sweep.sweep import run_sweep
 
     stop = StopOnInterrupt()
-    progress = _Progress() if show_progress and sys.stderr.isatty() else None
+    progress = _Progress(spec, line) if show_progress else None
     hosts = HostRunners(status=status_line, parallel=parallel)
     try:
         hosts.check_parallel(spec.devices)
         with stop.installed():
-            return hosts.sweep(spec, lambda part, relay: run_sweep(part, relay, stop),
-                               progress, stop)
+            return hosts.sweep(spec, lambda part, relay, begins: run_sweep(
+                part, relay, stop, begins), progress, stop,
+                progress.starting if progress is not None else None)
     finally:
         hosts.close()
         if progress is not None:
@@ -72,16 +80,40 @@ def exit_status(result: SweepResult) -> int:
 
 
 class _Progress:
-    """One terminal line: point i of n, the series and size being measured."""
+    """Where the sweep is, on stderr, from its first point on (a point can take minutes): the
+    point being measured and, once two have set a pace, the time left (timing/sweep_left.py,
+    as the window says it). On a terminal one line, rewritten; in a log or a pipe, the first
+    point's start and a line per point measured."""
+
+    def __init__(self, spec: SweepSpec, line: TextIO | None = None) -> None:
+        self.stream = line or sys.stderr
+        self.tty = line is not None or sys.stderr.isatty()
+        self.left = SweepTimeLeft(spec, time.monotonic())
+        self.width = 0
+
+    def starting(self, done: int, total: int) -> None:
+        if self.tty or done == 0:
+            self._say(measuring_text(done, total, self.left.seconds_left))
 
     def __call__(self, point, done: int, total: int) -> None:
+        self.left.add(point, done, total, time.monotonic())
         batch = f", batch {batch_text(point.batch)}" if point.batch else ""
-        sys.stderr.write(f"\r[{done}/{total}] {point.series}, {point.rows:,} rows x "
-                         f"{point.hidden:,} hidden{batch}: {number(point.epoch_us)} us/epoch   ")
-        sys.stderr.flush()
+        busy = BUSY_MARK if point.cpu_busy else ""
+        self._say(f"{progress_text(done, total, self.left.seconds_left)}: {point.series}, "
+                  f"{point.rows:,} rows x {point.hidden:,} hidden{batch}: "
+                  f"{number(point.epoch_us)} us/epoch{busy}")
+
+    def _say(self, line: str) -> None:
+        if self.tty:
+            self.stream.write("\r" + line.ljust(self.width))
+            self.width = len(line)
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
 
     def close(self) -> None:
-        sys.stderr.write("\r" + " " * 90 + "\r")
+        if self.tty:
+            self.stream.write("\r" + " " * self.width + "\r")
 
 
 def describe(result: SweepResult, sweep_id: int | None) -> str:

@@ -5,6 +5,7 @@ the items' own sweeps on the devices given."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -54,6 +55,8 @@ def wins_command(args: argparse.Namespace) -> int:
         if item.key not in (args.measure or []):
             continue
         spec = item.spec if args.devices is None else replace(item.spec, devices=tuple(args.devices))
+        if not args.json:  # its sweep's progress follows on stderr
+            print(f"{item.claim} ({item.key}): measuring its sweep", file=sys.stderr)
         try:
             result = measure(spec, args.parallel, show_progress=not args.json)
         except ConfigError as error:

@@ -242,25 +242,6 @@ def status_cell(status: str, message: str) -> str:
     return f"{status}: {message}" if message else status
 
 
-def progress_text(done: int, total: int, eta_seconds: float | None) -> str:
-    """``point 3 of 30 · about 2 min left``."""
-    text = f"point {done} of {total}"
-    if done >= total:
-        return text
-    if eta_seconds is not None and math.isfinite(eta_seconds) and eta_seconds >= 0:
-        text += f" · about {_span(eta_seconds)} left"
-    return text
-
-
-def _span(seconds: float) -> str:
-    if seconds < 60:
-        return f"{max(1, round(seconds))} s"
-    if seconds < 3600:
-        minutes, rest = divmod(round(seconds), 60)
-        return f"{minutes} min {rest} s" if minutes < 10 and rest else f"{round(seconds / 60)} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 

@@ -69,6 +69,12 @@ def test_measure_runs_the_items_sweep_stores_it_and_answers_from_it(data_dir, mo
     monkeypatch.setattr(wins_cmd, "ITEMS", (dataclasses.replace(ITEMS[0], spec=small),))
     proc = run_cli(["wins", "--measure", "data", "--devices", "cpu"], data_dir, timeout=300)
     assert proc.returncode == 0, describe(proc)
+    # Where it is, from the first point's start on, a line each in a log (stderr is a pipe).
+    said = proc.stderr.splitlines()
+    assert said[:2] == ["Large data sets (data): measuring its sweep", "measuring point 1 of 2"]
+    assert re.fullmatch(r"point 1 of 2: cpu/eager/\d+ threads?, 100 rows x 10 hidden: [\d,.]+ "
+                        r"us/epoch( ⚠ CPU busy)?", said[2]), said
+    assert said[3].startswith("point 2 of 2: ") and len(said) == 4
     line = next(x for x in proc.stdout.splitlines() if x.startswith("  Large data sets"))
     assert re.fullmatch(re.escape("  Large data sets (data): sweep 1: ")
                         + CPU_MEASURED.format(100, 400), line), line

@@ -261,9 +261,12 @@ def test_a_sweep_across_this_machine_and_the_host(hosts: HostRunners, lab: Remot
     spec = SweepSpec(rows=(100, 1000), hidden=(10,), devices=("cpu", "lab:cpu"),
                      engines=("eager",), threads=("1",), min_seconds=0.05, min_epochs=5)
     seen: list[tuple[str, int, int]] = []
-    result = hosts.sweep(spec, lambda part, relay: run_sweep(part, relay),
+    begun: list[tuple[int, int]] = []
+    result = hosts.sweep(spec, lambda part, relay, begins: run_sweep(part, relay, None, begins),
                          lambda point, done, total: seen.append((point.device, done, total)),
-                         lambda: False)
+                         lambda: False, lambda done, total: begun.append((done, total)))
+    # Each point's start heard before it, here and through the host's worker, counted alike.
+    assert [done for done, _ in begun] == [0, 1, 2, 3] and begun[-1][1] == 4
     assert result.status == "completed", result.message
     assert {(p.device, p.rows) for p in result.points} == {
         ("cpu", 100), ("cpu", 1000), ("lab:cpu", 100), ("lab:cpu", 1000)}

@@ -30,6 +30,7 @@ class FakeController(QObject):
     state_changed = Signal(object)
     devices_ready = Signal(list)
     sweep_point = Signal(object, int, int)
+    sweep_next = Signal(int, int)
     sweep_finished = Signal(object)
 
     def __init__(self) -> None:
@@ -123,10 +124,16 @@ def test_a_sweep_runs_from_start_to_a_stored_result(window, qtbot) -> None:
     assert controller.queued == [(SweepSpec(), "process")]
     assert panel.stop_button.isEnabled() and not panel.start_button.isEnabled()
     points = sample_points()
+    # The count from the first point's start on, long before it is measured.
+    controller.sweep_next.emit(0, len(points))
+    assert panel.progress_bar.text() == "measuring point 1 of 30"
+    assert panel.progress_bar.maximum() == 30 and panel.progress_bar.value() == 0
     for done, point in enumerate(points[:13], start=1):
         controller.sweep_point.emit(point, done, len(points))
     assert panel.table.rowCount() == 13 and len(panel.plot.series_lines()) == 6
     assert panel.progress_bar.text().startswith("point 13 of 30 · about ")
+    controller.sweep_next.emit(13, len(points))
+    assert panel.progress_bar.text().startswith("measuring point 14 of 30 · about ")
     qtbot.mouseClick(panel.stop_button, Qt.MouseButton.LeftButton)
     assert controller.stops == 1
 

@@ -4,7 +4,7 @@ own clock, made-up points), said on one line of the progress bar at 1280×800.""
 from __future__ import annotations
 
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepSpec, flops_per_epoch
-from iris_gui.figures.crossover_text import progress_text
+from iris_gui.engine.words.sweep_progress import progress_text
 
 SPEC = SweepSpec(rows=(120, 10_000, 1_000_000), devices=("cpu",), engines=("eager",),
                  threads=("1",))

@@ -22,13 +22,15 @@ def test_a_sweep_runs_live_from_the_crossover_view_and_is_kept(qtbot, open_windo
     window = open_window()  # through the real worker process, as a user runs it
     view = window.crossover
     _small_sweep(view, "120,2000,20000", 0.05)
-    points = []
+    points, begun = [], []
     window.controller.sweep_point.connect(lambda point, done, total: points.append(done))
+    window.controller.sweep_next.connect(lambda done, total: begun.append((done, total)))
     with qtbot.waitSignal(window.controller.sweep_finished, timeout=120_000) as finished:
         qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
     result = finished.args[0]
     assert result.status == "completed" and len(result.points) == 6  # eager, manual x 3 sizes
     assert points == [1, 2, 3, 4, 5, 6]  # each point reached the window as it was measured
+    assert begun == [(done, 6) for done in range(6)]  # and each one's start, counted
     qtbot.waitUntil(lambda: view.result() is not None and len(view.result().points) == 6)
     assert view.progress_bar.format() == "6 points · completed"
     with RunStore.open() as store:

@@ -102,12 +102,13 @@ class HostRunners:
             return runner.run(config, observer)
 
     def sweep(self, spec: SweepSpec, local_sweep: Any, observer: Any,
-              stop: Callable[[], bool]) -> SweepResult:
-        """``spec`` across this machine (``local_sweep(spec, observer)``) and its hosts."""
+              stop: Callable[[], bool], starting: Any = None) -> SweepResult:
+        """``spec`` across this machine (``local_sweep(spec, observer, starting)``) and its
+        hosts."""
         from iris_gui.engine.remote.sweep_across import sweep_across
 
         with stop_watched(self, stop):
-            return sweep_across(spec, local_sweep, self, observer, self.pool)
+            return sweep_across(spec, local_sweep, self, observer, self.pool, starting)
 
     def request_stop(self) -> None:
         for runner in self._runners.values():

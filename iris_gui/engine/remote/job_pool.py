@@ -60,8 +60,9 @@ class JobPool:
         runner = getattr(self._slot, "runner", None)
         return runner.placement.get("SLURM_JOB_ID", "") if runner is not None else ""
 
-    def sweep(self, spec: SweepSpec, observer: Any = None) -> SweepResult:
-        """Every size of ``spec`` (this host's devices, ``HOST:...``) on up to ``jobs`` jobs."""
+    def sweep(self, spec: SweepSpec, observer: Any = None, starting: Any = None) -> SweepResult:
+        """Every size of ``spec`` (this host's devices, ``HOST:...``) on up to ``jobs`` jobs.
+        ``starting`` goes unheard: several points run at once, none of them the next."""
         sizes = sizes_of(spec)
         run = _PoolRun(spec, sizes, observer)
         began = time.perf_counter()

@@ -27,7 +27,13 @@ from iris_gui.engine.remote.remote_results import prefixed_sweep, remote_result
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.spec.models import is_model_file
-from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, SweepListener
+from iris_gui.engine.workers.jobs import (
+    Observer,
+    PointObserver,
+    RunListener,
+    Starting,
+    SweepListener,
+)
 from iris_gui.engine.workers.messages import Asked
 from iris_gui.engine.workers.runner import (
     POLL_SECONDS,
@@ -158,13 +164,15 @@ class RemoteRunner(Connection):
         finally:
             self._stop.clear()
 
-    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None) -> SweepResult:
+    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None,
+              starting: Starting | None = None) -> SweepResult:
         """A sweep of this host's devices (``spec.devices`` named ``HOST:...``)."""
         try:
             local = replace(spec, devices=tuple(split_device(d)[1] for d in spec.devices))
             self._begin("sweep", local.to_dict(), spec=local)
             listener = SweepListener(spec, observer,
-                                     device=lambda d: host_device(self.host.name, d))
+                                     device=lambda d: host_device(self.host.name, d),
+                                     starting=starting)
             while True:
                 kind, payload = self._next_message([0.0])
                 result = listener.hear(kind, payload)

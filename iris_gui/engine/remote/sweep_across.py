@@ -21,7 +21,9 @@ from iris_gui.engine.records.sweep_model import (
 )
 from iris_gui.engine.remote.names import split_device
 
-LocalSweep = Callable[[SweepSpec, Any], SweepResult]
+# local_sweep(spec, observer, starting): this machine's part, its points to observer(point,
+# done, total) and each point's start to starting(done, total).
+LocalSweep = Callable[[SweepSpec, Any, Any], SweepResult]
 
 
 class HostsSource(Protocol):
@@ -43,31 +45,40 @@ def devices_by_machine(devices: tuple[str, ...]) -> dict[str | None, tuple[str, 
 
 def sweep_across(spec: SweepSpec, local_sweep: LocalSweep, hosts: HostsSource,
                  observer: Callable[[SweepPoint, int, int], None] | None = None,
-                 pooled: Callable[[str], Any] | None = None) -> SweepResult:
+                 pooled: Callable[[str], Any] | None = None,
+                 starting: Callable[[int, int], None] | None = None) -> SweepResult:
     """``pooled(device)``: a sweeper of that device's host on several jobs (a JobPool), or
-    None to sweep the host on its one connection."""
+    None to sweep the host on its one connection. ``starting(done, total)``: point ``done +
+    1`` begins, counted as ``observer``'s are."""
     groups = devices_by_machine(spec.devices)
     if list(groups) == [None]:
-        return local_sweep(spec, observer)
+        return local_sweep(spec, observer, starting)
     merged = SweepResult(spec)
     done_before, left = 0, sum(len(d) for d in groups.values())
     for host, devices in groups.items():
         left -= len(devices)
 
-        def relay(point: SweepPoint, done: int, total: int, before: int = done_before,
-                  mine: int = len(devices), rest: int = left) -> None:
+        def counted(done: int, total: int, before: int = done_before,
+                    mine: int = len(devices), rest: int = left) -> tuple[int, int]:
             # Later machines' points are not known yet: estimated at this one's per device.
+            return before + done, before + total + round(total / mine * rest)
+
+        def relay(point: SweepPoint, done: int, total: int, counted=counted) -> None:
             if observer is not None:
-                observer(point, before + done, before + total + round(total / mine * rest))
+                observer(point, *counted(done, total))
+
+        def begins(done: int, total: int, counted=counted) -> None:
+            if starting is not None:
+                starting(*counted(done, total))
 
         sub = replace(spec, devices=devices)
         if host is None:
-            part = local_sweep(sub, relay)
+            part = local_sweep(sub, relay, begins)
         else:
             runner = (pooled(devices[0]) if pooled is not None else None) or \
                 hosts.for_device(devices[0])
             assert runner is not None
-            part = runner.sweep(sub, relay)
+            part = runner.sweep(sub, relay, begins)
         done_before += len(part.points)
         _merge(merged, part, host)
         if part.status != "completed":

@@ -273,8 +273,12 @@ def _share(point: SweepPoint) -> str:
 
 
 def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
-              stop: StopCheck | None = None) -> SweepResult:
-    """Measure every point of ``spec``; ConfigError for bad input before anything runs."""
+              stop: StopCheck | None = None,
+              starting: Callable[[int, int], None] | None = None) -> SweepResult:
+    """Measure every point of ``spec``, each to ``observer(point, done, total)`` once measured;
+    ``starting(done, total)`` hears before each that point ``done + 1`` of ``total`` begins (a
+    point can take minutes: the first would otherwise leave its viewer with no count at all).
+    ConfigError for bad input before anything runs."""
     _check(spec)
     series = series_of(spec)
     result = SweepResult(spec, started_at=datetime.now().astimezone().isoformat(
@@ -292,6 +296,8 @@ def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
                 result.status = "stopped"
                 result.message = f"stopped after {done:,} of {total:,} points"
                 return result.analyse()
+            if starting is not None:
+                starting(done, total)
             if device in broken:
                 point = new_point(spec, device, engine, threads, rows, hidden, batch,
                                   "skipped", broken[device])

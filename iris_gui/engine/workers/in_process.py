@@ -19,7 +19,7 @@ from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfi
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError, RunCancelled
-from iris_gui.engine.workers.jobs import Observer, PointObserver
+from iris_gui.engine.workers.jobs import Observer, PointObserver, Starting
 from iris_gui.engine.workers.messages import Asked, checked
 from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS, JobFailed, WorkerCancelled
 
@@ -98,12 +98,13 @@ class InProcessRunner:
         finally:
             self._stop.clear()
 
-    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None) -> SweepResult:
+    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None,
+              starting: Starting | None = None) -> SweepResult:
         """As ProcessRunner.sweep, in the calling thread."""
         from iris_gui.engine.sweep.sweep import run_sweep
 
         try:
-            return run_sweep(spec, observer, self._stop.is_set)
+            return run_sweep(spec, observer, self._stop.is_set, starting)
         except EngineError:
             raise
         except Exception as error:  # as for a run

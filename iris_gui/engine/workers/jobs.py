@@ -28,6 +28,7 @@ from iris_gui.engine.words.counted import counted
 
 Observer = Callable[[Chunk], None]
 PointObserver = Callable[[SweepPoint, int, int], None]  # a point, the points done, their total
+Starting = Callable[[int, int], None]  # the points done, their total: the next one begins
 
 
 @runtime_checkable
@@ -46,7 +47,8 @@ class Runner(Protocol):
     def explain(self, config: RunConfig, window: int, trace: str | None = None
                 ) -> dict[str, Any]: ...
 
-    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None) -> SweepResult: ...
+    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None,
+              starting: Starting | None = None) -> SweepResult: ...
 
     def request_stop(self, grace: float = ...) -> None: ...
 
@@ -129,12 +131,15 @@ class SweepListener:
     handed to the observer (its device named by ``device``), the result, a refusal raised."""
 
     def __init__(self, spec: SweepSpec, observer: PointObserver | None,
-                 device: Callable[[str], str] = str) -> None:
+                 device: Callable[[str], str] = str, starting: Starting | None = None) -> None:
         self.heard = SweepResult(spec)
-        self.observer, self.device = observer, device
+        self.observer, self.device, self.starting = observer, device, starting
 
     def hear(self, kind: str, payload: Any) -> SweepResult | None:
-        if kind == "sweep-point":
+        if kind == "sweep-next":
+            if self.starting is not None:
+                self.starting(*payload)
+        elif kind == "sweep-point":
             point, done, total = payload
             self.heard.points.append(replace(point, device=self.device(point.device)))
             if self.observer is not None:

@@ -11,6 +11,7 @@ is answered only by the kinds its job sends, each of the shape and range that jo
 - ``result`` -> RunResult: the config asked for, every field of its type, epochs and losses
   within the run's, chunk arrays of one length with finite, non-negative seconds.
 - ``breakdown`` -> a Breakdown's dict, of the config asked for.
+- ``sweep-next`` -> (done, total): point ``done + 1`` of ``total`` begins.
 - ``sweep-point`` -> (SweepPoint, done, total); ``sweep-result`` -> SweepResult of the spec asked.
 - ``error`` (the input was refused) and ``failed`` (the job raised) -> one line of text.
 """
@@ -36,7 +37,7 @@ from iris_gui.engine.spec.errors import EngineError
 # What each job is answered with: the kinds that may arrive while it runs.
 ANSWERS = {"run": ("chunk", "result", "error"),
            "explain": ("breakdown", "error", "failed"),
-           "sweep": ("sweep-point", "sweep-result", "error", "failed")}
+           "sweep": ("sweep-next", "sweep-point", "sweep-result", "error", "failed")}
 # Timings that can be negative: the cores free is the cores less the load average.
 SIGNED_TIMINGS = frozenset({"cpu_cores_free"})
 
@@ -142,6 +143,13 @@ def _sweep_point(payload: Any, asked: Asked) -> tuple[SweepPoint, int, int]:
     return swept, done, total
 
 
+def _sweep_next(payload: Any, asked: Asked) -> tuple[int, int]:
+    done, total = _sequence(payload, 2)
+    if not (_whole(done) and _whole(total) and 0 <= done < total):
+        raise MessageError(f"starts point {seen(done)} + 1 of {seen(total)}")
+    return done, total
+
+
 def _sweep_result(payload: Any, asked: Asked) -> SweepResult:
     result = SweepResult.from_dict(_dict(payload))
     # What came, not what analyse() fitted to it here: a fit's figures are this end's own.
@@ -163,7 +171,8 @@ def _text(payload: Any, asked: Asked) -> str:
 
 
 _READERS: dict[str, Callable[[Any, Asked], Any]] = {
-    "chunk": _chunk, "result": _result, "breakdown": _breakdown, "sweep-point": _sweep_point,
+    "chunk": _chunk, "result": _result, "breakdown": _breakdown, "sweep-next": _sweep_next,
+    "sweep-point": _sweep_point,
     "sweep-result": _sweep_result, "error": _text, "failed": _text}
 
 

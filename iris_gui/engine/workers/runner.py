@@ -44,7 +44,13 @@ from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError, EngineError
-from iris_gui.engine.workers.jobs import Observer, PointObserver, RunListener, SweepListener
+from iris_gui.engine.workers.jobs import (
+    Observer,
+    PointObserver,
+    RunListener,
+    Starting,
+    SweepListener,
+)
 from iris_gui.engine.workers.messages import Asked, MessageError, checked
 from iris_gui.engine.workers.worker_process import worker_main
 
@@ -257,15 +263,17 @@ class ProcessRunner:
         finally:
             self._stop.clear()
 
-    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None) -> SweepResult:
-        """Run a sweep in the worker, each point to ``observer(point, done, total)``. A stop
+    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None,
+              starting: Starting | None = None) -> SweepResult:
+        """Run a sweep in the worker, each point to ``observer(point, done, total)`` and each
+        point's start to ``starting(done, total)``. A stop
         ends it within a chunk (the points measured are kept); if the worker does not answer
         within the grace, or dies, the points heard so far come back as stopped or failed."""
         try:
             self.start()
             assert self._conn is not None
             self._conn.send(("sweep", spec.to_dict()))
-            listener = SweepListener(spec, observer)
+            listener = SweepListener(spec, observer, starting=starting)
             stop_seen = [0.0]
             while True:
                 kind, payload = self._next_message(stop_seen)

@@ -5,7 +5,7 @@ Messages in: ("run", config dict), ("explain", (config dict, window)), ("sweep",
 ("devices", None), ("quit", None). Out: ("ready", devices, accelerator and torch version),
 ("devices", devices and accelerator), ("chunk", Chunk), ("result", (record,
 losses, chunks)), ("breakdown", dict), ("sweep-point", (point dict, done, total)),
-("sweep-result", dict), ("error", one line: the input was refused), ("failed", one line: the
+("sweep-next", (done, total)), ("sweep-result", dict), ("error", one line: the input was refused), ("failed", one line: the
 job raised; the traceback is in the log).
 """
 
@@ -126,9 +126,12 @@ def sweep_job(spec: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:
     def observer(point: Any, done: int, total: int) -> None:
         conn.send(("sweep-point", (asdict(point), done, total)))
 
+    def starting(done: int, total: int) -> None:
+        conn.send(("sweep-next", (done, total)))
+
     try:
-        return ("sweep-result", run_sweep(SweepSpec.from_dict(spec), observer,
-                                          stop.is_set).to_dict())
+        return ("sweep-result", run_sweep(SweepSpec.from_dict(spec), observer, stop.is_set,
+                                          starting).to_dict())
     except EngineError as error:
         return ("error", str(error))
     except Exception as error:  # as for a run

@@ -58,6 +58,7 @@ class TrainingController(QObject):
     explained = Signal(object, object, dict, str)
     explain_failed = Signal(object, object, str)  # run id or None, RunConfig, one-line reason
     sweep_point = Signal(object, int, int)  # SweepPoint, points done, points in all
+    sweep_next = Signal(int, int)  # points done, points in all: the next one begins
     sweep_finished = Signal(object)  # SweepResult
     _run_requested = Signal(int, object, str)
     _explain_requested = Signal(int, object, object, int, str)
@@ -84,6 +85,7 @@ class TrainingController(QObject):
         self._worker.explain_failed.connect(self._on_explain_failed)
         self._sweep_requested.connect(self._worker.sweep)
         self._worker.sweep_point.connect(self._on_sweep_point)
+        self._worker.sweep_next.connect(self._on_sweep_next)
         self._worker.sweep_finished.connect(self._on_sweep_finished)
         self._refresh_requested.connect(self._worker.refresh_devices)
         self._reconnect_requested.connect(self._worker.reconnect_hosts)
@@ -210,6 +212,10 @@ class TrainingController(QObject):
                            reason: str) -> None:
         self.explain_failed.emit(run_id, config, reason)
         self._after_run()
+
+    def _on_sweep_next(self, token: int, done: int, total: int) -> None:
+        if token == self._token:
+            self.sweep_next.emit(done, total)
 
     def _on_sweep_point(self, token: int, point: object, done: int, total: int) -> None:
         if token == self._token:

@@ -54,6 +54,7 @@ class TrainingWorker(QObject):
     explained = Signal(int, object, object, dict, str)
     explain_failed = Signal(int, object, object, str)  # token, run id or None, RunConfig, reason
     sweep_point = Signal(int, object, int, int)  # token, SweepPoint, points done, points in all
+    sweep_next = Signal(int, int, int)  # token, points done, points in all: the next begins
     sweep_finished = Signal(int, object)  # token, SweepResult
 
     def __init__(self, worker_log: str | None = None) -> None:
@@ -228,9 +229,9 @@ class TrainingWorker(QObject):
     def sweep(self, token: int, spec: SweepSpec, execution: str) -> None:
         local = self._runners[execution]
 
-        def local_sweep(part: SweepSpec, observer) -> SweepResult:
+        def local_sweep(part: SweepSpec, observer, starting) -> SweepResult:
             self._working(token, [local])
-            return local.sweep(part, observer)
+            return local.sweep(part, observer, starting)
 
         def remote_for_device(device: str) -> RemoteRunner | None:
             runner = self._remote_runner(device)
@@ -240,7 +241,8 @@ class TrainingWorker(QObject):
         try:
             result = sweep_across(
                 spec, local_sweep, _HostPicker(remote_for_device),
-                lambda point, done, total: self.sweep_point.emit(token, point, done, total))
+                lambda point, done, total: self.sweep_point.emit(token, point, done, total),
+                starting=lambda done, total: self.sweep_next.emit(token, done, total))
         except EngineError as error:
             self.run_rejected.emit(token, str(error))
             return

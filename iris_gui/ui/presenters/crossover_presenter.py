@@ -37,6 +37,7 @@ class CrossoverPresenter(QObject):
         self.panel.stop_requested.connect(controller.stop)
         self.panel.reopen_requested.connect(self.reopen)
         controller.sweep_point.connect(self._on_point)
+        controller.sweep_next.connect(self._on_next)
         controller.sweep_finished.connect(self._on_finished)
         controller.state_changed.connect(self._on_state)
         controller.devices_ready.connect(self.panel.set_devices)
@@ -73,6 +74,13 @@ class CrossoverPresenter(QObject):
         self.panel.set_history([(s.id, s.label()) for s in reversed(stored)])
         sweeps = [(s.id, s.result) for s in stored]
         self.panel.set_answers(answers(sweeps), families(sweeps))
+
+    def _on_next(self, done: int, total: int) -> None:
+        """A point begins: the count is known before its first point ends, which can take
+        minutes (a batch sweep's smallest batch)."""
+        if self._left is None:
+            return  # a sweep someone else queued: its points say where it is
+        self.panel.show_progress(done, total, self._left.seconds_left, measuring=True)
 
     def _on_point(self, point: SweepPoint, done: int, total: int) -> None:
         if self._left is None:  # a sweep someone else queued (the CLI has its own view)

@@ -126,6 +126,16 @@ def test_a_result_is_spaced_by_the_runs_own_stride() -> None:
                 Asked(5, "run", config))
 
 
+def test_a_points_start_is_read_with_its_count_and_a_wrong_count_refused() -> None:
+    asked = Asked(2, "sweep", spec=SweepSpec(rows=(120,), hidden=(10,), devices=("cpu",)))
+    assert checked("sweep-next", [0, 3], asked) == (0, 3)
+    for count in ([3, 3], [-1, 3], [True, 3], ["1", 3], [1]):
+        with pytest.raises(MessageError, match="sweep-next"):
+            checked("sweep-next", count, asked)
+    with pytest.raises(MessageError, match="a 'sweep-next' message came during a run"):
+        checked("sweep-next", [0, 3], RUN)
+
+
 def test_a_sweep_point_is_read_with_its_count_and_a_wrong_count_refused() -> None:
     spec = SweepSpec(rows=(120,), hidden=(10,), devices=("cpu",))
     asked = Asked(2, "sweep", spec=spec)

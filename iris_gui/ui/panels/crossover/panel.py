@@ -40,6 +40,7 @@ from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.records.note_list import NoteAnswer, item
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.words.sweep_progress import measuring_text, progress_text
 from iris_gui.figures import crossover_file
 from iris_gui.figures import crossover_text as words
 from iris_gui.figures.plot_theme import ERROR
@@ -205,10 +206,13 @@ class CrossoverPanel(QWidget):
         self._ready = ready
         self._validate()
 
-    def show_progress(self, done: int, total: int, eta_seconds: float | None = None) -> None:
+    def show_progress(self, done: int, total: int, eta_seconds: float | None = None,
+                      measuring: bool = False) -> None:
+        """``done`` of ``total`` points measured; ``measuring``: the next one has begun."""
         self.progress_bar.setRange(0, max(total, 1))
         self.progress_bar.setValue(min(done, total))
-        self.progress_bar.setFormat(words.progress_text(done, total, eta_seconds))
+        said = measuring_text if measuring and done < total else progress_text
+        self.progress_bar.setFormat(said(done, total, eta_seconds))
 
     def _validate(self) -> None:
         message = self.settings.error()
