@@ -207,3 +207,16 @@ def test_the_empty_plot_names_the_model_that_train_would_run() -> None:
         "Press Train (Ctrl+Return) to run a cnn 16×2 on Digits, 20,000 epochs")
     assert empty_plot_hint(RunConfig(dataset="images", image_size=8, channels=2)) == (
         "Press Train (Ctrl+Return) to run a 128-10-3 MLP on synthetic images, 20,000 epochs")
+
+
+def test_a_refusal_names_what_to_pick_in_the_window_not_a_flag(run_panel) -> None:
+    """The engine's line ends with the command line's hint; the panel names its own fields."""
+    from iris_gui.engine.spec.config import RunConfig
+
+    run_panel.set_config(RunConfig(model="cnn", dataset="digits"))
+    run_panel.form.dataset_combo.set_value("iris")
+    assert run_panel.problem_label.text() == (
+        "a cnn needs digits or images data, not iris; choose Data set “Digits” or "
+        "“Synthetic images”")
+    assert "--" not in run_panel.problem_label.text()
+    assert not run_panel.train_button.isEnabled()

@@ -70,7 +70,7 @@ def check_model(config: Any) -> None:
     wanted = FAMILY_DATA.get(model)
     if wanted is not None and config.dataset not in wanted:
         raise ConfigError(f"a {model} needs {' or '.join(wanted)} data, not {config.dataset}; "
-                          f"give --dataset {wanted[0]}")
+                          f"give --dataset {' or '.join(wanted)}")
     if model == "transformer" and config.width % config.heads:
         raise ConfigError(f"a transformer's width {config.width} must divide into its "
                           f"{config.heads} heads; give a width that is a multiple of the heads")

@@ -30,6 +30,7 @@ from iris_gui.engine.spec.models import is_model_file
 from iris_gui.ui.panels.run.batch import BatchFields
 from iris_gui.ui.panels.run.devices import DETECTING, DeviceChoice
 from iris_gui.ui.panels.run.engine import EngineCombo
+from iris_gui.ui.panels.run.hints import form_words, items_of
 from iris_gui.ui.panels.run.items import (
     CALL_ITEMS,
     DATASET_ITEMS,
@@ -307,11 +308,17 @@ class RunConfigForm(DeviceChoice, QWidget):
         return {"data_file": self._data_file, "target": self._target}
 
     def problem(self) -> str:
-        """Why config() would fail or the selected device cannot run it, or "" when it can."""
+        """Why config() would fail or the selected device cannot run it, or "" when it can,
+        naming the fields to change as this panel does (hints.py)."""
         try:
             self.config()
         except ConfigError as exc:
-            return str(exc)
+            return form_words(str(exc), items_of({
+                "dataset": self.dataset_combo, "model": self.model.model_combo,
+                "record": self.record_combo, "optimizer": self.optimizer_combo,
+                "call": self.call_combo, "engine": self.engine_combo,
+                "data-path": self.batch.data_path_combo,
+                "precision": self.batch.precision_combo}))
         if is_model_file(self.model.model()) and self.execution_combo.value() == "in-process":
             return IN_PROCESS_MODEL_FILE
         reason = self.engine_combo.unavailable_reason()
