@@ -134,7 +134,7 @@ def test_a_failing_explain_says_so_in_its_panel_and_the_window_goes_on(
     with qtbot.waitSignal(window.controller.explain_failed, timeout=120_000) as failed:
         qtbot.mouseClick(window.explain.explain_button, Qt.MouseButton.LeftButton)
     reason = failed.args[2]
-    expected = "exited while explaining" if execution == "process" else "InjectedFault"
+    expected = "exited during the explain" if execution == "process" else "InjectedFault"
     assert expected in reason
     qtbot.waitUntil(lambda: window.explain.explain_button.isEnabled(), timeout=30_000)
     shown = window.explain.status_label.text()

@@ -178,8 +178,17 @@ def test_a_cnn_trains_and_its_row_names_it(qtbot, open_window):
 
 
 def test_a_model_file_trains_in_the_worker_process(qtbot, open_window, model_file):
+    import sys
+
     window = open_window(epochs=3)
-    _choose(window.controls.form.model.model_combo, model_choice.CHOOSE_FILE)
+    note = window.controls.form.model.note
+    with qtbot.waitSignal(window.controller.model_checked, timeout=READY_MS) as checked:
+        _choose(window.controls.form.model.model_combo, model_choice.CHOOSE_FILE)
+        assert note.text() == "Checking tiny_net.py:TinyNet in the worker process…"
+    assert checked.args[2] == "" and checked.args[1][0] > 0  # built there, its parameters
+    assert note.text().startswith(f"tiny_net.py:TinyNet checked: {checked.args[1][0]:,} "
+                                  "parameters, ")
+    assert not [name for name in sys.modules if name.startswith("iris_gui_user_model_")]
     with qtbot.waitSignal(window.controller.run_finished, timeout=READY_MS) as finished:
         qtbot.mouseClick(window.controls.train_button, Qt.MouseButton.LeftButton)
     result = finished.args[1]
@@ -187,6 +196,20 @@ def test_a_model_file_trains_in_the_worker_process(qtbot, open_window, model_fil
     assert result.env.execution == "process"
     qtbot.waitUntil(lambda: window.results.model.rowCount() == 1)
     assert "tiny_net.py:TinyNet" in run_label(window.results.model.run_at(0).result.config)
+
+
+def test_a_model_file_that_cannot_train_says_so_when_chosen(qtbot, open_window, model_file):
+    """Checked in the worker process as soon as it is chosen, not first at Train."""
+    path, _ = model_file
+    path.write_text("from torch import nn\n\n\ndef TinyNet(shape, classes):\n"
+                    "    return nn.Linear(3, classes)\n")
+    window = open_window(epochs=3)
+    note = window.controls.form.model.note
+    with qtbot.waitSignal(window.controller.model_checked, timeout=READY_MS) as checked:
+        _choose(window.controls.form.model.model_combo, model_choice.CHOOSE_FILE)
+    assert checked.args[1] is None and "cannot take a batch of (4,)" in checked.args[2]
+    assert note.text() == f"tiny_net.py:TinyNet cannot train: {checked.args[2]}"
+    qtbot.waitUntil(lambda: window.controls.train_button.isEnabled())
 
 
 def test_a_stored_model_file_run_again_in_process_is_refused(qtbot, open_window, model_file):

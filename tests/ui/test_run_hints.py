@@ -12,10 +12,10 @@ CHOICES = {("record", "device"): "on the device", ("record", "none"): "none",
 
 
 @pytest.mark.parametrize(("line", "said"), [
-    ("the compiled engine cannot record the loss 'every-epoch': it keeps every loss in a "
-     "buffer; choose --record device or none",
-     "the compiled engine cannot record the loss 'every-epoch': it keeps every loss in a "
-     "buffer; choose Loss recording “on the device” or “none”"),
+    (("the compiled engine cannot record the loss 'every-epoch': it keeps every loss in a "
+     "buffer; choose --record device or none"),
+     ("the compiled engine cannot record the loss 'every-epoch': it keeps every loss in a "
+     "buffer; choose Loss recording “on the device” or “none”")),
     ("the native engine reads resident data only; use --data-path resident",
      "the native engine reads resident data only; choose Data path “resident”"),
     ("drop-last applies to mini-batches; give --batch N as well",

@@ -13,6 +13,7 @@ is answered only by the kinds its job sends, each of the shape and range that jo
 - ``breakdown`` -> a Breakdown's dict, of the config asked for.
 - ``sweep-next`` -> (done, total): point ``done + 1`` of ``total`` begins.
 - ``sweep-point`` -> (SweepPoint, done, total); ``sweep-result`` -> SweepResult of the spec asked.
+- ``model`` -> (parameters, FLOPs a step) of the config's model, built and not trained.
 - ``error`` (the input was refused) and ``failed`` (the job raised) -> one line of text.
 """
 
@@ -37,7 +38,8 @@ from iris_gui.engine.spec.errors import EngineError
 # What each job is answered with: the kinds that may arrive while it runs.
 ANSWERS = {"run": ("chunk", "result", "error"),
            "explain": ("breakdown", "error", "failed"),
-           "sweep": ("sweep-next", "sweep-point", "sweep-result", "error", "failed")}
+           "sweep": ("sweep-next", "sweep-point", "sweep-result", "error", "failed"),
+           "model": ("model", "error", "failed")}
 # Timings that can be negative: the cores free is the cores less the load average.
 SIGNED_TIMINGS = frozenset({"cpu_cores_free"})
 
@@ -51,7 +53,7 @@ class Asked:
     """The job a runner waits on: its number, what it is, and the config or spec it sent."""
 
     job: int
-    what: str  # "run" | "explain" | "sweep"
+    what: str  # "run" | "explain" | "sweep" | "model"
     config: RunConfig | None = None
     spec: SweepSpec | None = None
 
@@ -143,6 +145,16 @@ def _sweep_point(payload: Any, asked: Asked) -> tuple[SweepPoint, int, int]:
     return swept, done, total
 
 
+def _model(payload: Any, asked: Asked) -> tuple[int, float]:
+    parameters, flops = _sequence(payload, 2)
+    if not (_whole(parameters) and parameters > 0):
+        raise MessageError(f"counts {seen(parameters)} parameters")
+    if not isinstance(flops, (int, float)) or isinstance(flops, bool) or flops < 0 \
+            or math.isinf(flops):
+        raise MessageError(f"counts {seen(flops)} FLOPs a step")
+    return parameters, float(flops)
+
+
 def _sweep_next(payload: Any, asked: Asked) -> tuple[int, int]:
     done, total = _sequence(payload, 2)
     if not (_whole(done) and _whole(total) and 0 <= done < total):
@@ -171,7 +183,8 @@ def _text(payload: Any, asked: Asked) -> str:
 
 
 _READERS: dict[str, Callable[[Any, Asked], Any]] = {
-    "chunk": _chunk, "result": _result, "breakdown": _breakdown, "sweep-next": _sweep_next,
+    "chunk": _chunk, "result": _result, "breakdown": _breakdown, "model": _model,
+    "sweep-next": _sweep_next,
     "sweep-point": _sweep_point,
     "sweep-result": _sweep_result, "error": _text, "failed": _text}
 

@@ -239,24 +239,46 @@ class ProcessRunner:
         once; it is restarted for the next job. A stop raises WorkerCancelled; the worker's
         death, WorkerCrashed; an error inside explain, JobFailed.
         """
+        kind, payload = self._answer(("explain", (config.to_dict(), window, trace)), "explain")
+        return self._explained(config, kind, payload)
+
+    def check_model(self, config: RunConfig) -> tuple[int, float]:
+        """``config``'s model built in the worker as its run would build it, not trained
+        (train/model_check.py): its parameters and FLOPs a step; ConfigError in one line
+        where it cannot train, JobFailed where the check itself broke, as for explain."""
+        kind, payload = self._answer(("model", config.to_dict()), "model check")
+        try:
+            payload = checked(kind, payload, Asked(0, "model", config))
+        except MessageError as error:
+            self._kill()
+            raise JobFailed(f"the model check failed: {_refused(error)}") from None
+        if kind == "error":
+            raise ConfigError(payload)
+        if kind == "failed":
+            raise JobFailed(f"the model check failed: {payload}")
+        return payload
+
+    def _answer(self, request: tuple[str, Any], doing: str) -> tuple[str, Any]:
+        """The worker's one answer to ``request``, a job with no messages before its answer;
+        a stop kills the worker (WorkerCancelled), as does its death (WorkerCrashed)."""
         try:
             self.start()
             assert self._conn is not None
-            self._conn.send(("explain", (config.to_dict(), window, trace)))
+            self._conn.send(request)
             while True:
                 message = self._receive()
                 if message is not None:
-                    return self._explained(config, *message)
+                    return message
                 if self._stop.is_set():
                     self._kill()
-                    raise WorkerCancelled("explain stopped")
+                    raise WorkerCancelled(f"{doing} stopped")
                 if not self.alive:
                     code = self._process.exitcode if self._process is not None else None
                     self._kill()
-                    raise WorkerCrashed(f"the worker process exited while explaining (exit "
+                    raise WorkerCrashed(f"the worker process exited during the {doing} (exit "
                                         f"code {code}); it is restarted for the next job")
-        except (ConfigError, JobFailed, WorkerError):
-            raise  # the worker answered, or is gone already
+        except WorkerError:
+            raise  # the worker is gone already
         except BaseException:
             self._kill()
             raise

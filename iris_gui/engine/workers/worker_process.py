@@ -2,10 +2,11 @@
 whatever the parent sends, answering every job, whatever goes wrong inside it.
 
 Messages in: ("run", config dict), ("explain", (config dict, window)), ("sweep", spec dict),
-("devices", None), ("quit", None). Out: ("ready", devices, accelerator and torch version),
+("model", config dict), ("devices", None), ("quit", None). Out: ("ready", devices, accelerator and torch version),
 ("devices", devices and accelerator), ("chunk", Chunk), ("result", (record,
 losses, chunks)), ("breakdown", dict), ("sweep-point", (point dict, done, total)),
-("sweep-next", (done, total)), ("sweep-result", dict), ("error", one line: the input was refused), ("failed", one line: the
+("sweep-next", (done, total)), ("sweep-result", dict), ("model", (parameters, FLOPs a
+step)), ("error", one line: the input was refused), ("failed", one line: the
 job raised; the traceback is in the log).
 """
 
@@ -78,6 +79,9 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None,
         if kind == "sweep":
             conn.send(sweep_job(payload, conn, stop))
             continue
+        if kind == "model":
+            conn.send(model_job(payload))
+            continue
         conn.send(train_job(payload, conn, stop))
 
 
@@ -136,6 +140,20 @@ def sweep_job(spec: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:
         return ("error", str(error))
     except Exception as error:  # as for a run
         log.exception("sweep failed in the worker process")
+        return ("failed", f"{type(error).__name__}: {error}")
+
+
+def model_job(config: dict[str, Any]) -> tuple[str, Any]:
+    """A run's model built and checked, not trained (train/model_check.py)."""
+    from iris_gui.engine.train.model_check import check_model
+
+    try:
+        parameters, flops = check_model(RunConfig.from_dict(config))
+        return ("model", (parameters, flops))
+    except EngineError as error:
+        return ("error", str(error))
+    except Exception as error:  # as for a run
+        log.exception("the model check failed in the worker process")
         return ("failed", f"{type(error).__name__}: {error}")
 
 

@@ -33,7 +33,7 @@ SHUTDOWN_WAIT_MS = 1500
 class Job:
     """One queued piece of work: train a config, or explain one (profile a window of epochs)."""
 
-    kind: str  # "train" | "explain" | "sweep"
+    kind: str  # "train" | "explain" | "sweep" | "model"
     config: RunConfig | None
     execution: str
     window: int = 0
@@ -60,11 +60,14 @@ class TrainingController(QObject):
     sweep_point = Signal(object, int, int)  # SweepPoint, points done, points in all
     sweep_next = Signal(int, int)  # points done, points in all: the next one begins
     sweep_finished = Signal(object)  # SweepResult
+    # RunConfig, (parameters, FLOPs a step) or None, the one-line reason ("" when it can train)
+    model_checked = Signal(object, object, str)
     _run_requested = Signal(int, object, str)
     _explain_requested = Signal(int, object, object, int, str)
     _refresh_requested = Signal()
     _reconnect_requested = Signal()
     _sweep_requested = Signal(int, object, str)
+    _model_requested = Signal(int, object)
 
     def __init__(self, parent: QObject | None = None, worker_log: str | None = None) -> None:
         super().__init__(parent)
@@ -84,6 +87,8 @@ class TrainingController(QObject):
         self._worker.explained.connect(self._on_explained)
         self._worker.explain_failed.connect(self._on_explain_failed)
         self._sweep_requested.connect(self._worker.sweep)
+        self._model_requested.connect(self._worker.check_model)
+        self._worker.model_checked.connect(self._on_model_checked)
         self._worker.sweep_point.connect(self._on_sweep_point)
         self._worker.sweep_next.connect(self._on_sweep_next)
         self._worker.sweep_finished.connect(self._on_sweep_finished)
@@ -120,6 +125,11 @@ class TrainingController(QObject):
         """Queue a sweep; its points arrive through ``sweep_point``, the whole through
         ``sweep_finished``."""
         self._enqueue([Job("sweep", None, execution, spec=spec)])
+
+    def check_model(self, config: RunConfig) -> None:
+        """Queue a check of ``config``'s model (a model file just chosen) in the worker
+        process; the answer comes through ``model_checked``."""
+        self._enqueue([Job("model", config, "process")])
 
     def _enqueue(self, jobs: list[Job]) -> None:
         self._queue.extend(jobs)
@@ -173,6 +183,10 @@ class TrainingController(QObject):
             self._set_state(RunState.RUNNING)  # points come one by one: running at once
             self._sweep_requested.emit(self._token, job.spec, job.execution)
             return
+        if job.kind == "model":
+            self._set_state(RunState.RUNNING)  # one answer comes, and soon
+            self._model_requested.emit(self._token, job.config)
+            return
         if job.kind == "explain":
             self._set_state(RunState.RUNNING)  # no chunks come: it is running at once
             self._explain_requested.emit(self._token, job.run_id, job.config, job.window,
@@ -211,6 +225,11 @@ class TrainingController(QObject):
     def _on_explain_failed(self, token: int, run_id: int | None, config: RunConfig,
                            reason: str) -> None:
         self.explain_failed.emit(run_id, config, reason)
+        self._after_run()
+
+    def _on_model_checked(self, token: int, config: RunConfig, cost: object,
+                          reason: str) -> None:
+        self.model_checked.emit(config, cost, reason)
         self._after_run()
 
     def _on_sweep_next(self, token: int, done: int, total: int) -> None:

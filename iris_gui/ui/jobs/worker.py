@@ -56,6 +56,8 @@ class TrainingWorker(QObject):
     sweep_point = Signal(int, object, int, int)  # token, SweepPoint, points done, points in all
     sweep_next = Signal(int, int, int)  # token, points done, points in all: the next begins
     sweep_finished = Signal(int, object)  # token, SweepResult
+    # token, RunConfig, parameters and FLOPs a step or None, the one-line reason ("" when fine)
+    model_checked = Signal(int, object, object, str)
 
     def __init__(self, worker_log: str | None = None) -> None:
         super().__init__()
@@ -252,6 +254,28 @@ class TrainingWorker(QObject):
         finally:
             self._done()
         self.sweep_finished.emit(token, result)
+
+    @Slot(int, object)
+    def check_model(self, token: int, config: RunConfig) -> None:
+        """A model file just chosen, built in the worker process (never this one), whatever
+        the execution chosen for runs."""
+        runner = self._runners["process"]
+        self._working(token, [runner])
+        try:
+            cost = runner.check_model(config)
+        except WorkerCancelled:
+            self.run_rejected.emit(token, "")
+            return
+        except EngineError as error:
+            self.model_checked.emit(token, config, None, str(error))
+            return
+        except Exception as error:  # the pipe broke, say: said, never a hang
+            log.exception("the model check failed in the worker thread")
+            self.model_checked.emit(token, config, None, f"{type(error).__name__}: {error}")
+            return
+        finally:
+            self._done()
+        self.model_checked.emit(token, config, cost, "")
 
     def request_stop(self, grace: float | None = None, token: int | None = None) -> None:
         """Thread-safe: called from the GUI thread while a job blocks this one. ``token``: stop

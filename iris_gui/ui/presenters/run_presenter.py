@@ -120,6 +120,10 @@ class RunPresenter(QObject):
         w.actions.rerun_busy.triggered.connect(self.rerun_busy)
         w.controls.ladder_requested.connect(lambda base: self.run_ladder(base, everywhere=False))
         w.controls.stop_requested.connect(controller.stop)
+        w.controls.model_check_requested.connect(controller.check_model)
+        controller.model_checked.connect(
+            lambda config, cost, reason: w.controls.form.model.show_check(config.model, cost,
+                                                                          reason))
         w.controls.refresh_devices_requested.connect(self.refresh_devices)
         w.results.selection_changed.connect(self._show_curves)
         w.results.message.connect(lambda text: w.status.showMessage(text, 8000))

@@ -189,3 +189,12 @@ def test_a_device_that_is_not_a_torch_device_id_is_refused(device: Any) -> None:
     entry = {"id": device, "kind": "cpu", "name": "CPU"}
     with pytest.raises((ValueError, TypeError)):
         devices_from([entry])
+
+
+def test_a_model_checks_answer_is_its_parameters_and_flops() -> None:
+    asked = Asked(3, "model", RunConfig(model="/tmp/net.py:Net"))
+    assert checked("model", [83, 40_800.0], asked) == (83, 40_800.0)
+    assert math.isnan(checked("model", [83, math.nan], asked)[1])  # FLOPs not counted
+    for bad in ([0, 1.0], [True, 1.0], [83, -1.0], [83, math.inf], [83, "x"], [83]):
+        with pytest.raises(MessageError, match="'model' message"):
+            checked("model", bad, asked)

@@ -158,3 +158,21 @@ def test_a_refused_message_fails_its_run_alone_and_the_next_jobs_start_clean(
     spec = SweepSpec(rows=(60, 120), hidden=(4,), devices=("cpu",), engines=("eager",),
                      threads=("1",), min_seconds=0.05)
     assert runner.sweep(spec).status == "completed"
+
+
+def test_a_model_file_is_checked_in_the_worker_as_its_run_would_build_it(runner, model_file):
+    """What the window asks when a file is chosen: built and counted there, never here."""
+    import sys
+
+    from iris_gui.engine.spec.errors import ConfigError
+
+    parameters, flops = runner.check_model(RunConfig(model=model_file))
+    assert parameters == 4 * 8 + 8 + 8 * 3 + 3 and flops > 0
+    assert not [name for name in sys.modules if name.startswith("iris_gui_user_model_")]
+    bad = model_file.rpartition(":")[0].replace("net.py", "bad.py")
+    with open(bad, "w") as file:
+        file.write("from torch import nn\n\n\ndef Net(shape, classes):\n"
+                   "    return nn.Linear(3, classes)\n")
+    with pytest.raises(ConfigError, match=r"the .*bad.py:Net model cannot take a batch of \(4,\)"):
+        runner.check_model(RunConfig(model=f"{bad}:Net"))
+    assert runner.run(RunConfig(epochs=50)).status is RunStatus.COMPLETED

@@ -9,6 +9,7 @@ never imported here: the worker process imports it when it trains.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path, PurePath
 from types import SimpleNamespace
@@ -21,7 +22,8 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINES, unsupported_model
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.spec.models import LIMITS, check_model, family, is_model_file
-from iris_gui.figures.plot_theme import NOTE
+from iris_gui.engine.words.model_words import flops_words
+from iris_gui.figures.plot_theme import ERROR, NOTE
 from iris_gui.ui.panels.shared.fields import ValueCombo, int_spin
 from iris_gui.ui.panels.shared.plain_text import plain, plain_tip
 
@@ -47,11 +49,18 @@ _CLASS = re.compile(r"^(?:class|def)\s+([A-Za-z_]\w*)", re.MULTILINE)
 def model_file_choice(model: str) -> tuple[str, str]:
     """The Model item for ``FILE.py:NAME``: ``File: net.py:Net`` and its tooltip."""
     path, _, name = model.rpartition(":")
+    return f"File: {file_words(model)}", f"your own model: {name} in {path}\n{FILE_NOTE}"
+
+
+def file_words(model: str) -> str:
+    """``net.py:Net``: a model file by its file's name and its NAME, cut in the middle where
+    longer than the Model field shows."""
+    path, _, name = model.rpartition(":")
     shown = f"{PurePath(path).name}:{name}"
     if len(shown) > MODEL_FILE_CHARS:
         half = (MODEL_FILE_CHARS - 1) // 2
         shown = f"{shown[:half]}…{shown[-half:]}"
-    return f"File: {shown}", f"your own model: {name} in {path}\n{FILE_NOTE}"
+    return shown
 
 
 def _spin(name: str, tip: str) -> QSpinBox:
@@ -62,6 +71,7 @@ def _spin(name: str, tip: str) -> QSpinBox:
 
 class ModelChoice(QObject):
     changed = Signal()
+    file_chosen = Signal(str)  # FILE.py:NAME, just chosen: to be checked in the worker
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -158,12 +168,15 @@ class ModelChoice(QObject):
 
     # --- your own model file --------------------------------------------------------------
     def _model_chosen(self) -> None:
+        chosen_now = False
         if self.model_combo.value() == CHOOSE_FILE:
             chosen = self._ask_for_file()
+            chosen_now = bool(chosen)
             self.model_combo.blockSignals(True)
             if chosen:
                 self._show_file(chosen)
                 self.model_combo.set_value(FILE)
+                self._say(f"Checking {file_words(chosen)} in the worker process…", NOTE)
             else:  # cancelled: the model stays what it was
                 self.model_combo.set_value(self._previous)
             self.model_combo.blockSignals(False)
@@ -171,6 +184,27 @@ class ModelChoice(QObject):
                 self.model_combo.currentIndex(), Qt.ItemDataRole.ToolTipRole))
         self._previous = self.model_combo.value()
         self.changed.emit()
+        if self.model_combo.value() == FILE and chosen_now:
+            self.file_chosen.emit(self._file)
+
+    def show_check(self, model: str, cost: tuple[int, float] | None, reason: str) -> None:
+        """What the worker found building ``model`` (``reason`` where it cannot train, else its
+        parameters and FLOPs a step); said under the Model field while it is the one chosen."""
+        if model != self._file:
+            return  # another file was chosen since
+        shown = file_words(model)
+        if reason:
+            self._say(f"{shown} cannot train: {reason}", ERROR)
+            return
+        parameters, flops = cost if cost is not None else (0, math.nan)
+        counted = ", ".join(part for part in (f"{parameters:,} parameters",
+                                              flops_words(flops) and f"{flops_words(flops)} a step")
+                            if part)
+        self._say(f"{shown} checked: {counted}. {FILE_NOTE}", NOTE)
+
+    def _say(self, text: str, colour: str) -> None:
+        self.note.setText(text)
+        self.note.setStyleSheet(f"color: {colour};")
 
     def _ask_for_file(self) -> str:
         """``/abs/path/file.py:NAME`` from the dialogs, or "" when either was cancelled."""
@@ -196,6 +230,7 @@ class ModelChoice(QObject):
 
     def _show_file(self, model: str) -> None:
         self._file = model
+        self._say(FILE_NOTE, NOTE)
         text, tip = model_file_choice(model)
         index = self.model_combo.findData(FILE)
         if index < 0:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.figures.plot_theme import COMPLAINT
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.run.form import RunConfigForm
@@ -45,6 +46,7 @@ class ControlsPanel(QWidget):
     stop_requested = Signal()
     refresh_devices_requested = Signal()
     config_changed = Signal()
+    model_check_requested = Signal(object)  # RunConfig of a model file just chosen
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -64,6 +66,7 @@ class ControlsPanel(QWidget):
         guard_fields(self.form)
         self.form.changed.connect(self._form_changed)
         self.form.refresh_devices_requested.connect(self.refresh_devices_requested)
+        self.form.model.file_chosen.connect(self._request_model_check)
         self.train_button.clicked.connect(self._request_train)
         self.run_all_button.clicked.connect(self._request_run_all)
         self.ladder_button.clicked.connect(
@@ -87,6 +90,13 @@ class ControlsPanel(QWidget):
         more.addWidget(self.run_all_button)
         more.addWidget(self.ladder_button)
         layout.addLayout(more)
+
+    def _request_model_check(self) -> None:
+        try:
+            config = self.form.config()
+        except ConfigError:
+            return  # the panel says what to fix; Train checks the model then
+        self.model_check_requested.emit(config)
 
     # --- API ------------------------------------------------------------------------------
     def config(self) -> RunConfig:
