@@ -25,3 +25,12 @@ def test_a_curve_label_names_a_call_style_only_where_a_module_is_called():
     assert run_label(RunConfig()) == "cpu · eager · every-epoch · forward"
     assert run_label(RunConfig(engine="lean", call="call")) == "cpu · lean · every-epoch · call"
     assert run_label(RunConfig(engine="compiled", record="device")) == "cpu · compiled · device"
+
+
+def test_a_csv_run_is_labelled_with_its_file_name() -> None:
+    from iris_gui.engine.spec.config import RunConfig
+    from iris_gui.engine.words.labels import run_label, table_label
+
+    config = RunConfig(dataset="csv", data_file="/data/flowers.csv", target="kind")
+    assert run_label(config) == "cpu · eager · every-epoch · forward · flowers.csv"
+    assert table_label(config) == "cpu/every-epoch/forward/flowers.csv"

@@ -10,9 +10,10 @@ Two forms of the same parts, in the same order:
   line's, which ``compare --baseline`` takes back as typed (ASCII ``x``; the note's ``eager``
   left out).
 
-The parts beyond device, engine, recording and call are the model, the batch, the data path,
-the precision and TF32 wherever they are not the note's, so two configurations that train
-differently never share a label in a table, a legend or the Explain view.
+The parts beyond device, engine, recording and call are your own CSV file's name, the model,
+the batch, the data path, the precision and TF32 wherever they are not the note's, so two
+configurations that train differently never share a label in a table, a legend or the Explain
+view.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ def model_words(config: Any, times: str = "×") -> str:
 
 
 def setting_parts(config: Any, times: str = "×") -> list[str]:
-    """``cnn 16×2``, ``batch 32``, ``loader ×2``, ``bfloat16``, ``TF32``: the model, batching,
-    data path and precision choices that differ from the note's, in the order the Run panel
-    shows them."""
+    """``flowers.csv``, ``cnn 16×2``, ``batch 32``, ``loader ×2``, ``bfloat16``, ``TF32``: your
+    own data's file, the model, batching, data path and precision choices that differ from the
+    note's, in the order the Run panel shows them."""
     model = model_words(config, times)
-    parts = [model] if model else []
+    parts = [_file_name(config.data_file)] if getattr(config, "dataset", "") == "csv" else []
+    parts += [model] if model else []
     if config.batch:
         parts.append(f"batch {config.batch:,}")
     if config.data_path == "loader":
@@ -51,6 +53,10 @@ def setting_parts(config: Any, times: str = "×") -> list[str]:
     if config.tf32:
         parts.append("TF32")
     return parts
+
+
+def _file_name(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _call(config: Any) -> list[str]:

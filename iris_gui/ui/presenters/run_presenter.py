@@ -71,8 +71,8 @@ def empty_plot_hint(config: RunConfig) -> str:
     name, shape = dataset_words(config)
     where = "" if config.device == "cpu" else f" on {config.device}"
     parts = setting_parts(config)
-    if model_words(config):
-        parts = parts[1:]  # the model is named already, as the data's shape
+    # The data's file and the model are named already, as the data and its shape.
+    parts = parts[(config.dataset == "csv") + bool(model_words(config)):]
     more = "".join(f", {part}" for part in parts)
     what = f"{shape} on {name}, {config.epochs:,} epochs{where}{more}"
     if config == RunConfig(device=config.device):
