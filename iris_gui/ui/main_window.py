@@ -38,6 +38,7 @@ from iris_gui.ui.window.about import show_about
 from iris_gui.ui.window.machine_notice import MachineNotice
 from iris_gui.ui.window.menus import build_menus
 from iris_gui.ui.window.open_folder import open_folder
+from iris_gui.ui.window.recent import keep_recent
 from iris_gui.ui.window.settings import AppSettings
 from iris_gui.ui.window.shortcuts import ShortcutsDialog
 from iris_gui.ui.window.store_watch import StoreWatch
@@ -87,6 +88,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.ladder_dock, self.crossover_dock)
         self.results_dock.raise_()
         self.actions = build_menus(self)
+        self.recent = keep_recent(self.controls.form, self.recent_csv_menu, settings.qsettings)
         for dock in (self.controls_dock, self.results_dock, self.explain_dock, self.ladder_dock,
                      self.crossover_dock):
             self.view_menu.addAction(dock.toggleViewAction())

@@ -135,6 +135,9 @@ def test_a_string_label_csv_trains_in_mini_batches_from_the_window(qtbot, open_w
     choose_in_file_chooser(qtbot, dialog, flowers)
     with qtbot.waitSignal(dialog.accepted):
         press_ok(qtbot, dialog)
+    # Data set → Open Recent lists it first from now on.
+    window.recent_csv_menu.aboutToShow.emit()
+    assert window.recent_csv_menu.actions()[0].text() == f"{flowers.name} (target: kind)"
     form = window.controls.form
     form.batch.batch_combo.setEditText("2")
     form.batch.data_path_combo.set_value("loader")

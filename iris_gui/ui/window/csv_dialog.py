@@ -36,6 +36,7 @@ from iris_gui.engine.data.csv_data import many_classes_note, read_csv_data, read
 from iris_gui.figures.plot_theme import CAUTION, COMPLAINT
 from iris_gui.ui.panels.shared.plain_text import plain, plain_row
 from iris_gui.ui.window.csv_reading import FileReads
+from iris_gui.ui.window.recent import RecentFiles
 
 FOLDER_KEY = "files/csv_folder"
 # Read whole on OK up to this size (a few seconds at most); a larger file is checked by its
@@ -289,5 +290,8 @@ def open_csv(window: QWidget, settings: QSettings | None = None) -> CsvDialog:
         settings = window.settings.qsettings
     dialog = CsvDialog(window, settings, *form.csv_file())
     dialog.accepted.connect(lambda: form.set_csv(dialog.path(), dialog.target()))
+    if settings is not None:  # and Data set → Open Recent lists it first
+        dialog.accepted.connect(
+            lambda: RecentFiles(settings).add_csv(dialog.path(), dialog.target()))
     dialog.open()
     return dialog

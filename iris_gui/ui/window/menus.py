@@ -132,6 +132,7 @@ def build_menus(window: QMainWindow) -> WindowActions:
     file_menu.addAction(actions.quit)
     data_menu = bar.addMenu("&Data set")
     data_menu.addAction(actions.open_csv)
+    window.recent_csv_menu = data_menu.addMenu("Open &Recent")
     run_menu = bar.addMenu("&Run")
     for item in (actions.train, actions.stop, actions.run_all, actions.run_ladder,
                  actions.run_ladder_everywhere, actions.rerun_busy):

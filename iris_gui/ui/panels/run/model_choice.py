@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path, PurePath
 from types import SimpleNamespace
 
@@ -29,6 +30,7 @@ from iris_gui.ui.panels.shared.plain_text import plain, plain_tip
 
 FILE = "file"  # the item of the model file chosen, whose path and name the object keeps
 CHOOSE_FILE = "choose-file"  # "Your own model file…": opens the dialogs
+RECENT = "recent:"  # + FILE.py:NAME: a model file chosen before, listed after the dialogs' item
 # (text, value, tooltip)
 MODEL_ITEMS = [
     ("MLP", "mlp", "the note's Linear → ReLU stack (Hidden widths), on any data set"),
@@ -142,6 +144,8 @@ class ModelChoice(QObject):
         for index in range(self.model_combo.count()):
             item = model.item(index)
             value = self.model_combo.itemData(index)
+            if str(value).startswith(RECENT):
+                continue  # a file: any data set may feed it, and set_recent greyed a gone one
             reason = ""
             if value not in (FILE, CHOOSE_FILE):
                 trial = SimpleNamespace(**{name: getattr(defaults, name) for name in LIMITS},
@@ -167,10 +171,30 @@ class ModelChoice(QObject):
         return {engine: unsupported_model(engine, kind) for engine in ENGINES}
 
     # --- your own model file --------------------------------------------------------------
+    def set_recent(self, models: list[str], exists: Callable[[str], bool]) -> None:
+        """List the model files chosen lately after "Your own model file…", a gone one
+        greyed."""
+        combo, items = self.model_combo, self.model_combo.model()
+        assert isinstance(items, QStandardItemModel)
+        combo.blockSignals(True)
+        for index in reversed(range(combo.count())):
+            if str(combo.itemData(index)).startswith(RECENT):
+                combo.removeItem(index)
+        for model in models:
+            combo.addItem(f"Recent: {file_words(model)}", RECENT + model)
+            path = model.rpartition(":")[0]
+            there = exists(path)
+            tip = model if there else f"{model}\nUnavailable: the file is gone"
+            combo.setItemData(combo.count() - 1, plain_tip(tip), Qt.ItemDataRole.ToolTipRole)
+            items.item(combo.count() - 1).setData(plain_tip(tip), _OWN_TIP_ROLE)
+            items.item(combo.count() - 1).setEnabled(there)
+        combo.blockSignals(False)
+
     def _model_chosen(self) -> None:
         chosen_now = False
-        if self.model_combo.value() == CHOOSE_FILE:
-            chosen = self._ask_for_file()
+        value = str(self.model_combo.value())
+        if value == CHOOSE_FILE or value.startswith(RECENT):
+            chosen = self._ask_for_file() if value == CHOOSE_FILE else value[len(RECENT):]
             chosen_now = bool(chosen)
             self.model_combo.blockSignals(True)
             if chosen:
@@ -185,7 +209,7 @@ class ModelChoice(QObject):
         self._previous = self.model_combo.value()
         self.changed.emit()
         if self.model_combo.value() == FILE and chosen_now:
-            self.file_chosen.emit(self._file)
+            self.file_chosen.emit(self._file)  # a queued check: the list may change after
 
     def show_check(self, model: str, cost: tuple[int, float] | None, reason: str) -> None:
         """What the worker found building ``model`` (``reason`` where it cannot train, else its
