@@ -94,19 +94,20 @@ def first_axis(result: SweepResult | None) -> str:
 
 def slice_choices(axis: str, points: Iterable[SweepPoint],
                   model: str = "mlp") -> list[tuple[str, int | None]]:
-    """What the plot may hold fixed along the other dimension: every size, or one of them
-    (along the batch size, the row count: each hidden width is a line of its own)."""
+    """What the plot may hold fixed along the other dimension: all sizes ("all", short enough
+    for the narrowest view), or one of them (along the batch size, the row count: each hidden
+    width is a line of its own)."""
     if axis == "flops":
-        return [("every size", None)]
+        return [("all", None)]
     if axis == "batch":
         counts = sorted({p.rows for p in points})
-        return [("every row count", None), *((f"{v:,} rows", v) for v in counts)]
+        return [("all", None), *((f"{v:,} rows", v) for v in counts)]
     other = "hidden" if axis == "rows" else "rows"
     values = sorted({getattr(p, other) for p in points})
     if other == "hidden":
         each = "hidden" if model == "mlp" else width_word(model)
-        return [(f"every {width_word(model)}", None), *((f"{each} {v:,}", v) for v in values)]
-    return [("every row count", None), *((f"{v:,} rows", v) for v in values)]
+        return [("all", None), *((f"{each} {v:,}", v) for v in values)]
+    return [("all", None), *((f"{v:,} rows", v) for v in values)]
 
 
 def compact(value: float) -> str:

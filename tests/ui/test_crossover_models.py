@@ -127,7 +127,7 @@ def test_a_small_cnn_sweep_runs_from_the_view_and_reopens_into_the_form(qtbot, o
     plot.set_axis("hidden")
     assert "cnn width" in plot.plot_item.getAxis("bottom").labelText
     assert [plot.slice_combo.itemText(i) for i in range(plot.slice_combo.count())] == [
-        "every row count", "40 rows", "80 rows"]
+        "all", "40 rows", "80 rows"]
     assert view.table.horizontalHeaderItem(2).text() == "Width"
     # Along the width, the dashed fit follows the points' own FLOPs: it meets them.
     for items in plot.fit_lines().values():

@@ -208,7 +208,7 @@ def test_with_two_widths_each_is_a_line_and_one_can_be_chosen(panel) -> None:
     assert all(len(items) == 2 for items in plot.series_lines().values())
     assert plot.slice_combo.isEnabled()
     assert [plot.slice_combo.itemText(i) for i in range(plot.slice_combo.count())] == [
-        "every hidden width", "hidden 10", "hidden 100"]
+        "all", "hidden 10", "hidden 100"]
     plot.slice_combo.setCurrentIndex(2)  # hidden 100
     assert all(xy(items[0])[0] == ROWS and len(items) == 1
                for items in plot.series_lines().values())

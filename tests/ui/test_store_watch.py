@@ -42,7 +42,7 @@ def test_cli_runs_and_sweeps_appear_and_deleted_runs_go(qtbot, window_on, data_d
     assert window.results.selected_ids() == [1]
 
     combo = window.crossover.history_combo
-    assert combo.count() == 1 and not combo.isEnabled()  # "No earlier sweeps"
+    assert combo.count() == 1 and not combo.isEnabled()  # "None kept"
     _ok(run_cli(SWEEP, data_dir))
     qtbot.waitUntil(lambda: combo.count() == 2, timeout=SEEN_MS)
     assert combo.itemText(1).startswith("sweep 1 · ") and combo.isEnabled()

@@ -58,7 +58,7 @@ from iris_gui.ui.panels.shared.plain_text import plain
 __all__ = ["CrossoverPanel"]
 
 IDLE_TEXT = "Press Start to sweep the sizes set under Sweep, or reopen an earlier sweep."
-HISTORY_PROMPT = "Reopen an earlier sweep…"
+HISTORY_PROMPT = "Earlier sweeps…"
 # What the view compares, for a learner who opens it first; the tags' sentences say the rest.
 ABOUT_TEXT = ("Each series (device / engine / CPU threads) timed in µs per epoch against the "
               "problem size (rows × the model's width), on log-log axes; a numbered line marks "
@@ -66,7 +66,7 @@ ABOUT_TEXT = ("Each series (device / engine / CPU threads) timed in µs per epoc
 # The left column: Start, the sweep's settings and what it found, beside the plot. On a
 # 1280×800 screen the docked view is ~900×250 px: settings, findings and plot stacked
 # would each get a sliver, so the settings and the words share one set of tabs.
-COLUMN_WIDTH = 350
+COLUMN_WIDTH = 350  # where the dock is wide; never narrower than its form needs
 SETTINGS_TAB, FINDINGS_TAB, POINTS_TAB, WINS_TAB = 0, 1, 2, 3
 SIZE_HINT = (900, 320)
 
@@ -114,7 +114,8 @@ class CrossoverPanel(QWidget):
         self.history_combo = guard_wheel(QComboBox())
         self.history_combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.history_combo.setMinimumContentsLength(20)  # the popup shows labels whole
+        self.history_combo.setMinimumContentsLength(9)
+        self.history_combo.view().setMinimumWidth(320)  # the list shows labels whole
         self.history_combo.setToolTip("Sweeps kept in the runs store")
         self.history_combo.activated.connect(self._on_history)
         self.set_history([])
@@ -158,7 +159,7 @@ class CrossoverPanel(QWidget):
         left.addWidget(self.error_label)
         left.addWidget(self.tabs, 1)
         # The form's own width, whatever the style: no label of it is ever cut.
-        column.setMinimumWidth(max(COLUMN_WIDTH, form.minimumSizeHint().width() + 24))
+        column.setMinimumWidth(form.minimumSizeHint().width() + 24)
 
         self.plot = CrossoverPlot()
         self.plot.redrawn.connect(self._show_findings)
@@ -168,7 +169,8 @@ class CrossoverPanel(QWidget):
         self.splitter.addWidget(self.plot)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.setSizes([column.minimumWidth(), SIZE_HINT[0]])
+        self.splitter.setSizes([max(COLUMN_WIDTH, column.minimumWidth()), SIZE_HINT[0]])
+        self._column = column
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -176,6 +178,9 @@ class CrossoverPanel(QWidget):
         layout.addWidget(self.splitter, 1)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # a Qt override
+        # A narrow dock (a 1024 px screen) gives the plot the room, its settings their least.
+        if event.size().width() < COLUMN_WIDTH + SIZE_HINT[0] // 2:
+            self.splitter.setSizes([self._column.minimumWidth(), event.size().width()])
         fit_wrapped(self.about_label, event.size().width())
         super().resizeEvent(event)
 
@@ -300,7 +305,7 @@ class CrossoverPanel(QWidget):
     def set_history(self, items: list[tuple[int, str]]) -> None:
         """Earlier sweeps to reopen: (stored id, label), newest first."""
         self.history_combo.clear()
-        self.history_combo.addItem(HISTORY_PROMPT if items else "No earlier sweeps", None)
+        self.history_combo.addItem(HISTORY_PROMPT if items else "None kept", None)
         for sweep_id, label in items:
             self.history_combo.addItem(label, sweep_id)
         self.history_combo.setEnabled(bool(items))

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QPointF, QSize, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from iris_gui.engine.records.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult
 from iris_gui.figures import crossover_marks as marks
@@ -93,17 +93,15 @@ class CrossoverPlot(QWidget):
     # -- building ------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.axis_combo = ValueCombo([(words.AXES[key][0], key)
-                                      for key in words.axis_choices(None)])
+        self.axis_combo = _ShrinkingCombo([(words.AXES[key][0], key)
+                                           for key in words.axis_choices(None)])
         self.axis_combo.setToolTip("What the x axis shows")
-        self.axis_combo.setMinimumContentsLength(13)
-        self.slice_combo = ValueCombo()
-        self.slice_combo.setMinimumContentsLength(14)
+        self.slice_combo = _ShrinkingCombo()
         self.slice_combo.setToolTip("Which sizes to show along the other dimension")
         self.axis_combo.currentIndexChanged.connect(self._on_axis)
         self.slice_combo.currentIndexChanged.connect(self.redraw)
         self.bar = QHBoxLayout()  # the panel adds its own choices at the end
-        self.bar.setContentsMargins(8, 4, 8, 0)
+        self.bar.setContentsMargins(4, 4, 4, 0)
         self.bar.addWidget(plain(QLabel("x axis")))
         self.bar.addWidget(self.axis_combo)
         self.bar.addWidget(plain(QLabel("showing")))
@@ -232,3 +230,20 @@ def point_tip(point: SweepPoint, error: float, model: str = "mlp") -> str:
     if point.remeasured:
         lines.append("measured twice: the first try waited for a core; the better one is shown")
     return "\n".join(lines)
+
+
+class _ShrinkingCombo(ValueCombo):
+    """Asks for its longest item's width, and takes as little as ``LEAST_CHARACTERS`` where
+    the view is narrow (its text then cut, whole in its list): the view fits beside the Run
+    panel on a 1024 px screen, and shows every word on a wider one."""
+
+    LEAST_CHARACTERS = 7
+
+    def __init__(self, items: list[tuple[str, str]] | None = None) -> None:
+        super().__init__(items or [])
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+
+    def minimumSizeHint(self) -> QSize:  # a Qt override
+        hint = super().minimumSizeHint()
+        least = self.fontMetrics().averageCharWidth() * self.LEAST_CHARACTERS + 36
+        return QSize(min(hint.width(), least), hint.height())

@@ -253,6 +253,10 @@ def _confusion(result: RunResult) -> QGroupBox:
     return box
 
 
+# Wide enough that the environment's and the timings' longer values fit on one line each.
+PREFERRED_WIDTH = 1100
+
+
 class RunDetailsDialog(QDialog):
     """One stored run: status and message, configuration, timings, results, environment."""
 
@@ -289,8 +293,8 @@ class RunDetailsDialog(QDialog):
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 0, 0)
         columns = QHBoxLayout()
-        columns.addLayout(left)
-        columns.addLayout(right)
+        columns.addLayout(left, 1)
+        columns.addLayout(right, 1)
         body_layout.addLayout(columns)
         if baseline is not None and baseline.id != run.id:
             body_layout.addWidget(_against(run, baseline))
@@ -314,6 +318,9 @@ class RunDetailsDialog(QDialog):
         with a scroll bar for the rest."""
         screen = (self.parentWidget() or self).screen().availableGeometry()
         wanted = body.sizeHint()
+        # Its long values wrap (details_data.form_group), so its size hint is narrow: as wide
+        # as a long value needs unwrapped, where the screen has room.
+        wanted.setWidth(max(wanted.width(), PREFERRED_WIDTH))
         bar = scroll.verticalScrollBar().sizeHint().width()
         others = self.sizeHint().height() - scroll.sizeHint().height()
         height = min(wanted.height() + others, screen.height() - 40)
@@ -340,3 +347,4 @@ class RunDetailsDialog(QDialog):
         if colour is not None:
             label.setStyleSheet(f"color: {colour.name()}")
         return label
+

@@ -39,10 +39,14 @@ def selectable(text: str) -> QLabel:
 
 
 def form_group(title: str, rows: list[tuple[str, str]]) -> QGroupBox:
+    """A titled group of ``name: value`` rows; a long value (an OS, a warm-up, a path) wraps
+    at the dialog's width rather than pushing its column off a small screen."""
     box = QGroupBox(title)
     form = QFormLayout(box)
     for name, value in rows:
-        plain_row(form, f"{name}:", selectable(value))
+        shown = selectable(value)
+        shown.setWordWrap(True)
+        plain_row(form, f"{name}:", shown)
     return box
 
 
