@@ -140,3 +140,21 @@ def test_a_ratio_that_is_no_result_says_why_instead(qtbot, store):
     assert rows["Not a result"] == ("this run trains digits, the baseline (run 1) iris:\n"
                                     "a speedup across data sets is not a result.")
     assert "Whole loop" not in rows
+
+
+def test_on_a_1024_by_700_screen_no_column_is_pushed_off_it(qtbot, store) -> None:
+    """The Environment's long values (the OS, the warm-up) wrap at the dialog's width."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QScrollArea
+
+    from iris_gui.ui.panels.results.details import RunDetailsDialog
+
+    run = store.get(store.list_runs()[0].id)
+    dialog = RunDetailsDialog(run)
+    qtbot.addWidget(dialog)
+    dialog.resize(1004, 660)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    (area,) = dialog.findChildren(QScrollArea)
+    assert area.horizontalScrollBar().maximum() == 0
+    assert QRect(0, 0, 1004, 660).contains(dialog.rect())

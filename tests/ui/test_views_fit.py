@@ -189,6 +189,9 @@ def test_at_1024_by_700_no_word_of_the_ladder_or_crossover_is_cut(qtbot, laptop)
     for view in ("Ladder", "Crossover"):
         switch_to(qtbot, laptop, view)
         assert cut_words(view_widget(laptop, view)) == [], view
+    # Beside the Run panel whole: its description and chart are not behind a scroll.
+    for area in scroll_areas(laptop.crossover):
+        assert area.horizontalScrollBar().maximum() == 0
 
 
 def test_the_crossover_settings_tab_cuts_no_word(qtbot, laptop):
