@@ -17,6 +17,7 @@ from iris_gui.cli.output import number, print_json, seconds, status_line, table
 from iris_gui.cli.parser import config_from_args
 from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.spec.engines import ENGINES
+from iris_gui.figures.ladder_text import SLOWER, SLOWER_ANY, is_slower
 
 DEFAULT_RECORD = "device"
 
@@ -160,5 +161,7 @@ def _ladder_table(ladder: list, unavailable: list[dict[str, Any]], chosen: list)
               "curve dev = largest relative difference from eager's loss curve")
     unfit_notes = [f"  {line.device}/{line.engine}: not a result: {line.standing_reason}"
                    for line in ladder if line.unfit]
+    unfit_notes += [f"  {line.device}/{line.engine}: {SLOWER.get(line.engine, SLOWER_ANY)}"
+                    for line in ladder if is_slower(line)]
     return "\n".join([title, table(headers, body, right={4, 5, 6, 7, 8, 9}), legend,
                       *unfit_notes, *(["unavailable:", *notes] if notes else [])])

@@ -33,6 +33,17 @@ LEAN_SWITCHES = ("The switches: optimizer.zero_grad(set_to_none=True), which dro
                  "gradients instead of writing zeros, and the optimizer built with fused=True "
                  "(one kernel for the whole update; foreach=True where the device has no fused "
                  "kernel).")
+# Said where a rung measured slower than the note's loop on its device stands: a "remedy" that
+# costs time is a finding, not a fault, and its bar says why.
+SLOWER_MARK = "slower here"
+SLOWER = {"lean": ("slower here than the note's loop: at this size its switches cost more than "
+                   "they save. The fused (or foreach) optimizer sets up one multi-tensor kernel "
+                   "for a handful of tiny tensors, and gradients set to None are allocated "
+                   "afresh each step instead of zeroed in place; on a larger model, or a GPU, "
+                   "each saves more than it costs. Explain the lean run for which phase pays: "
+                   "its optimizer and backward against the note's loop's.")}
+SLOWER_ANY = ("slower here than the note's loop: what this rung removes costs less on this "
+              "device, at this size, than what it adds")
 NOISY_MARK = "⚠ noisy"  # as the results table marks a noisy steady state
 BUSY_MARK = "⚠ CPU busy"  # as the results table marks a run that waited for a core
 REFERENCE_MARK = "no framework"
@@ -112,6 +123,8 @@ def bar_label(row: LadderRow, compact: bool = False) -> str:
     elif math.isfinite(row.speedup):
         near = "≈" if row.standing == Kind.WITHIN_NOISE.value else ""
         parts.insert(0, f"{near}{row.speedup:.1f}{'×' if compact else VS_NOTE}")
+        if is_slower(row):
+            parts.insert(1, SLOWER_MARK)
     if not row.framework:
         parts.append(REFERENCE_MARK)
     if row.status != "completed":
@@ -136,6 +149,13 @@ def missing_label(row: LadderRow) -> str:
     if row.status == "completed":
         return "completed, but too short for a steady-state time"
     return f"{row.status}: {row.message}" if row.message else f"{row.status}: no time measured"
+
+
+def is_slower(row: LadderRow) -> bool:
+    """A rung measured slower than the note's loop on its device, as a result (not within the
+    noise, not busy or noisy)."""
+    return (not is_note_loop(row) and row.standing == Kind.RESULT.value
+            and math.isfinite(row.speedup) and row.speedup < 1)
 
 
 def rung_tip(row: LadderRow) -> str:
@@ -184,6 +204,8 @@ def hover_text(row: LadderRow, facts: RunFacts | None = None) -> str:
         against = f" (run {row.reference_id})" if row.reference_id is not None else ""
         lines.append(f"{row.speedup:.2f}{VS_NOTE}: {pace} than the note's loop on "
                      f"{row.device}{against}")
+        if is_slower(row):
+            lines.append(SLOWER.get(row.engine, SLOWER_ANY))
         if row.standing == Kind.WITHIN_NOISE.value:
             lines.append(f"within the noise: {row.standing_reason}")
         lines.append(WHICH_SPEEDUP)

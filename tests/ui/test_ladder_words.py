@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtGui import QColor
 from support.figure_pixels import rgb
 
+from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.figures.ladder_file import render_ladder
 from iris_gui.figures.ladder_text import VS_NOTE
 from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
@@ -117,3 +118,22 @@ def test_a_narrow_ladder_shortens_its_labels_to_fit_and_a_wide_one_says_them_who
     qtbot.waitUntil(lambda: panel.texts("bar")[CPU_LEAN].startswith(f"1.3{VS_NOTE}"))
     assert panel.texts("bar")[CPU_COMPILED].startswith("not a result · 20 µs")
     qtbot.waitUntil(labels_fit)
+
+
+def test_a_rung_slower_than_the_notes_loop_says_why_where_its_bar_stands() -> None:
+    """The lean rung's switches cost more than they save on a small model on the CPU: a
+    measured finding, said at its bar and in its hover, never left as an unexplained 0.9×."""
+    from dataclasses import replace
+
+    from iris_gui.figures.ladder_text import SLOWER, SLOWER_MARK, bar_label, hover_text
+
+    lean = LadderRow(device="cpu", device_name="CPU", engine="lean", label="lean",
+                     framework=True, record="device", status="completed", epoch_us=341.0,
+                     epoch_us_iqr=10.0, noisy=False, speedup=0.89, compile_seconds=0.0,
+                     curve_deviation=0.0, final_loss=0.5)
+    assert bar_label(lean) == f"0.9× vs the note's loop · {SLOWER_MARK} · 341 µs"
+    assert SLOWER["lean"] in hover_text(lean)
+    faster = replace(lean, speedup=1.3)
+    assert SLOWER_MARK not in bar_label(faster) and SLOWER["lean"] not in hover_text(faster)
+    noise = replace(lean, standing="within-noise")
+    assert SLOWER_MARK not in bar_label(noise)
