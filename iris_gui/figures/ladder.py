@@ -186,4 +186,8 @@ class LadderFigure(PlotFigure):
             share = min(text.boundingRect().width() / pixels, MAX_LABEL_SHARE)
             right = max(right, (end - share * self.left) / (1.0 - share))
         self.plot_item.vb.setXRange(self.left, right, padding=0)
-        self.plot_item.getAxis("bottom").setTicks(words.log_ticks(self.left, right))
+        # The scale goes as far as the bars do (to the decade past the longest): the room to
+        # its right holds their labels, not times nothing took.
+        longest = max((end for end, _ in ends), default=self.left + 1.0)
+        self.plot_item.getAxis("bottom").setTicks(
+            words.log_ticks(self.left, min(right, math.ceil(longest))))

@@ -36,6 +36,7 @@ LEAN_SWITCHES = ("The switches: optimizer.zero_grad(set_to_none=True), which dro
 # Said where a rung measured slower than the note's loop on its device stands: a "remedy" that
 # costs time is a finding, not a fault, and its bar says why.
 SLOWER_MARK = "slower here"
+SLOWER_BELOW = 0.95  # a ratio that reads 0.9× or less: 0.97× shows as 1.0×, not slower
 SLOWER = {"lean": ("slower here than the note's loop: at this size its switches cost more than "
                    "they save. The fused (or foreach) optimizer sets up one multi-tensor kernel "
                    "for a handful of tiny tensors, and gradients set to None are allocated "
@@ -155,7 +156,7 @@ def is_slower(row: LadderRow) -> bool:
     """A rung measured slower than the note's loop on its device, as a result (not within the
     noise, not busy or noisy)."""
     return (not is_note_loop(row) and row.standing == Kind.RESULT.value
-            and math.isfinite(row.speedup) and row.speedup < 1)
+            and math.isfinite(row.speedup) and row.speedup < SLOWER_BELOW)
 
 
 def rung_tip(row: LadderRow) -> str:
