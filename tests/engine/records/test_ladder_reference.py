@@ -33,7 +33,7 @@ def test_one_reference_per_device_and_other_settings_named() -> None:
     assert bar_label(by_id[1]) == "not a result · 120 µs"
     assert bar_label(by_id[2]) == "the note's loop · 100 µs"
     assert bar_label(by_id[5]) == "2.0× vs the note's loop · 50 µs"
-    assert bar_label(by_id[3]) == "0.2× vs the note's loop · 400 µs"
+    assert bar_label(by_id[3]) == "0.2× vs the note's loop · slower here · 400 µs"
 
 
 def test_a_busy_reference_makes_no_ratio_on_its_device_a_result() -> None:
