@@ -240,23 +240,14 @@ class ProcessRunner:
         death, WorkerCrashed; an error inside explain, JobFailed.
         """
         kind, payload = self._answer(("explain", (config.to_dict(), window, trace)), "explain")
-        return self._explained(config, kind, payload)
+        return self._answered(Asked(0, "explain", config), kind, payload, "explain")
 
     def check_model(self, config: RunConfig) -> tuple[int, float]:
         """``config``'s model built in the worker as its run would build it, not trained
         (train/model_check.py): its parameters and FLOPs a step; ConfigError in one line
         where it cannot train, JobFailed where the check itself broke, as for explain."""
         kind, payload = self._answer(("model", config.to_dict()), "model check")
-        try:
-            payload = checked(kind, payload, Asked(0, "model", config))
-        except MessageError as error:
-            self._kill()
-            raise JobFailed(f"the model check failed: {_refused(error)}") from None
-        if kind == "error":
-            raise ConfigError(payload)
-        if kind == "failed":
-            raise JobFailed(f"the model check failed: {payload}")
-        return payload
+        return self._answered(Asked(0, "model", config), kind, payload, "the model check")
 
     def _answer(self, request: tuple[str, Any], doing: str) -> tuple[str, Any]:
         """The worker's one answer to ``request``, a job with no messages before its answer;
@@ -328,18 +319,22 @@ class ProcessRunner:
             self._stop.clear()
             self._grace = STOP_GRACE_SECONDS
 
-    def _explained(self, config: RunConfig, kind: str, payload: Any) -> dict[str, Any]:
+    def _answered(self, asked: Asked, kind: str, payload: Any, job: str) -> Any:
+        """The one answer of a job that has no other messages (explain, a model check) as its
+        record; ConfigError for a refusal, JobFailed ("explain failed: ...") for a failure or
+        a message this end cannot use."""
         try:
-            payload = checked(kind, payload, Asked(0, "explain", config))
+            payload = checked(kind, payload, asked)
         except MessageError as error:
             self._kill()
-            raise JobFailed(f"explain failed: {_refused(error)}") from None
+            raise JobFailed(f"{job} failed: {_refused(error)}") from None
         if kind == "error":
             raise ConfigError(payload)
         if kind == "failed":
-            if config.device != "cpu":
-                self.close()
-            raise JobFailed(f"explain failed: {payload}")
+            assert asked.config is not None, "a job of one answer is asked with its config"
+            if asked.config.device != "cpu":
+                self.close()  # a CUDA error can poison the process
+            raise JobFailed(f"{job} failed: {payload}")
         return payload
 
     def _next_message(self, stop_seen: list[float]) -> tuple[str, Any]:

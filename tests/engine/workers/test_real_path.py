@@ -45,14 +45,6 @@ def Net(input_shape, classes):
 
 
 @pytest.fixture(scope="module")
-def runner():
-    made = ProcessRunner()
-    made.start()
-    yield made
-    made.close()
-
-
-@pytest.fixture(scope="module")
 def model_file(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("model") / "net.py"
     path.write_text(MODEL_FILE)

@@ -16,14 +16,6 @@ from iris_gui.engine.workers.runner import ProcessRunner, WorkerCancelled
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def runner():
-    made = ProcessRunner()
-    made.start()
-    yield made
-    made.close()
-
-
 def test_a_run_in_the_worker_streams_chunks_and_returns_the_result(runner):
     assert runner.devices[0].id == "cpu" and runner.torch_version
     pid = runner._process.pid
