@@ -41,6 +41,7 @@ class LossFigure(PlotFigure):
         self.curves: list[PlotCurve] = []  # what ``draw`` drew, in legend order
         self._drawn: list[pg.PlotDataItem] = []
         self._keyed: list[tuple[str, pg.PlotDataItem]] = []  # every curve's line, by key
+        self._placing = True  # whether a change of lines places the legend at once
         super().__init__(theme, background=theme.background,
                          axisItems={"left": SparseLogAxis("left")})
         self._build()
@@ -85,16 +86,22 @@ class LossFigure(PlotFigure):
     def draw(self, curves: list[PlotCurve]) -> None:
         """Draw ``curves`` in place of those drawn before; a curve still shown keeps its
         colour, a new one takes the first free one. Lines added with ``add_line`` stay."""
+        self._placing = False
         for line in self._drawn:
             self.remove_line(line)
+        self._placing = True
         self.curves = list(curves)
         self.colours = {key: colour for key, colour in self.colours.items()
                         if key in {curve.key for curve in curves} | {LIVE_KEY}}
         self._drawn = []
-        for curve in self.curves:
-            line = self.add_line(curve.key, curve.label, z=0)
-            line.setData(curve.epochs.astype(np.float64), curve.losses)
-            self._drawn.append(line)
+        self._placing = False  # once for them all, not once per line: a hundred runs at once
+        try:
+            for curve in self.curves:
+                line = self.add_line(curve.key, curve.label, z=0)
+                line.setData(curve.epochs.astype(np.float64), curve.losses)
+                self._drawn.append(line)
+        finally:
+            self._placing = True
         self.place_legend()
 
     def add_line(self, key: str, label: str, z: int) -> pg.PlotDataItem:
@@ -118,6 +125,8 @@ class LossFigure(PlotFigure):
         """The legend beside the plot, its curves in as many rows as the figure's height
         holds and the rest counted in a last row ("+ 94 more"); the plot keeps the width
         left, so that no entry ever covers a curve."""
+        if not self._placing:
+            return
         item = self.plot_item
         legend = item.legend
         named = [(line, line.opts["name"]) for _, line in self._keyed if line.opts.get("name")]
