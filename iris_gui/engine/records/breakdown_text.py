@@ -66,8 +66,8 @@ def op_kind_words(b: Breakdown, unit: str = "µs") -> str:
 def answer(b: Breakdown) -> str:
     """The note's question, why the GPU is slower, answered in one plain sentence from what
     this record could measure: on an accelerator its idleness, launches and syncs; on a CPU
-    the counts a GPU would make and the estimate of their cost, set against this CPU's epoch
-    (or, on a busy CPU, not set against it: the counts and the estimate stand regardless)."""
+    the counts a GPU would make and the estimate of their cost, as a share of this CPU's
+    whole epoch (or, on a busy CPU, alone: the counts and the estimate stand regardless)."""
     if b.on_accelerator:
         made = f"launching {_count_or(b.kernels_per_epoch)} kernels and waiting for {_syncs(b)}"
         if b.device_busy_pct is None:
@@ -85,19 +85,22 @@ def answer(b: Breakdown) -> str:
     if not estimate.estimated:
         return f"No GPU here, and no estimate of one for this run: {estimate.unavailable}."
     low, high = estimate.overhead_low_us, estimate.overhead_high_us
+    # The launches and syncs come on top of the host's own work (the Python and dispatch that
+    # are most of a small model's CPU epoch), so they are set beside the CPU's whole epoch as
+    # a share of it, never as a verdict of faster or slower.
     cost = (f"A GPU would launch about {_count(estimate.kernels_per_epoch or 0.0)} kernels and "
-            f"wait for {_syncs(b)} each epoch, {range_us(low, high)} µs of overhead before "
-            "any arithmetic (an estimate: no GPU here)")
+            f"wait for {_syncs(b)} each epoch: {range_us(low, high)} µs of overhead on top of "
+            "the host's own work")
     cpu = estimate.cpu_epoch_us
-    if b.cpu_busy or not math.isfinite(cpu):
-        return f"{cost}; this CPU's own epoch is {b.busy_words or 'not measured'}."
-    against = f"this CPU's whole {plain(cpu, 0)} µs epoch"
-    if low >= cpu:
-        return f"{cost}, more than {against}: at this size the GPU loses before it computes."
-    if high <= cpu:
-        return (f"{cost}, less than {against}: here the overhead alone would not make the "
-                "GPU slower.")
-    return f"{cost}, about {against}: the overhead alone could make the GPU slower."
+    if b.cpu_busy or not math.isfinite(cpu) or cpu <= 0:
+        return (f"{cost} (an estimate: no GPU here); this CPU's own epoch is "
+                f"{b.busy_words or 'not measured'}.")
+    return (f"{cost}, {_times(low / cpu)} to {_times(high / cpu)} this CPU's whole "
+            f"{plain(cpu, 0)} µs epoch (an estimate: no GPU here).")
+
+
+def _times(ratio: float) -> str:
+    return f"{ratio:.2g}×" if ratio < 10 else f"{ratio:,.0f}×"
 
 
 def _syncs(b: Breakdown) -> str:
