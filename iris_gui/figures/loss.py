@@ -42,6 +42,8 @@ class LossFigure(PlotFigure):
         self._drawn: list[pg.PlotDataItem] = []
         self._keyed: list[tuple[str, pg.PlotDataItem]] = []  # every curve's line, by key
         self._placing = True  # whether a change of lines places the legend at once
+        self._row_px: float | None = None  # a legend row's height, once measured
+        self._legend_shown: tuple = ()  # the lines, names and count it lists now
         super().__init__(theme, background=theme.background,
                          axisItems={"left": SparseLogAxis("left")})
         self._build()
@@ -130,17 +132,23 @@ class LossFigure(PlotFigure):
         item = self.plot_item
         legend = item.legend
         named = [(line, line.opts["name"]) for _, line in self._keyed if line.opts.get("name")]
-        legend.clear()
-        for line, name in named:
-            legend.addItem(line, name)
         room = item.geometry().height() - 2 * LEGEND_GAP
-        if named and room > 0 and legend.boundingRect().height() > room:
-            row = legend.boundingRect().height() / len(named)
-            listed = max(1, int(room // row) - 1)
+        if named and self._row_px is None:  # one entry's height, measured once
+            legend.clear()
+            legend.addItem(*named[0])
+            self._row_px = legend.boundingRect().height()
+        listed = len(named)
+        if named and room > 0 and self._row_px and len(named) * self._row_px > room:
+            listed = max(1, int(room // self._row_px) - 1)
+        # Rebuilt only when what it lists changes: a resize of the window passes here often.
+        shown = ([id(line) for line, _ in named], [name for _, name in named], listed)
+        if shown != self._legend_shown:
+            self._legend_shown = shown
             legend.clear()
             for line, name in named[:listed]:
                 legend.addItem(line, name)
-            legend.addItem(pg.PlotDataItem(pen=None), f"+ {len(named) - listed:,} more")
+            if listed < len(named):
+                legend.addItem(pg.PlotDataItem(pen=None), f"+ {len(named) - listed:,} more")
         legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-LEGEND_GAP, LEGEND_GAP))
         right = legend.boundingRect().width() + 2 * LEGEND_GAP if named else 14
         item.setContentsMargins(4, 10, right, 4)
