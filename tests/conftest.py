@@ -1,7 +1,6 @@
 import os
 import re
 import sys
-from collections import Counter
 
 import pytest
 
@@ -15,7 +14,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # are snapshotted first and compared again when the session ends (tests/support/isolation.py).
 # The helpers assert; let pytest explain their failures as it does in test modules.
 pytest.register_assert_rewrite("support")
-from support import isolation
+from support import isolation, plugin_options
 
 isolation.begin()
 
@@ -57,22 +56,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 LONGEST_FIRST = ("remote", "reliability")
 
 
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    plugin_options.declare_missing(parser, pluginmanager)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The longest files first: those of LONGEST_FIRST's folders, then those with the most slow
-    test functions (their parameters not counted), then the rest, each in collection order.
-    Across make test's workers a file is one unit of work (--dist loadfile), handed out in this
-    order (--no-loadscope-reorder): a long file started last would keep one worker busy while
-    the others wait."""
-    slow = Counter(path for path, _ in {(item.path, getattr(item, "originalname", item.name))
-                                        for item in items if item.get_closest_marker("slow")})
-
-    def rank(item: pytest.Item) -> tuple[int, int]:
-        parts = item.nodeid.split("/")  # tests/remote/..., not tests/engine/remote/...
-        folder = parts[1] if len(parts) > 2 else ""
-        first = LONGEST_FIRST.index(folder) if folder in LONGEST_FIRST else len(LONGEST_FIRST)
-        return first, -slow[item.path]
-
-    items.sort(key=rank)  # stable: a file's tests stay together
+    """Across make test's workers a file is one unit of work (--dist loadfile), handed out in
+    this order (--no-loadscope-reorder): the longest first (tests/support/plugin_options.py)."""
+    plugin_options.longest_first(items, getattr(config.option, "dist", "no") != "no",
+                                 LONGEST_FIRST)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
