@@ -2,7 +2,9 @@
 the whole file.
 
 1. ``recovered/`` beside the store (the data directory);
-2. ``recovered/`` in the user's cache folder (``~/.cache/iris-gui`` on Linux);
+2. ``recovered/`` in the user's cache folder (``~/.cache/iris-gui`` on Linux), where
+   platformdirs is installed: a GPU server's own Python, running the CLI with
+   ``IRIS_GUI_DATA_DIR`` set, may lack it, and the other two places still hold;
 3. ``iris-gui-<uid>/recovered/`` in the temporary folder, private to the user.
 
 A file's name ends with a key of the store's path: the second and third places are shared by
@@ -27,12 +29,18 @@ NO_RESERVE = {errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS}
 
 def places(store_path: Path) -> list[Path]:
     """Where files are written, in order (the store's own folder first)."""
-    import platformdirs
-
+    cache = _user_cache()
     found = [store_path.parent / RECOVERED_DIR,
-             Path(platformdirs.user_cache_dir("iris-gui", appauthor=False)) / RECOVERED_DIR,
-             _temporary_place()]
+             *([cache / RECOVERED_DIR] if cache is not None else []), _temporary_place()]
     return list(dict.fromkeys(found))
+
+
+def _user_cache() -> Path | None:
+    try:
+        import platformdirs
+    except ImportError:
+        return None
+    return Path(platformdirs.user_cache_dir("iris-gui", appauthor=False))
 
 
 def store_key(store_path: Path) -> str:
