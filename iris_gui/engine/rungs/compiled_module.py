@@ -23,6 +23,7 @@ from iris_gui.engine.rungs.base import Prepared, Stepper
 from iris_gui.engine.rungs.eager import LeanRung
 from iris_gui.engine.rungs.minibatch import batch_stepper
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.train.precision import tf32_chosen
 
 EPOCHS_PER_CALL = 8  # as the eager rungs: the loop asks for fewer when an epoch is slow
 
@@ -58,8 +59,9 @@ def _compile(compiled: Callable[..., torch.Tensor], p: Prepared, sizes: list[int
     """A forward and a backward pass at each size, the gradients dropped: code for each, and
     the model as it was."""
     try:
-        for size in sizes:
-            p.criterion(compiled(p.x[:size]), p.y[:size]).backward()
+        with tf32_chosen():
+            for size in sizes:
+                p.criterion(compiled(p.x[:size]), p.y[:size]).backward()
     except torch._dynamo.exc.Unsupported as error:
         line = (str(error).strip().splitlines() or ["an op it cannot trace"])[0]
         raise ConfigError(f"torch.compile cannot trace the {p.config.model} model whole "

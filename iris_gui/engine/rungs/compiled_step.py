@@ -39,6 +39,7 @@ import torch._dynamo.exc
 import torch._inductor.config as inductor_config
 
 from iris_gui.engine.rungs.graph_profiling import before_first_capture
+from iris_gui.engine.train.precision import tf32_chosen
 
 # What differs across the torch range the product declares (2.4 to 2.13; a GPU server's 2.11):
 # isolate_recompiles is new in 2.13; without it every region shares its code object's
@@ -305,7 +306,7 @@ def warm_up(entry: CompiledStep, inputs: Inputs, cuda: bool) -> None:
     strict = (inductor_config.patch({"triton.cudagraph_or_error": True})
               if hasattr(inductor_config.triton, "cudagraph_or_error")
               else contextlib.nullcontext())
-    with torch.no_grad(), strict:
+    with torch.no_grad(), strict, tf32_chosen():
         for size, call in entry.calls.items():
             first, second = inputs(size)
             for _ in range(WARM_CALLS):

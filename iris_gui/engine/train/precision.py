@@ -17,6 +17,7 @@ relative difference of the final loss the tests accept for a short run.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -65,3 +66,18 @@ def matmul_precision(config: RunConfig, device: torch.device) -> Iterator[None]:
         yield
     finally:
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+# inductor's advice, once per process, when it compiles a float32 CUDA matmul on a GPU with
+# TF32 (compute capability 8.0 and up) and TF32 is off (torch/_inductor/compile_fx.py).
+TF32_ADVICE = r"TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled"
+
+
+@contextmanager
+def tf32_chosen() -> Iterator[None]:
+    """Around a compile under ``matmul_precision``: TF32 is on or off because the run says so
+    (off by default, for eager's float32 numerics), so inductor's advice to turn it on is not
+    a fault; where warnings are errors (the tests) it would fail the compile."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=TF32_ADVICE, category=UserWarning)
+        yield
