@@ -39,7 +39,7 @@ from iris_gui.engine.explain.sessions import (
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.breakdown_text import busy_words
 from iris_gui.engine.records.gpu_estimate import GpuEstimate
-from iris_gui.engine.rungs import require_available
+from iris_gui.engine.rungs import graph_profiling, require_available
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.spec.errors import ConfigError, EngineError
@@ -198,6 +198,8 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: 
     sessions = None
     try:
         with on_device(device):
+            if device.type == "cuda":  # before the sessions capture any graph
+                graph_profiling.before_profiling()
             sessions = Sessions(config, device, stop)
             warm_up(config, device, sessions.rows, *sessions.shape)
             check_stop(stop)

@@ -38,7 +38,7 @@ import torch
 import torch._dynamo.exc
 import torch._inductor.config as inductor_config
 
-from iris_gui.engine.rungs.graph_profiling import before_first_capture
+from iris_gui.engine.rungs import graph_profiling
 from iris_gui.engine.train.precision import tf32_chosen
 
 # What differs across the torch range the product declares (2.4 to 2.13; a GPU server's 2.11):
@@ -219,6 +219,11 @@ def reset_compiled() -> None:
     torch.compiler.reset()
 
 
+# Its cudagraph trees outlive a run: explain must not profile their replays if they were
+# captured before the profiler was set up (graph_profiling.py).
+graph_profiling.forget_with(reset_compiled)
+
+
 def _capacity() -> int:
     # Every entry adds one region per size to the shared code object, and dynamo refuses to
     # compile once a code object holds accumulated_recompile_limit entries: reset before that.
@@ -300,7 +305,7 @@ def warm_up(entry: CompiledStep, inputs: Inputs, cuda: bool) -> None:
     and retry) rather than let any of it happen later, inside the timed loop."""
     mark_step = torch.compiler.cudagraph_mark_step_begin
     if cuda:  # cudagraph trees capture in the calls below
-        before_first_capture()
+        graph_profiling.captured()
     # A CUDA run that cudagraph trees decline is no longer the rung it says it is: make the
     # decline an error with its reason rather than a warning in a log nobody reads.
     strict = (inductor_config.patch({"triton.cudagraph_or_error": True})

@@ -22,7 +22,7 @@ from collections.abc import Callable
 import torch
 
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, snapshot_state
-from iris_gui.engine.rungs.graph_profiling import before_first_capture
+from iris_gui.engine.rungs import graph_profiling
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.batching import BatchPlan, EpochOrder
 from iris_gui.engine.train.recording import device_buffer
@@ -58,11 +58,27 @@ def warm_up(device: torch.device, work: Work) -> None:
     torch.cuda.synchronize(device)
 
 
-def capture(work: Work) -> Work:
-    """``work`` captured as a CUDA graph: its replay (which keeps the graph alive)."""
-    before_first_capture()
+# torch.cuda.graph's default capture stream is one per process, made on the device current at
+# the process's first capture: a later capture for another device would record on it, on the
+# wrong device (a multi-GPU compare or sweep, the window's one worker). One stream per device.
+_capture_streams: dict[int, torch.cuda.Stream] = {}
+
+
+def capture_stream(device: torch.device) -> torch.cuda.Stream:
+    """The stream captures for ``device`` record on, made once per device."""
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    stream = _capture_streams.get(index)
+    if stream is None:
+        stream = _capture_streams[index] = torch.cuda.Stream(torch.device("cuda", index))
+    return stream
+
+
+def capture(work: Work, device: torch.device) -> Work:
+    """``work`` captured as a CUDA graph on ``device``: its replay (which keeps the graph
+    alive)."""
+    graph_profiling.captured()
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    with torch.cuda.graph(graph, stream=capture_stream(device)):
         work()
     return graph.replay
 
@@ -145,7 +161,7 @@ class GraphRung(Rung):
             def epochs_of_steps() -> None:
                 for index in range(epochs):
                     step(losses, index)
-            return capture(epochs_of_steps), losses
+            return capture(epochs_of_steps, p.device), losses
 
         many, many_losses = captured(GRAPH_EPOCHS)
         one, one_losses = captured(1)
@@ -188,7 +204,7 @@ class GraphRung(Rung):
         warm_up(p.device, epoch_of_steps)  # in the identity order: the run's is not drawn yet
         restore()
         optimizer.zero_grad(set_to_none=True)
-        replay = capture(epoch_of_steps)
+        replay = capture(epoch_of_steps, p.device)
         # Seeded as batching.ResidentBatches seeds its own, which this rung never draws from:
         # the same orders, epoch after epoch, as every other rung and path.
         order = EpochOrder(plan.rows, p.config.seed, shuffle=bool(plan.batch))

@@ -1,32 +1,56 @@
-"""CUDA graphs and the profiler: the profiler is started once before the process captures its
-first graph.
+"""CUDA graphs and the profiler: the profiler is set up for graphs only where explain profiles,
+before explain captures, and never replays a graph captured before that.
 
-Kineto sets up its CUDA tracing the first time a profiler starts. Started after a graph was
-captured, a profile of that graph's replays can crash, hang or miss the graph's kernels
-(PyTorch PR #100441; kineto issue #1165 is about graph profiles still being incomplete).
-PyTorch's workaround is to run an empty profile before any capture
-(``torch.profiler._utils._init_for_cuda_graphs``); every capture in the engine (the graph
-rung, and compiled's cudagraph trees) calls ``before_first_capture`` first, so any process
-that explains later, the worker process above all, profiles graphs that Kineto knew of.
+Kineto sets up its CUDA tracing the first time a profiler starts. A graph captured before that
+and replayed under a profile can crash, hang or miss its kernels (PyTorch #75504, PR #100441;
+kineto issue #1165 is about graph profiles still being incomplete). PyTorch's workaround is an
+empty profile before the capture (``torch.profiler._utils._init_for_cuda_graphs``). Starting a
+profiler is not free: after one, CUPTI's callbacks may stay and slow what follows (PyTorch
+PR #150957 and #146604, on CUDA before 12.6), so a training run never starts one: only explain
+does (``before_profiling``), before its own sessions capture. Every capture calls ``captured``;
+graphs a process captured before the set-up that outlive their run (compiled's cached
+cudagraph trees) are forgotten by the callbacks registered with ``forget_with``, so explain
+captures them again. benchmarks/profiler_after.py measures whether an empty profile slows the
+training that follows it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
-_done = False
+_ready = False  # the profiler has been set up for graphs in this process
+_captured_before = False  # a graph was captured before that
+_forgetters: list[Callable[[], None]] = []
 
 
-def before_first_capture() -> None:
-    """Start and stop an empty profile, once per process, unless one is running already."""
-    global _done
-    if _done:
-        return
-    _done = True
-    if torch.autograd._profiler_enabled():  # a profile under way has set Kineto up
-        return
-    from torch.profiler import _utils
+def captured() -> None:
+    """Called at every capture: notes one made before the profiler was set up."""
+    global _captured_before
+    if not _ready:
+        _captured_before = True
 
-    init = getattr(_utils, "_init_for_cuda_graphs", None)
-    if init is not None:
-        init()
+
+def forget_with(forget: Callable[[], None]) -> None:
+    """``forget`` drops the graphs its module keeps across runs (called by before_profiling)."""
+    if forget not in _forgetters:
+        _forgetters.append(forget)
+
+
+def before_profiling() -> None:
+    """Before explain builds what it profiles on CUDA: set the profiler up once per process
+    (unless a profile under way has), and forget graphs captured before it."""
+    global _ready, _captured_before
+    if not _ready:
+        _ready = True
+        if not torch.autograd._profiler_enabled():
+            from torch.profiler import _utils
+
+            init = getattr(_utils, "_init_for_cuda_graphs", None)
+            if init is not None:
+                init()
+    if _captured_before:
+        _captured_before = False
+        for forget in _forgetters:
+            forget()

@@ -163,7 +163,7 @@ def graph_on_cpu(monkeypatch) -> list[int]:
     plain work, replayed by calling it. Returns the captures made."""
     captures: list[int] = []
 
-    def plain_capture(work):
+    def plain_capture(work, device):
         captures.append(1)
         return work
 

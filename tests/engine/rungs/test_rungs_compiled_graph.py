@@ -106,6 +106,20 @@ def test_cuda_rungs_agree_with_eager_on_the_gpu(engine, optimizer):
 
 
 @pytest.mark.cuda
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA devices")
+@pytest.mark.parametrize("engine", ["graph", "compiled"])
+def test_one_process_captures_on_each_gpu_in_turn(engine):
+    # One process, as the window's worker and a multi-GPU compare are: each device's capture
+    # records on a stream of that device, and each replay trains its own device's model.
+    runs = [train(RunConfig(epochs=500, record="device", device=device, engine=engine))
+            for device in ("cuda:0", "cuda:1", "cuda:0")]
+    assert [run.status.value for run in runs] == ["completed"] * 3, [r.message for r in runs]
+    assert curve_deviation(runs[1].losses, 1, runs[0].losses, 1) < 1e-5
+    assert curve_deviation(runs[2].losses, 1, runs[0].losses, 1) < 1e-5
+    assert runs[0].losses[-1] < runs[0].losses[0]
+
+
+@pytest.mark.cuda
 @needs_cuda
 def test_graph_runs_blocks_and_a_tail_and_records_none():
     # 1,000 epochs: whole graphs of 64 epochs, then single-epoch replays for the last 40.

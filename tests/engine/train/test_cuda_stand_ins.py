@@ -1,6 +1,7 @@
 """CUDA paths checked on the CPU with stand-ins for what needs a GPU: the run's device made
-current around every build and loop, the profiler started before the first graph capture, the
-graph rung's warm-up without Adam's per-run warning, and where the gradient scaler syncs.
+current around every build and loop, the profiler set up by explain alone, a capture stream per
+device, the graph rung's warm-up without Adam's per-run warning, and where the gradient scaler
+syncs.
 
 Each stand-in replaces only the CUDA call the CPU cannot make and records its order; what it
 forgives (a real capture, a second GPU) is left to scripts/gpu_check.sh on a GPU machine."""
@@ -114,13 +115,16 @@ def test_explain_builds_its_sessions_on_the_current_device(guarded):
     assert all(held for _, held in guarded), guarded
 
 
-# ---- the profiler before the first capture -------------------------------------------------
+# ---- the profiler, set up by explain alone, and the capture streams ------------------------
 
 @pytest.fixture
 def order(monkeypatch) -> list[str]:
-    """What happened, in order: the profiler's start for graphs, captures, the work."""
+    """What happened, in order: the profiler's set-up for graphs, captures (with the device of
+    the stream each records on), the work, graphs forgotten."""
     events: list[str] = []
-    monkeypatch.setattr(graph_profiling, "_done", False)
+    monkeypatch.setattr(graph_profiling, "_ready", False)
+    monkeypatch.setattr(graph_profiling, "_captured_before", False)
+    monkeypatch.setattr(graph_profiling, "_forgetters", [lambda: events.append("forgotten")])
     monkeypatch.setattr(torch.profiler._utils, "_init_for_cuda_graphs",
                         lambda: events.append("profiler ready"))
     return events
@@ -131,45 +135,75 @@ class _Graph:
         pass
 
 
-def test_the_graph_rung_starts_the_profiler_before_its_first_capture(order, monkeypatch):
+class _DeviceStream:
+    """A stream made on a device, as torch.cuda.Stream(device) makes one."""
+
+    def __init__(self, device=None) -> None:
+        self.device = torch.device(device)
+
+
+@pytest.fixture
+def capturing(order, monkeypatch) -> list:
+    """torch.cuda.graph's stand-in: the stream each capture records on, in order."""
+    streams: list = []
+
     @contextmanager
-    def capturing(_graph):
-        order.append("capture")
+    def capture(_graph, pool=None, stream=None):
+        streams.append(stream)
+        order.append(f"capture on {stream.device if stream is not None else 'its default'}")
         yield
 
     monkeypatch.setattr(torch.cuda, "CUDAGraph", _Graph)
-    monkeypatch.setattr(torch.cuda, "graph", capturing)
-    graph.capture(lambda: order.append("work"))
-    graph.capture(lambda: order.append("work"))
-    assert order == ["profiler ready", "capture", "work", "capture", "work"]
+    monkeypatch.setattr(torch.cuda, "graph", capture)
+    monkeypatch.setattr(torch.cuda, "Stream", _DeviceStream)
+    monkeypatch.setattr(graph, "_capture_streams", {})
+    return streams
 
 
-def test_compileds_cudagraph_trees_start_the_profiler_before_recording(order, monkeypatch):
-    def call(*args):
-        order.append("call")
-        return torch.zeros(1), True
+def test_each_device_captures_on_a_stream_of_its_own(capturing):
+    # torch.cuda.graph's default stream is one per process, made on the device current at the
+    # first capture: a capture for cuda:1 after one for cuda:0 would record on cuda:0's.
+    for index in (0, 1, 0, 1):
+        graph.capture(lambda: None, torch.device("cuda", index))
+    first, second, again, twice = capturing
+    assert (first.device, second.device) == (torch.device("cuda:0"), torch.device("cuda:1"))
+    assert again is first and twice is second
 
+
+def test_a_training_capture_never_starts_the_profiler(order, capturing, monkeypatch):
+    graph.capture(lambda: order.append("work"), torch.device("cuda:0"))
     monkeypatch.setattr(torch.compiler, "cudagraph_mark_step_begin", lambda: None)
     entry = compiled_step.CompiledStep([], [], [], torch.zeros(()), torch.zeros(()),
-                                       calls={1: call})
+                                       calls={1: lambda *args: (torch.zeros(1), True)})
     compiled_step.warm_up(entry, lambda size: (torch.zeros(1), torch.zeros(1)), cuda=True)
-    assert order == ["profiler ready"] + ["call"] * compiled_step.WARM_CALLS
-    order.clear()
-    compiled_step.warm_up(entry, lambda size: (torch.zeros(1), torch.zeros(1)), cuda=False)
-    assert order == ["call"] * compiled_step.WARM_CALLS
+    assert order == ["capture on cuda:0", "work"]
+    assert graph_profiling._captured_before
+
+
+def test_explain_sets_the_profiler_up_once_and_forgets_graphs_captured_before(order,
+                                                                               capturing):
+    graph.capture(lambda: None, torch.device("cuda:0"))  # a run's, before any explain
+    graph_profiling.before_profiling()
+    graph.capture(lambda: None, torch.device("cuda:0"))  # explain's own, after the set-up
+    graph_profiling.before_profiling()  # a second explain: nothing to set up or forget
+    assert order == ["capture on cuda:0", "profiler ready", "forgotten", "capture on cuda:0"]
+
+
+def test_compileds_cached_graphs_are_among_those_forgotten():
+    assert compiled_step.reset_compiled in graph_profiling._forgetters
 
 
 def test_a_profile_under_way_is_not_started_again(order):
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
-        graph_profiling.before_first_capture()
-    graph_profiling.before_first_capture()
+        graph_profiling.before_profiling()
+    graph_profiling.before_profiling()
     assert order == []
 
 
-def test_the_real_start_runs_here():
-    with mock.patch.object(graph_profiling, "_done", False):
-        graph_profiling.before_first_capture()  # torch's own empty profile, on the CPU
-        assert graph_profiling._done
+def test_the_real_set_up_runs_here():
+    with mock.patch.object(graph_profiling, "_ready", False):
+        graph_profiling.before_profiling()  # torch's own empty profile, on the CPU
+        assert graph_profiling._ready
 
 
 # ---- the graph rung's warm-up --------------------------------------------------------------
