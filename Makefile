@@ -81,6 +81,14 @@ test-compat:
 	@test -n "$(TORCH)" || { echo "usage: make test-compat TORCH=2.4.1" >&2; exit 2; }
 	PYTHON=$(PYTHON) scripts/test_compat.sh $(TORCH) $(PYTEST_ARGS)
 
+# The GPU check end to end on the CPU, in a replica of the GPU machine's software (Python 3.12,
+# torch 2.11, Triton 3.6, no Qt, no pytest-qt, no platformdirs) in .venv-gpu-image: a few GB
+# on first use, so not part of `make test`, which runs tests/test_gpu_world.py's cheap version.
+# See scripts/gpu_image.sh and docs/gpu-check.md.
+.PHONY: test-gpu-image
+test-gpu-image:
+	scripts/gpu_image.sh
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/engine_overhead.py
 

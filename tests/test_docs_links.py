@@ -19,7 +19,7 @@ IDS = [doc.name for doc in DOCS]
 # Paths the pages name that a build, a download or a run makes, never the repository.
 MADE_ELSEWHERE = {
     "dist/iris-gui/": "make bundle's output",
-    "wheels/gpu/": "scripts/gpu_wheels.sh's download (git-ignored)",
+    ".cache/gpu-check/": "the GPU check's compile cache (git-ignored)",
     "icons/hicolor/": "a folder of the user's data directory",
 }
 TOP = {path.name for path in ROOT.iterdir() if path.is_dir() and not path.name.startswith(".")}

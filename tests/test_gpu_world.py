@@ -6,6 +6,7 @@ whole replica, the server's own Python, torch and Triton, is `make test-gpu-imag
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -18,8 +19,19 @@ import pytest
 from support import plugin_options
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts" / "gpu_check"))
-import plan
+
+
+def _plan():
+    """scripts/gpu_check/plan.py, standard library only, read from its file."""
+    spec = importlib.util.spec_from_file_location("gpu_check_plan",
+                                                  ROOT / "scripts" / "gpu_check" / "plan.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses looks its module up
+    spec.loader.exec_module(module)
+    return module
+
+
+plan = _plan()
 
 ABSENT = "PySide6,shiboken6,pyqtgraph,pytestqt,platformdirs,pytest_timeout"
 

@@ -15,7 +15,7 @@ import pytest
 import torch
 from torch._inductor import compile_fx
 
-from iris_gui.engine.rungs import availability
+from iris_gui.engine.rungs import availability, compiled_step
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.precision import TF32_ADVICE
 from iris_gui.engine.train.trainer import train
@@ -50,7 +50,9 @@ def advising(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return compile_(fn, **options, backend=backend)
 
     monkeypatch.setattr(torch, "compile", stand_in)
+    compiled_step.reset_compiled()  # an entry an earlier test compiled would be reused
     yield given
+    compiled_step.reset_compiled()
     compile_fx._warn_tf32_disabled.cache_clear()
 
 
