@@ -24,7 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from iris_gui.engine.spec.errors import ConfigError  # noqa: E402
 from iris_gui.engine.timing.stats import summarize  # noqa: E402
+from iris_gui.engine.train.devices import resolve_device  # noqa: E402
 
 ONE = """import json, sys, torch
 from iris_gui.engine.rungs import availability
@@ -60,6 +62,10 @@ def main() -> int:
     parser.add_argument("--epochs", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    try:
+        resolve_device(args.device)
+    except ConfigError as error:
+        parser.error(str(error))
     print(f"device {args.device}, {args.epochs:,} epochs a run, {args.repeat} pairs of fresh "
           "processes taking turns, 1 intra-op thread", flush=True)
     print(f"{'engine':<10} {'plain µs/epoch':>15} {'after µs/epoch':>15} {'after/plain':>12}")

@@ -82,7 +82,8 @@ def _profile_window(sessions: Sessions, epochs: int, warmup: int, trace: Path | 
                             annotate=True)
     annotated(session, 0, warmup)
     plan = schedule(wait=0, warmup=1, active=1, repeat=1)
-    with profile(activities=_activities(session.device), schedule=plan) as prof:
+    with graph_profiling.one_cycle(), \
+            profile(activities=_activities(session.device), schedule=plan) as prof:
         annotated(session, warmup, PROFILER_WARMUP)
         prof.step()
         seconds = annotated(session, warmup + PROFILER_WARMUP, epochs)

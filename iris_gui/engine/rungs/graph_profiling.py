@@ -16,13 +16,30 @@ training that follows it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import torch
 
 _ready = False  # the profiler has been set up for graphs in this process
 _captured_before = False  # a graph was captured before that
 _forgetters: list[Callable[[], None]] = []
+
+
+# torch 2.11's profiler advises, at the first start of any profile in a process, to keep events
+# across cycles (torch/profiler/profiler.py, prepare_trace); a profile of one cycle, as the
+# empty one and explain's window are, has nothing to keep. Later torch gives it only where a
+# second cycle would drop events.
+CYCLE_ADVICE = r"Warning: Profiler clears events at the end of each cycle"
+
+
+@contextmanager
+def one_cycle() -> Iterator[None]:
+    """Around a profile of one cycle: without torch 2.11's advice, which does not apply."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=CYCLE_ADVICE, category=UserWarning)
+        yield
 
 
 def captured() -> None:
@@ -49,7 +66,8 @@ def before_profiling() -> None:
 
             init = getattr(_utils, "_init_for_cuda_graphs", None)
             if init is not None:
-                init()
+                with one_cycle():
+                    init()
     if _captured_before:
         _captured_before = False
         for forget in _forgetters:
