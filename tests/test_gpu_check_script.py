@@ -121,6 +121,16 @@ def test_the_dry_run_prints_and_checks_the_plan_and_leaves_three_files(tmp_path,
     assert "plan.txt" in archived(out)
 
 
+def test_the_rest_call_trains_past_the_notes_mlp_and_float32():
+    words = [" ".join(step.command) for step in plan.steps_of("rest")]
+    for wanted in ("--model cnn", "--model transformer", f"--model {plan.MODEL_FILE}",
+                   "--precision bfloat16", "--precision float16", "benchmarks/profiler_after.py"):
+        assert any(wanted in command for command in words), wanted
+    float16 = next(step for step in plan.STEPS if "float16" in step.command)
+    assert "eager" in float16.command[float16.command.index("--engines") + 1].split(",")
+    assert (ROOT / plan.MODEL_FILE.split(":")[0]).is_file()
+
+
 def test_the_real_plan_keeps_every_rule():
     assert plan_check.problems(plan.STEPS, plan.BUDGET_S, plan.BUDGET_S, ROOT) == []
 

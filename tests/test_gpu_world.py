@@ -46,7 +46,8 @@ def gpu_world(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_the_checks_cuda_test_files_collect_with_the_projects_configuration(tmp_path):
+def test_the_checks_cuda_test_files_collect_in_its_order_with_the_projects_configuration(
+        tmp_path):
     # pyproject.toml names pytest-qt's and pytest-timeout's options; under its warnings-are-errors
     # an unknown option stopped pytest before its first test.
     files = [f for step in plan.STEPS for f in step.command if f.startswith("tests/")]
@@ -58,6 +59,9 @@ def test_the_checks_cuda_test_files_collect_with_the_projects_configuration(tmp_
     collected = re.search(r"(\d+)/(\d+) tests collected", done.stdout)
     assert collected and int(collected.group(1)) >= len(files), done.stdout[-2000:]
     assert "INTERNALERROR" not in done.stdout + done.stderr
+    # In one process the files run in the order the check names them, cheapest first.
+    ran = [line.split("::")[0] for line in done.stdout.splitlines() if "::" in line]
+    assert list(dict.fromkeys(ran)) == [f for f in dict.fromkeys(files) if f in ran], ran
 
 
 @pytest.mark.slow

@@ -133,11 +133,11 @@ STEPS = (
     # The note's list of when the GPU wins, item by item: a sweep along each size, the GPU
     # against the CPU at torch's default threads (engine/records/note_list.py). The CNN and
     # transformer items' models are measured above, on the ladder.
-    Step("wins", 25, "wins.txt", iris("wins", "--measure", "data,mlp,batch", "--devices",
+    Step("wins", 20, "wins.txt", iris("wins", "--measure", "data,mlp,batch", "--devices",
                                       "cuda:0,cpu"), call="rest"),
     # The control for explain's profiler set-up: does an empty profile slow what follows?
-    Step("profiler after", 20, "profiler-after.txt", (
-        PY, "benchmarks/profiler_after.py", "--device", "cuda", "--engines", "graph,eager",
+    Step("profiler after", 25, "profiler-after.txt", (
+        PY, "benchmarks/profiler_after.py", "--device", "cuda", "--engines", "eager,graph",
         "--epochs", "5000", "--repeat", "2"), call="rest"),
     Step("export runs again", 10, "export-runs-rest.txt", task("export-runs"), "export",
          "rest"),

@@ -20,7 +20,7 @@ from pathlib import Path
 from plan import CALLS, steps_of
 
 # How a step says it stopped because this machine has no CUDA device.
-NO_CUDA = re.compile(r"is not available here|no CUDA|needs a CUDA|runs on CUDA GPUs only"
+NO_CUDA = re.compile(r"is not available here|no CUDA|needs a CUDA|runs on CUDA GPUs"
                      r"|no NVIDIA driver")
 # What no step prints when it works: a crash, a missing import, pytest's configuration failing,
 # a warning.
