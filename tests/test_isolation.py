@@ -150,7 +150,8 @@ def _run_inner_suite(tmp_path: Path, name: str, body: str) -> tuple[subprocess.C
     suite.mkdir()
     home.mkdir()
     here = Path(__file__).parent
-    for helper in ("conftest.py", "support/__init__.py", "support/isolation.py"):
+    for helper in ("conftest.py", "support/__init__.py", "support/isolation.py",
+                   "support/plugin_options.py"):
         (suite / helper).parent.mkdir(exist_ok=True)
         (suite / helper).write_text((here / helper).read_text())
     (suite / f"test_{name}.py").write_text(body)
