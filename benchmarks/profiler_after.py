@@ -24,9 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from iris_gui.engine.spec.errors import ConfigError  # noqa: E402
-from iris_gui.engine.timing.stats import summarize  # noqa: E402
-from iris_gui.engine.train.devices import resolve_device  # noqa: E402
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.timing.stats import summarize
+from iris_gui.engine.train.devices import resolve_device
 
 ONE = """import json, sys, torch
 from iris_gui.engine.rungs import availability

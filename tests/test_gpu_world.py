@@ -83,7 +83,7 @@ def test_an_absent_plugins_options_are_declared_inert_and_a_present_ones_left_al
     parser = SimpleNamespace(addini=lambda name, *args, **kwargs: declared.append(name))
     qt_only = SimpleNamespace(get_plugins=lambda: [SimpleNamespace(__name__="pytestqt.plugin")])
     assert plugin_options.declare_missing(parser, qt_only) == ["timeout"] == declared
-    nothing = SimpleNamespace(get_plugins=lambda: [])
+    nothing = SimpleNamespace(get_plugins=list)
     assert plugin_options.declare_missing(parser, nothing) == [
         "qt_log_level_fail", "qt_log_ignore", "timeout"]
 

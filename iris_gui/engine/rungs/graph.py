@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 import torch
 
-from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, snapshot_state
 from iris_gui.engine.rungs import graph_profiling
+from iris_gui.engine.rungs.base import Prepared, Rung, Stepper, snapshot_state
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.train.batching import BatchPlan, EpochOrder
 from iris_gui.engine.train.recording import device_buffer

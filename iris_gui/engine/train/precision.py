@@ -70,7 +70,8 @@ def matmul_precision(config: RunConfig, device: torch.device) -> Iterator[None]:
 
 # inductor's advice, once per process, when it compiles a float32 CUDA matmul on a GPU with
 # TF32 (compute capability 8.0 and up) and TF32 is off (torch/_inductor/compile_fx.py).
-TF32_ADVICE = r"TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled"
+TF32_ADVICE = (r"TensorFloat32 tensor cores for float32 matrix multiplication available but not "
+               r"enabled")
 
 
 @contextmanager

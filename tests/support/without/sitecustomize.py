@@ -13,7 +13,6 @@ class _Absent:
     def find_spec(name, path=None, target=None):
         if name.split(".")[0] in _WITHOUT:
             raise ModuleNotFoundError(f"No module named '{name}'", name=name)
-        return None
 
 
 if _WITHOUT:
