@@ -17,6 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 from support import plugin_options
+from support.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,17 +65,13 @@ def test_the_checks_cuda_test_files_collect_in_its_order_with_the_projects_confi
     assert list(dict.fromkeys(ran)) == [f for f in dict.fromkeys(files) if f in ran], ran
 
 
-@pytest.mark.slow
-def test_a_run_is_stored_where_platformdirs_is_not_installed(tmp_path):
-    env = gpu_world(tmp_path)
-    train = subprocess.run([sys.executable, "-m", "iris_gui", "train", "--epochs", "20",
-                            "--json"], env=env, capture_output=True, text=True, timeout=120,
-                           check=False)
+def test_a_run_is_stored_where_platformdirs_is_not_installed(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "platformdirs", None)  # its import raises ImportError
+    train = run_cli(["train", "--epochs", "20", "--json"], tmp_path / "data")
     assert train.returncode == 0, train.stderr
     record = json.loads(train.stdout)
     assert record["status"] == "completed" and record["id"] >= 1
-    listed = subprocess.run([sys.executable, "-m", "iris_gui", "runs", "list", "--json"],
-                            env=env, capture_output=True, text=True, timeout=120, check=False)
+    listed = run_cli(["runs", "list", "--json"], tmp_path / "data")
     assert [run["id"] for run in json.loads(listed.stdout)] == [record["id"]], listed.stderr
 
 
