@@ -1,6 +1,7 @@
 """The GPU server's world, cheaply, on every run of the suite: its system Python has pytest but
 no pytest-qt (perhaps no pytest-timeout), no Qt and no platformdirs. Here those are hidden from
-a child process (tests/support/without) and pytest's plugins are not loaded unless named. The
+a child process (tests/support/without), whose pytest loads no plugin it is not told to, or
+refused in this process (platformdirs). The
 whole replica, the server's own Python, torch and Triton, is `make test-gpu-image`
 (scripts/gpu_image.sh): minutes and a few GB, so not part of `make test`."""
 
