@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from iris_gui.store.text_cells import as_stored, reading_cells
+
 # SQLite's codes for a damaged file: SQLITE_CORRUPT, SQLITE_NOTADB.
 DAMAGE_CODES = (11, 26)
 # The tables a store copies row by row, parents first, each with the column that holds its
@@ -99,11 +101,10 @@ def copy_readable(damaged: Path, conn: sqlite3.Connection) -> tuple[dict[str, in
     The damaged file is read through a connection of its own, row by row: an error reading
     it ends only that read, where in one transaction with the new store it would fail every
     write after it."""
-    source = sqlite3.connect(f"{damaged.resolve().as_uri()}?mode=ro", uri=True,
-                             isolation_level=None)
+    source = reading_cells(sqlite3.connect(f"{damaged.resolve().as_uri()}?mode=ro", uri=True,
+                                           isolation_level=None))
     try:
-        tables = {name for (name,) in source.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = _tables(source)
         copied: dict[str, set[int]] = {"runs": set(), "sweeps": set()}
         lost: dict[str, list[int]] = {}
         conn.execute("BEGIN IMMEDIATE")
@@ -119,6 +120,18 @@ def copy_readable(damaged: Path, conn: sqlite3.Connection) -> tuple[dict[str, in
     finally:
         source.close()
     return {name: len(found) for name, found in copied.items()}, _left_behind(lost)
+
+
+def _tables(source: sqlite3.Connection) -> set[str]:
+    """The tables the damaged file lists; where its schema page is damaged too, every table a
+    store has, each then read row by row like the others."""
+    try:
+        return {name for (name,) in source.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        if not is_damage(exc):
+            raise
+        return {table for table, _, _ in TABLES}
 
 
 def _copy_table(source: sqlite3.Connection, conn: sqlite3.Connection,
@@ -138,8 +151,13 @@ def _copy_table(source: sqlite3.Connection, conn: sqlite3.Connection,
                 raise
             lost.setdefault(name, []).append(key)
             continue
-        for row in found:
-            conn.execute(f"INSERT INTO main.{name} ({columns}) VALUES ({marks})", row)
+        try:
+            for row in found:  # a text cell that is not UTF-8 goes back as the bytes it was
+                conn.execute(f"INSERT INTO main.{name} ({columns}) VALUES ({marks})",
+                             tuple(as_stored(value) for value in row))
+        except sqlite3.IntegrityError:  # a row whose damage broke its own constraints
+            lost.setdefault(name, []).append(key)
+            continue
         if name == ids and found:
             copied.add(key)
 

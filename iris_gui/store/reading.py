@@ -16,6 +16,7 @@ from pathlib import Path
 
 from iris_gui.store import schema
 from iris_gui.store.paths import StoreBusy, StoreError, cannot_open
+from iris_gui.store.text_cells import reading_cells
 
 
 def writable(path: Path) -> bool:
@@ -81,7 +82,8 @@ def _unusable(path: Path, reason: str) -> str:
 def _connect(path: Path, can_write: bool) -> sqlite3.Connection:
     try:
         if can_write:
-            return sqlite3.connect(path, timeout=schema.BUSY_TIMEOUT_S, isolation_level=None)
+            return reading_cells(sqlite3.connect(path, timeout=schema.BUSY_TIMEOUT_S,
+                                                 isolation_level=None))
         return _read_only(path, immutable=False)
     except sqlite3.Error as exc:
         raise StoreError(cannot_open(path, exc)) from None
@@ -89,8 +91,8 @@ def _connect(path: Path, can_write: bool) -> sqlite3.Connection:
 
 def _read_only(path: Path, immutable: bool) -> sqlite3.Connection:
     mode = "immutable=1" if immutable else "mode=ro"
-    return sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True,
-                           timeout=schema.BUSY_TIMEOUT_S, isolation_level=None)
+    return reading_cells(sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True,
+                                         timeout=schema.BUSY_TIMEOUT_S, isolation_level=None))
 
 
 def _open_and_read(path: Path, can_write: bool

@@ -15,6 +15,7 @@ from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.spec.errors import RecordError
 from iris_gui.store import validate
 from iris_gui.store.paths import StoreError
+from iris_gui.store.text_cells import Undecodable
 
 # Fixed byte order, so a store file copied to another machine reads the same.
 CURVE_DTYPE = np.dtype("<f4")
@@ -101,8 +102,8 @@ def stored_run(run_id: int, created_at: Any, text: Any, blob: Any = None,
                chunk_seconds: Any = None) -> StoredRun:
     """A stored row as a run; RecordError (naming the field) when any part is malformed."""
     try:
-        if not isinstance(created_at, str):
-            raise RecordError("created_at is not text")
+        if not isinstance(created_at, str) or isinstance(created_at, Undecodable):
+            raise RecordError("created_at is not UTF-8 text")
         record = validate.check_run_record(_json(text, "the record"))
         losses = None if blob is None else decode_curve(blob)
         result = RunResult.from_dict(record, losses, _decode_chunks(chunk_epochs, chunk_seconds))
@@ -120,6 +121,8 @@ def stored_run(run_id: int, created_at: Any, text: Any, blob: Any = None,
 
 
 def _json(text: Any, name: str) -> Any:
+    if isinstance(text, Undecodable):
+        raise RecordError(f"{name} is not UTF-8 text ({len(text.raw):,} bytes)")
     if not isinstance(text, (str, bytes)):
         raise RecordError(f"{name} is not JSON text")
     try:

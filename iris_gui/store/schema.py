@@ -14,6 +14,7 @@ from pathlib import Path
 
 from iris_gui.store import aside, damage
 from iris_gui.store.paths import DATA_DIR_ENV, StoreBusy, StoreError, cannot_open
+from iris_gui.store.text_cells import reading_cells
 
 BUSY_TIMEOUT_S = 5.0
 OPEN_WAIT_S = 30.0
@@ -235,7 +236,7 @@ def _open_file(path: Path) -> sqlite3.Connection:
 def _connect(path: Path) -> sqlite3.Connection:
     # Autocommit mode: transactions are begun explicitly (``transaction``), because the module's
     # implicit ones skip DDL and begin deferred.
-    return sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    return reading_cells(sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None))
 
 
 def user_version(conn: sqlite3.Connection) -> int:

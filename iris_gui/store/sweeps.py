@@ -18,6 +18,7 @@ from iris_gui.engine.spec.batch_settings import batch_text
 from iris_gui.engine.spec.errors import RecordError
 from iris_gui.store import damage, schema, validate
 from iris_gui.store.paths import StoreError
+from iris_gui.store.text_cells import Undecodable
 
 
 @dataclass
@@ -101,8 +102,10 @@ def absent(sweep_id: int) -> str:
 def stored(sweep_id: int, created_at: object, text: object) -> StoredSweep:
     """A stored row as a sweep; RecordError (naming the field) when it is malformed."""
     try:
-        if not isinstance(created_at, str):
-            raise RecordError("created_at is not text")
+        if not isinstance(created_at, str) or isinstance(created_at, Undecodable):
+            raise RecordError("created_at is not UTF-8 text")
+        if isinstance(text, Undecodable):
+            raise RecordError(f"the record is not UTF-8 text ({len(text.raw):,} bytes)")
         if not isinstance(text, (str, bytes)):
             raise RecordError("the record is not JSON text")
         record = validate.check_sweep_record(loads(text))
