@@ -46,11 +46,12 @@ from iris_gui.engine.workers.runner import (
 __all__ = ["START_TIMEOUT_SECONDS", "RemoteRunner", "refuse_data_file"]
 
 
-def refuse_data_file(config: RunConfig, host: str) -> None:
+def refuse_data_file(config: RunConfig | SweepSpec, host: str) -> None:
     """Your own data and model stay on this machine: only settings cross the connection (a
     file would have to be copied to a path of the host's, and its SHA-256 checked there; a
-    model file is code, and running it on another machine is not a setting)."""
-    if config.dataset == "csv":
+    model file is code, and running it on another machine is not a setting). Every job a host
+    is sent passes here first (RemoteRunner._begin): a run, an explain, a sweep."""
+    if isinstance(config, RunConfig) and config.dataset == "csv":
         raise ConfigError(f"CSV data is not sent over ssh: train {config.data_file} on this "
                           f"machine's devices, or copy it to {host} and run iris-gui there")
     if is_model_file(config.model):
@@ -88,7 +89,11 @@ class RemoteRunner(Connection):
 
     def _begin(self, kind: str, body: Any, config: RunConfig | None = None,
                spec: SweepSpec | None = None) -> None:
-        """Send a job: its answers are checked against ``config`` or ``spec`` as they come."""
+        """Send a job: its answers are checked against ``config`` or ``spec`` as they come. A job
+        that names a file of this machine is refused before anything is sent."""
+        for asked in (config, spec):
+            if asked is not None:
+                refuse_data_file(asked, self.host.name)
         self.start()
         self._job += 1
         self._asked = Asked(self._job, kind, config, spec)
@@ -104,7 +109,6 @@ class RemoteRunner(Connection):
             self._grace = STOP_GRACE_SECONDS
 
     def _run(self, config: RunConfig, observer: Observer | None) -> RunResult:
-        refuse_data_file(config, self.host.name)
         _, local = split_device(config.device)
         asked = replace(config, device=local)
         self._begin("run", asked.to_dict(), config=asked)
