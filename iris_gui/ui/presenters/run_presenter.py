@@ -30,6 +30,7 @@ from iris_gui.ui.panels.loss_plot.panel import PlotCurve
 from iris_gui.ui.panels.run.items import DATASET_SHAPES
 from iris_gui.ui.panels.samples.runs import is_sample
 from iris_gui.ui.panels.shared.plain_text import plain
+from iris_gui.ui.presenters.rerun_files import own_code_asked
 
 if TYPE_CHECKING:
     from iris_gui.ui.presenters.ladder_presenter import LadderPresenter
@@ -166,10 +167,13 @@ class RunPresenter(QObject):
             w.status.showMessage("No stored run was measured on a busy CPU or is noisy: "
                                  "nothing to re-run", 8000)
             return []
-        self.controller.train([run.result.config for run in busy], w.controls.execution())
+        busy, refused = own_code_asked(busy, w.status.window())
+        if busy:
+            self.controller.train([run.result.config for run in busy], w.controls.execution())
         ids = ", ".join(str(run.id) for run in busy)
-        w.status.showMessage(f"Re-running {counted(len(busy), 'busy run')} ({ids}): the new "
-                             "rows are their measurements on this machine as it is now", 8000)
+        w.status.showMessage((f"Re-running {counted(len(busy), 'busy run')} ({ids}): the new "
+                              "rows are their measurements on this machine as it is now"
+                              if busy else "No busy run re-run") + refused, 8000)
         return [run.id for run in busy]
 
     def _run_everywhere(self, base: RunConfig) -> None:
