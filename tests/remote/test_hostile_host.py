@@ -37,6 +37,8 @@ RUN_ROWS = [
     ("deep-run", "its 'chunk' message is nested 5,001 levels deep (at most 32)"),
     ("array-without-b64", "its 'chunk' message holds an array with the keys ['$nd', 'shape']"),
     ("other-job", "a 'result' message about job 2 came while job 1 runs"),
+    ("repeated-chunk", ("its 'chunk' message has chunk.first_epoch 0 where the next loss is of "
+                        "epoch 2: a repeat, an overlap or a gap")),
     ("other-config", ("its 'result' message is of another run than the one asked for "
                       "(epochs 3, asked 100)")),
 ]

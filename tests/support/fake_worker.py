@@ -118,6 +118,9 @@ def answer(out, mode: str, job: int, config: dict) -> None:
         raw(out, body.encode())
     elif mode == "other-job":
         framing.write_frame(out, "result", [record(config), losses, empty], job + 1)
+    elif mode == "repeated-chunk":  # a far end that loops on one valid chunk, forever
+        while True:
+            framing.write_frame(out, "chunk", chunk(), job)
     elif mode == "other-config":
         framing.write_frame(out, "result", [record({**config, "epochs": 3}), losses, empty], job)
     elif mode == "escapes":

@@ -62,3 +62,31 @@ def chunk_fault(chunk: Chunk, epochs: int, stride: int) -> str | None:
         return (f"{len(chunk.losses):,} chunk.losses from epoch {chunk.first_epoch:,} to "
                 f"{chunk.epochs_done:,} by {stride:,}")
     return None
+
+
+@dataclass
+class ChunkTrail:
+    """Where a run's chunks have reached. Each chunk a run sends goes on from the one before:
+    never fewer epochs done (a last flush of a device buffer repeats the count), and its first
+    loss the next recorded epoch after the last loss sent. A repeated or overlapping chunk (a
+    far end that loops) would otherwise grow the curve without bound; a gap would misplace
+    every later loss."""
+
+    epochs_done: int = 0
+    next_loss: int | None = None  # the epoch the next loss sent must be of
+
+    def fault(self, chunk: Chunk) -> str | None:
+        """What the chunk breaks of the order, in words after "has"; None when it goes on."""
+        if chunk.epochs_done < self.epochs_done:
+            return (f"chunk.epochs_done {chunk.epochs_done:,} where the chunk before had "
+                    f"{self.epochs_done:,}: a run's chunks never go back")
+        if len(chunk.losses) and self.next_loss is not None and \
+                chunk.first_epoch != self.next_loss:
+            return (f"chunk.first_epoch {chunk.first_epoch:,} where the next loss is of epoch "
+                    f"{self.next_loss:,}: a repeat, an overlap or a gap")
+        return None
+
+    def advance(self, chunk: Chunk) -> None:
+        self.epochs_done = chunk.epochs_done
+        if len(chunk.losses):
+            self.next_loss = chunk.first_epoch + len(chunk.losses) * chunk.stride

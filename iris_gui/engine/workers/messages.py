@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
 
 from iris_gui.engine.records.breakdown import Breakdown
-from iris_gui.engine.records.chunk import Chunk, chunk_fault
+from iris_gui.engine.records.chunk import Chunk, ChunkTrail, chunk_fault
 from iris_gui.engine.records.device_info import check_device_id
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
@@ -56,6 +56,8 @@ class Asked:
     what: str  # "run" | "explain" | "sweep" | "model"
     config: RunConfig | None = None
     spec: SweepSpec | None = None
+    # How far the run's chunks have come: each must go on from it (ChunkTrail).
+    trail: ChunkTrail = field(default_factory=ChunkTrail, compare=False)
 
 
 def checked(kind: str, payload: Any, asked: Asked) -> Any:
@@ -78,11 +80,13 @@ def _chunk(payload: Any, asked: Asked) -> Chunk:
     chunk = Chunk(**{spec.name: values[spec.name] for spec in fields(Chunk)})
     check_fields(chunk, "chunk")
     config = _config(asked)
-    fault = chunk_fault(chunk, config.epochs, config.recording.stride)
+    fault = (chunk_fault(chunk, config.epochs, config.recording.stride)
+             or asked.trail.fault(chunk))
     if fault is not None:
         raise MessageError(f"has {fault}")
     if not math.isfinite(chunk.stamp):
         raise MessageError(f"has a stamp of {chunk.stamp}, not a time")
+    asked.trail.advance(chunk)
     return chunk
 
 

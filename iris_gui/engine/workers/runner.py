@@ -207,7 +207,7 @@ class ProcessRunner:
         self.start()
         assert self._conn is not None
         listener = RunListener(config, self._device_name(config.device), observer)
-        partial = listener.partial
+        partial, asked = listener.partial, Asked(0, "run", config)
         self._conn.send(("run", config.to_dict()))
         stop_seen = [0.0]
         while True:
@@ -220,7 +220,7 @@ class ProcessRunner:
                     f"stopped after {partial.epochs_done:,} of {config.epochs:,} epochs; the "
                     f"worker did not answer within {self._grace:g} s and was restarted"))
             try:
-                result = listener.hear(kind, checked(kind, payload, Asked(0, "run", config)))
+                result = listener.hear(kind, checked(kind, payload, asked))
             except MessageError as error:
                 self._kill()
                 return partial.result(RunStatus.FAILED, _refused(error))

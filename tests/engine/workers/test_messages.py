@@ -20,7 +20,11 @@ from iris_gui.engine.spec.errors import RecordError
 from iris_gui.engine.workers.messages import Asked, MessageError, checked
 
 CONFIG = RunConfig(epochs=10)
-RUN = Asked(1, "run", CONFIG)
+
+
+def run_job() -> Asked:
+    """A run's job as a runner holds it: one per run, its chunks' trail starting afresh."""
+    return Asked(1, "run", CONFIG)
 
 
 def chunk(**changes: Any) -> dict[str, Any]:
@@ -38,9 +42,9 @@ def result(**changes: Any) -> list[Any]:
 
 
 def test_a_chunk_and_a_result_are_read_as_records() -> None:
-    got = checked("chunk", chunk(), RUN)
+    got = checked("chunk", chunk(), run_job())
     assert isinstance(got, Chunk) and got.epochs_done == 4
-    done = checked("result", result(), RUN)
+    done = checked("result", result(), run_job())
     assert isinstance(done, RunResult) and done.config == CONFIG
     assert done.chunk_seconds.tolist() == [0.1, 0.2]
 
@@ -80,13 +84,14 @@ def test_a_chunk_and_a_result_are_read_as_records() -> None:
 ])
 def test_a_fault_is_one_line_naming_the_message(kind: str, payload: Any, words: str) -> None:
     with pytest.raises(MessageError) as caught:
-        checked(kind, payload, RUN)
+        checked(kind, payload, run_job())
     line = str(caught.value)
     assert words in line and "\n" not in line, line
     assert kind in line
 
 
-EVERY_200 = Asked(3, "run", RunConfig(epochs=3000, record="every:200"))
+def every_200() -> Asked:
+    return Asked(3, "run", RunConfig(epochs=3000, record="every:200"))
 
 
 @pytest.mark.parametrize(("first", "losses", "done"), [
@@ -95,7 +100,7 @@ def test_an_every_n_chunk_between_its_recorded_epochs_is_read(first: int, losses
                                                                done: int) -> None:
     """every:200's chunk of epochs 101..170 holds no loss: its next recorded epoch is 200."""
     got = checked("chunk", chunk(first_epoch=first, losses=np.ones(losses, np.float32),
-                                 stride=200, epochs_done=done), EVERY_200)
+                                 stride=200, epochs_done=done), every_200())
     assert got.first_epoch == first and len(got.losses) == losses
 
 
@@ -109,9 +114,9 @@ def test_an_every_n_chunk_a_run_cannot_send_is_refused(first: int, losses: int, 
                                                        words: str) -> None:
     with pytest.raises(MessageError, match=re.escape(words)):
         checked("chunk", chunk(first_epoch=first, losses=np.ones(losses, np.float32),
-                               stride=200, epochs_done=done), EVERY_200)
+                               stride=200, epochs_done=done), every_200())
     with pytest.raises(MessageError, match="chunk.stride 1, where the run records every 200"):
-        checked("chunk", chunk(stride=1, epochs_done=4), EVERY_200)
+        checked("chunk", chunk(stride=1, epochs_done=4), every_200())
 
 
 def test_a_result_is_spaced_by_the_runs_own_stride() -> None:
@@ -133,7 +138,7 @@ def test_a_points_start_is_read_with_its_count_and_a_wrong_count_refused() -> No
         with pytest.raises(MessageError, match="sweep-next"):
             checked("sweep-next", count, asked)
     with pytest.raises(MessageError, match="a 'sweep-next' message came during a run"):
-        checked("sweep-next", [0, 3], RUN)
+        checked("sweep-next", [0, 3], run_job())
 
 
 def test_a_sweep_point_is_read_with_its_count_and_a_wrong_count_refused() -> None:
@@ -198,3 +203,27 @@ def test_a_model_checks_answer_is_its_parameters_and_flops() -> None:
     for bad in ([0, 1.0], [True, 1.0], [83, -1.0], [83, math.inf], [83, "x"], [83]):
         with pytest.raises(MessageError, match="'model' message"):
             checked("model", bad, asked)
+
+
+def test_a_runs_chunks_go_on_from_each_other_and_a_last_flush_may_repeat_the_count() -> None:
+    job = Asked(1, "run", RunConfig(epochs=100))
+    checked("chunk", chunk(first_epoch=0, losses=np.ones(4, np.float32), epochs_done=4), job)
+    checked("chunk", chunk(first_epoch=4, losses=np.ones(3, np.float32), epochs_done=7), job)
+    checked("chunk", chunk(first_epoch=7, losses=np.ones(0, np.float32), epochs_done=7), job)
+    checked("chunk", chunk(first_epoch=7, losses=np.ones(2, np.float32), epochs_done=9), job)
+
+
+@pytest.mark.parametrize(("second", "words"), [
+    ({"first_epoch": 0, "epochs_done": 4}, "chunk.first_epoch 0 where the next loss is of epoch 4"),
+    ({"first_epoch": 2, "epochs_done": 6}, "chunk.first_epoch 2 where the next loss is of epoch 4"),
+    ({"first_epoch": 5, "epochs_done": 9}, "chunk.first_epoch 5 where the next loss is of epoch 4"),
+    ({"first_epoch": 0, "losses": np.ones(0, np.float32), "epochs_done": 3},
+     "chunk.epochs_done 3 where the chunk before had 4: a run's chunks never go back"),
+], ids=["repeat", "overlap", "gap", "back"])
+def test_a_repeated_overlapping_gapped_or_backward_chunk_is_refused(second, words) -> None:
+    # A far end that loops on one valid chunk would grow the curve without bound.
+    job = run_job()
+    checked("chunk", chunk(), job)
+    with pytest.raises(MessageError) as caught:
+        checked("chunk", chunk(**second), job)
+    assert words in str(caught.value), caught.value
