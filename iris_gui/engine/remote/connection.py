@@ -46,6 +46,10 @@ log = logging.getLogger(__name__)
 
 START_TIMEOUT_SECONDS = 120.0  # ssh, then torch's import and a warm-up on the host
 CLOSED = ("closed", None)  # the reader's last message: the channel ended
+# What a host's stderr may cost: a line is kept up to this many bytes (ssh's and a traceback's
+# lines are far shorter), and this many lines are logged per connection.
+STDERR_LINE_BYTES = 4096
+STDERR_LOGGED = 1000
 
 
 class Connection:
@@ -204,14 +208,26 @@ class Connection:
             pass
 
     def _read_stderr(self, process: subprocess.Popen[bytes]) -> None:
+        """The host's stderr in pieces of at most STDERR_LINE_BYTES: a longer line is kept cut
+        and the rest of it dropped, and past STDERR_LOGGED lines none is logged, so a far end
+        that writes without end costs a bounded memory and log."""
         assert process.stderr is not None, "ssh starts with stderr=PIPE"
+        logged, within = 0, False  # within: the piece before did not end its line
         try:
-            for raw in process.stderr:
-                line = host_text(raw).rstrip()
+            while raw := process.stderr.readline(STDERR_LINE_BYTES):
+                ends = raw.endswith(b"\n")
+                if within:
+                    within = not ends
+                    continue
+                within = not ends
+                line = host_text(raw).rstrip() + (" [cut]" if within else "")
                 if line:
                     self._heard_from_slurm(line)
                     self._stderr.append(line)
-                    log.info("%s: %s", self.host.name, line)
+                    logged += 1
+                    if logged <= STDERR_LOGGED:
+                        log.info("%s: %s", self.host.name,
+                                 line if logged < STDERR_LOGGED else "more lines, not logged")
         except (OSError, ValueError):
             pass
         finally:
