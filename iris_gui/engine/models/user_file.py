@@ -30,7 +30,12 @@ def load_user_model(model: str, shape: tuple[int, ...],
     (path, size and SHA-256 of the very bytes that ran), kept with the run as a CSV's is."""
     path_text, _, name = model.rpartition(":")
     path = Path(path_text).expanduser()
-    if not path.is_file():
+    try:
+        exists = path.is_file()
+    except OSError as error:  # a name too long for the file system, a loop of links
+        raise ConfigError(f"model file {path} cannot be read ({error.strerror or error}); give "
+                          "--model FILE.py:NAME with the path of a Python file") from None
+    if not exists:
         raise ConfigError(f"model file {path} does not exist; give --model FILE.py:NAME with "
                           "the path of a Python file")
     try:

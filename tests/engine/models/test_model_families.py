@@ -203,3 +203,12 @@ def test_a_model_file_is_not_sent_to_a_host(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"^a model file is not sent over ssh \(it is code, "
                                           r"run where it is\): train .*my_net.py:Net on this"):
         refuse_data_file(RunConfig(model=own(tmp_path, GOOD), device="lab:cpu"), "lab")
+
+
+def test_a_model_file_name_too_long_for_the_file_system_is_a_refusal_in_one_line(
+        tmp_path: Path) -> None:
+    long = tmp_path / ("a" * 300 + ".py")  # past NAME_MAX (255) on every common file system
+    with pytest.raises(ConfigError) as caught:
+        build_model(RunConfig(model=f"{long}:X", epochs=5), 4, 3)
+    line = str(caught.value)
+    assert "cannot be read" in line and "give --model FILE.py:NAME" in line and "\n" not in line
