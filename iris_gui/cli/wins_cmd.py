@@ -50,6 +50,10 @@ def wins_command(args: argparse.Namespace) -> int:
     from iris_gui.cli.sweep_cmd import exit_status, measure
     from iris_gui.engine.spec.errors import ConfigError
 
+    if not args.measure and (args.devices is not None or args.parallel != 1):
+        given = "--devices" if args.devices is not None else "--parallel"
+        args.command_parser.error(f"{given} sets how the sweeps of --measure run, and no "
+                                  "--measure was given: add --measure ITEM (or all)")
     status = 0
     for item in ITEMS:
         if item.key not in (args.measure or []):

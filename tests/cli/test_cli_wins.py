@@ -89,6 +89,10 @@ def test_measure_runs_the_items_sweep_stores_it_and_answers_from_it(data_dir, mo
                                     "some of data, mlp, cnn, transformer, batch")),
     (["report", "--out", "r.html"], ("give the runs (--runs ID[,ID...]), the note's list "
                                      "(--wins) or both")),
+    # Options of a measurement with none asked for: measuring nothing is not a success.
+    (["wins", "--devices", "x"], ("--devices sets how the sweeps of --measure run, and no "
+                                  "--measure was given")),
+    (["wins", "--parallel", "-1"], "--parallel sets how the sweeps of --measure run"),
 ])
 def test_bad_input_is_one_line(args, expected, data_dir, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
