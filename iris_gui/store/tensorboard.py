@@ -1,6 +1,6 @@
 """Stored runs for TensorBoard (``iris-gui runs export --tensorboard DIR``, ``run.to_tensorboard``,
-File → Export for TensorBoard…): a folder per run (``run-<id>``, ``run-unsaved`` for a run the
-API did not save) of event files, holding
+File → Export for TensorBoard…): a folder per run (``run-<id>``; ``run-unsaved``, then
+``run-unsaved-2`` and on, for the runs the API did not save) of event files, holding
 
 - ``loss``: the recorded loss curve, each value at its epoch (``losses[i]`` is epoch
   ``i * stride``, as the window plots it);
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ def write_tensorboard(runs: list[StoredRun], folder: Path) -> list[Path]:
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise StoreError(f"cannot write for TensorBoard into {folder}: it is not a folder")
-    targets = [folder / (f"run-{run.id}" if run.id else "run-unsaved") for run in runs]
+    targets = [folder / name for name in _names(runs)]
     for target in targets:
         if target.exists():
             raise StoreError(f"{target} exists already: TensorBoard would show two runs as "
@@ -69,6 +70,19 @@ def write_tensorboard(runs: list[StoredRun], folder: Path) -> list[Path]:
         finally:
             events.writer.close()
     return targets
+
+
+def _names(runs: Sequence[Any]) -> list[str]:
+    """A folder name per run: its id, or for unsaved runs a number each, so that TensorBoard
+    never shows two runs as one."""
+    names, unsaved = [], 0
+    for run in runs:
+        if run.id:
+            names.append(f"run-{run.id}")
+        else:
+            unsaved += 1
+            names.append("run-unsaved" if unsaved == 1 else f"run-unsaved-{unsaved}")
+    return names
 
 
 class _Events:

@@ -74,3 +74,14 @@ def test_one_run_from_the_api_and_the_refusals_in_one_line(stored, tmp_path, mon
     missing = one_line_error(run_cli(["runs", "export", "--tensorboard", str(tmp_path / "none")],
                                stored))
     assert "needs the tensorboard package, which is not installed here" in missing
+
+
+def test_unsaved_runs_from_the_api_are_written_apart(stored, tmp_path):
+    # Two runs the API did not save are two runs in TensorBoard, not one of both curves.
+    import iris_gui as lab
+    from iris_gui.api.records import Runs
+
+    two = Runs(lab.train(epochs=30, save=False, repeat=2))
+    folders = two.to_tensorboard(tmp_path / "unsaved")
+    assert [f.name for f in folders] == ["run-unsaved", "run-unsaved-2"]
+    assert [len(_read(f).Scalars("loss")) for f in folders] == [30, 30]
