@@ -10,7 +10,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from iris_gui.engine.models.file_check import changed
+from iris_gui.engine.records.model_file_check import changed
 from iris_gui.engine.spec.models import is_model_file
 from iris_gui.engine.words.counted import counted
 

@@ -1,5 +1,5 @@
 """Whether a model file is still the one a stored run ran: its bytes against the path, size
-and SHA-256 the run recorded (models/user_file.py). Reads and hashes the file, never imports
+and SHA-256 the run recorded (engine/models/user_file.py). Reads and hashes the file, never imports
 it, and imports no torch: the window asks before it queues a stored run's file again.
 """
 
