@@ -38,10 +38,12 @@ def own_code_asked(runs: list[Any], parent: QWidget | None) -> tuple[list[Any], 
     kept = [run for run in runs if run not in files]
     if unchanged:
         paths = sorted({run.result.config.model.rpartition(":")[0] for run in unchanged})
-        text = (f"Re-running {counted(len(unchanged), 'run')} runs the code in "
-                f"{'this file' if len(paths) == 1 else 'these files'} on this machine:\n\n"
-                + "\n".join(paths) + "\n\nEach is the file its run recorded (the same "
-                "SHA-256). Run it again?")
+        one = len(paths) == 1
+        text = (f"Re-running {counted(len(unchanged), 'run')} executes the code in "
+                f"{'this file' if one else 'these files'} on this machine:\n\n"
+                + "\n".join(paths) + "\n\n" + ("It is the file its runs recorded" if one else
+                                                "Each is the file its runs recorded")
+                + f" (the same SHA-256). Run {'it' if one else 'them'} again?")
         if ask(parent, "Run your model files again?", text):
             kept += unchanged
         else:
