@@ -36,10 +36,12 @@ SYNTHETIC_DATA = ("synthetic", "images", "sequences")
 
 def command_for(config: RunConfig, program: str = "iris-gui") -> str:
     """``iris-gui train --device cuda:0 --record device``: the shell line that trains
-    ``config`` again. The synthetic sizes are named only for synthetic data, where they mean
-    something; the other data sets ignore them."""
+    ``config`` again. ``program`` is shell text already (words/program.py quotes a path and
+    keeps ``python -m iris_gui`` three words), put first as it is. The synthetic sizes are
+    named only for synthetic data, where they mean something; the other data sets ignore
+    them."""
     defaults = RunConfig()
-    words = [program, "train"]
+    words = ["train"]
     for name, option in OPTIONS:
         if name in SYNTHETIC_SIZES and config.dataset not in SYNTHETIC_DATA:
             continue
@@ -53,7 +55,7 @@ def command_for(config: RunConfig, program: str = "iris-gui") -> str:
         if value != getattr(defaults, name):
             # A switch (--pin-memory) is its own word; --batch full is the default.
             words += [option] if isinstance(value, bool) else [option, _text(value)]
-    return shlex.join(words)
+    return f"{program} {shlex.join(words)}"
 
 
 def _text(value: object) -> str:

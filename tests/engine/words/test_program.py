@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.words.command_line import command_for
 from iris_gui.engine.words.program import program_here
 
 
@@ -31,3 +35,26 @@ def test_the_command_it_writes_runs_in_a_fresh_shell(tmp_path) -> None:
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("iris-gui "), done.stdout
+
+
+ECHO = "#!/bin/sh\nfor word in \"$@\"; do printf '%s\\n' \"$word\"; done\n"
+
+
+@pytest.mark.parametrize("form", ["script", "python -m"])
+def test_copy_as_command_runs_through_a_shell_from_a_path_with_spaces_and_quotes(
+        tmp_path, form) -> None:
+    # The program is quoted once, as shell text, and -m iris_gui stays two words.
+    bin_dir = tmp_path / "it's a venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    python = bin_dir / "python"
+    stand_in = bin_dir / ("iris-gui" if form == "script" else "python")
+    stand_in.write_text(ECHO)  # prints each word it was given, one a line
+    stand_in.chmod(0o755)
+    line = command_for(RunConfig(model="my net.py:Net", epochs=7), program_here(str(python),
+                                                                               on_path=""))
+    done = subprocess.run(["/bin/sh", "-c", line], check=False, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, (line, done.stderr)
+    given = done.stdout.splitlines()
+    assert given[:2] == (["train", "--epochs"] if form == "script" else ["-m", "iris_gui"])
+    assert "my net.py:Net" in given
