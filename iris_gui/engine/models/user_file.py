@@ -55,7 +55,7 @@ def load_user_model(model: str, shape: tuple[int, ...],
                           f"{', '.join(names[:12]) or 'nothing callable'}")
     try:
         built = target(shape, classes)
-    except Exception as error:  # noqa: BLE001 - the user's code: whatever it raises is one line
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's code: one line
         raise ConfigError(f"{name}({shape!r}, {classes!r}) in {path} failed: "
                           f"{type(error).__name__}: {_line(error)}") from None
     if not isinstance(built, nn.Module):
@@ -84,6 +84,11 @@ def _imported(path: Path, source: bytes, digest: str) -> Any:
         sys.modules.pop(spec.name, None)
         raise ConfigError(f"model file {path} could not be imported: {type(error).__name__}: "
                           f"{_line(error)}") from None
+    except (SystemExit, GeneratorExit) as error:  # its top asks the process to end: not ours
+        sys.modules.pop(spec.name, None)
+        raise ConfigError(f"model file {path} called {type(error).__name__}"
+                          f"({_line(error)}) while it was imported; a model file defines a "
+                          "model and must not end the program") from None
     return module
 
 

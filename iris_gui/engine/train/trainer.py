@@ -83,6 +83,13 @@ def train(
             log.exception("run failed: %s", table_label(config))
             result.status = RunStatus.FAILED
             result.message = f"{type(error).__name__}: {error}"
+        except KeyboardInterrupt:
+            raise  # a second Ctrl+C aborts (cli/session.py)
+        except BaseException as error:  # noqa: BLE001 - nothing of ours raises these mid-run:
+            # a model file's code did (sys.exit, a BaseException of its own)
+            result.status = RunStatus.FAILED
+            result.message = (f"the model's code raised {type(error).__name__}({_said(error)}) "
+                              "during the run; a model must not end the program")
         _finish(result, state)
         return result
     finally:
@@ -210,3 +217,8 @@ def stopped_message(epochs_done: int, epochs: int, chunks: int) -> str:
     if not chunks:
         return f"{said}, before its first chunk ended: no steady state was timed"
     return said
+
+
+def _said(error: BaseException) -> str:
+    said = repr(error.code) if isinstance(error, SystemExit) else str(error)
+    return said if len(said) <= 200 else said[:199] + "…"

@@ -212,3 +212,45 @@ def test_a_model_file_name_too_long_for_the_file_system_is_a_refusal_in_one_line
         build_model(RunConfig(model=f"{long}:X", epochs=5), 4, 3)
     line = str(caught.value)
     assert "cannot be read" in line and "give --model FILE.py:NAME" in line and "\n" not in line
+
+
+def test_a_model_file_that_exits_while_imported_is_a_refusal_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        build_model(RunConfig(model=own(tmp_path, "import sys\nsys.exit(0)\n")), 4, 3)
+    line = str(caught.value)
+    assert "called SystemExit(0) while it was imported" in line and "\n" not in line
+
+
+EXITS_IN_FORWARD = '''
+import sys
+from torch import nn
+
+
+class Ends(BaseException):
+    pass
+
+
+class Net(nn.Module):
+    def __init__(self, shape, classes):
+        super().__init__()
+        self.layer, self.calls = nn.Linear(shape[0], classes), 0
+
+    def forward(self, x):
+        self.calls += 1
+        if self.calls > 3:
+            {ending}
+        return self.layer(x)
+'''
+
+
+@pytest.mark.parametrize(("ending", "said"), [
+    ("sys.exit(5)", "raised SystemExit(5) during the run"),
+    ("raise Ends('its own')", "raised Ends(its own) during the run"),
+])
+def test_a_model_file_that_ends_the_program_mid_run_fails_its_run(tmp_path: Path, ending: str,
+                                                                  said: str) -> None:
+    # Its own code, not a crash of ours: the run is a failed row with one line, not lost.
+    model = own(tmp_path, EXITS_IN_FORWARD.replace("{ending}", ending))
+    result = train(RunConfig(model=model, epochs=20))
+    assert result.status.value == "failed" and said in result.message, result.message
+    assert "a model must not end the program" in result.message
