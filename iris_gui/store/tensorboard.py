@@ -20,6 +20,9 @@ says so.
 from __future__ import annotations
 
 import math
+import os
+import shutil
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,6 +39,10 @@ SETTINGS = ("dataset", "device", "engine", "record", "call", "batch", "precision
             "optimizer", "lr", "epochs", "threads", "seed")
 
 
+# Where the kernel, not a disk, answers: never a place for an export.
+SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
+
+
 def write_tensorboard(runs: list[StoredRun], folder: Path) -> list[Path]:
     """One event folder per run under ``folder`` (made if missing); their paths. Every
     target is checked before any is written."""
@@ -47,29 +54,65 @@ def write_tensorboard(runs: list[StoredRun], folder: Path) -> list[Path]:
     except ImportError:
         raise StoreError("writing for TensorBoard needs the tensorboard package, which is not "
                          "installed here (pip install 'iris-gui[tensorboard]')") from None
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise StoreError(f"cannot write for TensorBoard into {folder}: it is not a folder")
+    folder = _checked_folder(Path(folder))
     targets = [folder / name for name in _names(runs)]
     for target in targets:
-        if target.exists():
+        if os.path.lexists(target):  # a dangling link too: it would be written through
             raise StoreError(f"{target} exists already: TensorBoard would show two runs as "
                              "one; choose another folder")
     for run, target in zip(runs, targets, strict=True):
-        events = _Events(EventFileWriter(str(target)), Event, Summary)
+        # Written in a hidden folder beside it, renamed into place once whole: a failure
+        # (a full disk) leaves nothing partial, and the export can simply be tried again.
         try:
-            _write_run(run.result, events.scalar)
-            settings, metrics = _settings(run.result.config), _metrics(run.result)
-            config = hp.hparams_config_pb([hp.HParam(name) for name in settings],
-                                          [hp.Metric(tag) for tag in metrics])
-            events.summary(config)
-            events.summary(hp.hparams_pb(settings, start_time_secs=int(events.now)))
-            last = max(run.result.epochs_completed - 1, 0)
-            for tag, value in metrics.items():
-                events.scalar(tag, value, last)
-        finally:
-            events.writer.close()
+            temporary = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=folder))
+        except OSError as error:
+            raise StoreError(f"cannot write {target}: {error.strerror or error}") from None
+        try:
+            _write_one(run, temporary, EventFileWriter, Event, Summary, hp)
+            os.rename(temporary, target)
+        except Exception as error:  # noqa: BLE001 - the disk's or the writer's: one line
+            shutil.rmtree(temporary, ignore_errors=True)
+            why = error.strerror if isinstance(error, OSError) and error.strerror else error
+            raise StoreError(f"cannot write {target}: {why}; nothing of it was left") from None
     return targets
+
+
+def _checked_folder(folder: Path) -> Path:
+    """``folder``, made if its parent exists; StoreError in one line where no export belongs
+    (a file, a system folder, a missing parent, a folder this user may not write)."""
+    where = f"cannot write for TensorBoard into {folder}"
+    resolved = folder.resolve()
+    if any(resolved == Path(p) or Path(p) in resolved.parents for p in SYSTEM_FOLDERS):
+        raise StoreError(f"{where}: {resolved} is the system's, not a folder for files")
+    if folder.exists() and not folder.is_dir():
+        raise StoreError(f"{where}: it is not a folder")
+    if not folder.exists():
+        if not folder.parent.is_dir():
+            raise StoreError(f"{where}: its parent {folder.parent} is not a folder")
+        try:
+            folder.mkdir()
+        except OSError as error:
+            raise StoreError(f"{where}: {error.strerror or error}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreError(f"{where}: this user may not write there")
+    return folder
+
+
+def _write_one(run: StoredRun, folder: Path, writer: Any, event: Any, summary: Any,
+               hp: Any) -> None:
+    events = _Events(writer(str(folder)), event, summary)
+    try:
+        _write_run(run.result, events.scalar)
+        settings, metrics = _settings(run.result.config), _metrics(run.result)
+        config = hp.hparams_config_pb([hp.HParam(name) for name in settings],
+                                      [hp.Metric(tag) for tag in metrics])
+        events.summary(config)
+        events.summary(hp.hparams_pb(settings, start_time_secs=int(events.now)))
+        last = max(run.result.epochs_completed - 1, 0)
+        for tag, value in metrics.items():
+            events.scalar(tag, value, last)
+    finally:
+        events.writer.close()
 
 
 def _names(runs: Sequence[Any]) -> list[str]:

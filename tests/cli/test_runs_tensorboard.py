@@ -85,3 +85,41 @@ def test_unsaved_runs_from_the_api_are_written_apart(stored, tmp_path):
     folders = two.to_tensorboard(tmp_path / "unsaved")
     assert [f.name for f in folders] == ["run-unsaved", "run-unsaved-2"]
     assert [len(_read(f).Scalars("loss")) for f in folders] == [30, 30]
+
+
+def _export(stored, target) -> str:
+    return one_line_error(run_cli(["runs", "export", "--tensorboard", str(target), "--runs",
+                                   "1"], stored))
+
+
+def test_every_bad_target_is_one_line_and_leaves_nothing(stored, tmp_path):
+    (tmp_path / "a-file").write_text("")
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "run-1").symlink_to(tmp_path / "nowhere")  # dangling
+    assert "is not a folder" in _export(stored, tmp_path / "a-file")
+    assert "its parent" in _export(stored, tmp_path / "missing" / "deeper")
+    assert "is the system's, not a folder for files" in _export(stored, "/proc/self")
+    assert "run-1 exists already" in _export(stored, tmp_path / "links")
+    assert not (tmp_path / "missing").exists()
+
+
+def test_a_write_that_fails_part_way_leaves_nothing_and_a_retry_works(stored, tmp_path,
+                                                                      monkeypatch):
+    # A full disk, as the event writer meets it: the run's folder is never left half written.
+    from tensorboard.summary.writer import event_file_writer
+
+    real = event_file_writer.EventFileWriter
+
+    class Full(real):
+        def add_event(self, event):
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(event_file_writer, "EventFileWriter", Full)
+    line = _export(stored, tmp_path / "tb")
+    assert "cannot write" in line and "No space left on device" in line
+    assert list((tmp_path / "tb").iterdir()) == []
+    monkeypatch.setattr(event_file_writer, "EventFileWriter", real)
+    done = run_cli(["runs", "export", "--tensorboard", str(tmp_path / "tb"), "--runs", "1"],
+                   stored)
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in (tmp_path / "tb").iterdir()] == ["run-1"]
