@@ -15,7 +15,7 @@ from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.spec.errors import RecordError
 from iris_gui.store import validate
 from iris_gui.store.paths import StoreError
-from iris_gui.store.text_cells import Undecodable
+from iris_gui.store.text_cells import utf8
 
 # Fixed byte order, so a store file copied to another machine reads the same.
 CURVE_DTYPE = np.dtype("<f4")
@@ -102,8 +102,9 @@ def stored_run(run_id: int, created_at: Any, text: Any, blob: Any = None,
                chunk_seconds: Any = None) -> StoredRun:
     """A stored row as a run; RecordError (naming the field) when any part is malformed."""
     try:
-        if not isinstance(created_at, str) or isinstance(created_at, Undecodable):
-            raise RecordError("created_at is not UTF-8 text")
+        utf8(created_at, "created_at")
+        if not isinstance(created_at, str):
+            raise RecordError("created_at is not text")
         record = validate.check_run_record(_json(text, "the record"))
         losses = None if blob is None else decode_curve(blob)
         result = RunResult.from_dict(record, losses, _decode_chunks(chunk_epochs, chunk_seconds))
@@ -121,8 +122,7 @@ def stored_run(run_id: int, created_at: Any, text: Any, blob: Any = None,
 
 
 def _json(text: Any, name: str) -> Any:
-    if isinstance(text, Undecodable):
-        raise RecordError(f"{name} is not UTF-8 text ({len(text.raw):,} bytes)")
+    utf8(text, name)
     if not isinstance(text, (str, bytes)):
         raise RecordError(f"{name} is not JSON text")
     try:

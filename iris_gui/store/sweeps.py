@@ -18,7 +18,7 @@ from iris_gui.engine.spec.batch_settings import batch_text
 from iris_gui.engine.spec.errors import RecordError
 from iris_gui.store import damage, schema, validate
 from iris_gui.store.paths import StoreError
-from iris_gui.store.text_cells import Undecodable
+from iris_gui.store.text_cells import utf8
 
 
 @dataclass
@@ -102,10 +102,10 @@ def absent(sweep_id: int) -> str:
 def stored(sweep_id: int, created_at: object, text: object) -> StoredSweep:
     """A stored row as a sweep; RecordError (naming the field) when it is malformed."""
     try:
-        if not isinstance(created_at, str) or isinstance(created_at, Undecodable):
-            raise RecordError("created_at is not UTF-8 text")
-        if isinstance(text, Undecodable):
-            raise RecordError(f"the record is not UTF-8 text ({len(text.raw):,} bytes)")
+        utf8(created_at, "created_at")
+        if not isinstance(created_at, str):
+            raise RecordError("created_at is not text")
+        utf8(text, "the record")
         if not isinstance(text, (str, bytes)):
             raise RecordError("the record is not JSON text")
         record = validate.check_sweep_record(loads(text))

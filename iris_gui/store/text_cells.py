@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from iris_gui.engine.spec.errors import RecordError
+
 
 class Undecodable(str):
     """A text cell whose bytes are not UTF-8: reads as a mark, keeps ``raw``."""
@@ -37,3 +39,9 @@ def reading_cells(conn: sqlite3.Connection) -> sqlite3.Connection:
 def as_stored(value: object) -> object:
     """A cell as it was stored: an undecodable one's bytes."""
     return value.raw if isinstance(value, Undecodable) else value
+
+
+def utf8(value: object, name: str) -> None:
+    """RecordError naming ``name`` when ``value`` is a cell that is not UTF-8."""
+    if isinstance(value, Undecodable):
+        raise RecordError(f"{name} is not UTF-8 text ({len(value.raw):,} bytes)")
