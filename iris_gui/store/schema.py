@@ -6,6 +6,7 @@ The schema version lives in ``PRAGMA user_version``. ``MIGRATIONS[i]`` takes a f
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +20,8 @@ from iris_gui.store.text_cells import reading_cells
 BUSY_TIMEOUT_S = 5.0
 OPEN_WAIT_S = 30.0
 SQLITE_HEADER = b"SQLite format 3\x00"
+# The name a damaged store's copy is built under, beside it, until it is whole.
+RENEWING = ".renewing"
 
 
 def _create_v1(conn: sqlite3.Connection) -> None:
@@ -163,23 +166,56 @@ def connect(path: Path) -> tuple[sqlite3.Connection, str | None]:
 
 def _renew_damaged(path: Path, judged: tuple[int, int] | None, problem: str
                    ) -> tuple[sqlite3.Connection, str] | None:
-    """Set a damaged store aside and copy what it still holds into a new one; the new store
-    and the notice, or None when another process replaced the file meanwhile."""
-    moved = aside.set_aside(path, judged, "damaged")
-    if moved is None:
-        return None
-    conn = _prepare(_open_file(path), path)
+    """Copy what a damaged store still holds into a new file beside it, then set the damaged
+    one aside and put the copy in its place; the new store and the notice, or None when
+    another process replaced the file meanwhile.
+
+    The copy is made whole before anything moves: when it fails, the damaged file stays
+    where it was (readers still list every row they can read) and the open is refused,
+    never answered with an empty store while the damaged file holds runs."""
+    fresh = aside.sibling(path, RENEWING)
+    _remove_with_siblings(fresh)
+    conn = _prepare(_open_file(fresh), fresh)
     try:
-        copied, lost = damage.copy_readable(moved, conn)
+        copied, lost = damage.copy_readable(path, conn)
     except sqlite3.Error as exc:
         conn.close()
-        raise StoreError(f"{path} is damaged ({problem}) and was set aside as {moved}, but "
-                         f"its runs could not be copied into a new store: {exc}") from None
+        _remove_with_siblings(fresh)
+        raise StoreError(f"{path} is damaged ({problem}) and its runs could not be copied "
+                         f"into a new store ({exc}); it is left as it was, so commands that "
+                         "only read still list what it holds; move it away to start a new "
+                         "store (sqlite3's .recover may save more of it)") from None
+    except BaseException:
+        conn.close()
+        _remove_with_siblings(fresh)
+        raise
+    conn.close()  # the last connection folds its WAL into the file before it moves
+    moved = aside.set_aside(path, judged, "damaged")
+    if moved is None:
+        _remove_with_siblings(fresh)
+        return None
+    try:
+        os.replace(fresh, path)
+    except OSError as exc:
+        raise StoreError(f"{path} was damaged and set aside as {moved}; its readable runs were "
+                         f"copied to {fresh}, which could not take its place: "
+                         f"{exc.strerror or exc}") from None
     left = f"; left behind, unreadable: {lost}" if lost else ""
-    return conn, (f"{path} is damaged ({problem}); it was set aside as {moved} and the "
-                  f"{copied['runs']} runs and {copied['sweeps']} sweeps it could still read "
-                  f"were copied, with their ids, into a new store{left} (sqlite3's .recover "
-                  "may find more in the file set aside)")
+    return _prepare(_open_file(path), path), (
+        f"{path} is damaged ({problem}); it was set aside as {moved} and the "
+        f"{copied['runs']} runs and {copied['sweeps']} sweeps it could still read were "
+        f"copied, with their ids, into a new store{left} (sqlite3's .recover may find more "
+        "in the file set aside)")
+
+
+def _remove_with_siblings(path: Path) -> None:
+    for name in (path, *(aside.sibling(path, s) for s in aside.SIBLING_SUFFIXES)):
+        try:
+            os.unlink(name)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise StoreError(f"cannot remove {name}: {exc.strerror or exc}") from None
 
 
 def _prepare(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:

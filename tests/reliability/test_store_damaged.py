@@ -19,6 +19,7 @@ from support.made_runs import made_sweep
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.store import damage
+from iris_gui.store.paths import StoreError
 from iris_gui.store.runs import RunStore
 
 RUNS = 60
@@ -129,3 +130,44 @@ def test_the_window_starts_on_a_damaged_store_and_says_what_it_did(damaged, qtbo
         shown = {panel.model.run_at(row).id for row in range(panel.model.rowCount())}
         assert 0 < len(shown) < RUNS
         assert "is damaged (" in store.notice and "into a new store" in store.notice
+
+
+def test_a_copy_that_fails_leaves_the_damaged_store_in_place_never_an_empty_one(
+        damaged, monkeypatch):
+    path = damaged / "runs.sqlite3"
+    before = path.read_bytes()
+    readable = [run["id"] for run in json.loads(run_cli(["runs", "list", "--json"],
+                                                        damaged).stdout)]
+
+    def failing(source, conn):
+        conn.execute("INSERT INTO runs (id, created_at, status, dataset, device, record, "
+                     "call_style, epochs_completed, record_json) "
+                     "VALUES (1, '', '', '', '', '', '', 0, '{}')")  # half a copy, then a fault
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(damage, "copy_readable", failing)
+    with pytest.raises(StoreError) as refused:
+        RunStore.open(path)
+    said = str(refused.value)
+    assert "\n" not in said and said.startswith(f"{path} is damaged (")
+    assert "could not be copied into a new store (disk I/O error); it is left as it was" in said
+    # The damaged file is where it was, untouched; nothing half-built is left beside it.
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in damaged.iterdir()) == ["runs.sqlite3"]
+    listed = run_cli(["runs", "list", "--json"], damaged)
+    assert [run["id"] for run in json.loads(listed.stdout)] == readable
+    monkeypatch.undo()  # the copy works again: the next open renews the store
+    with RunStore.open(path) as store:
+        assert [run.id for run in store.list_runs()] == readable
+
+
+def test_a_counter_that_damage_made_huge_still_ends_the_row_by_row_walk(tmp_path):
+    path = tmp_path / "runs.sqlite3"
+    with RunStore.open(path) as store:
+        for index in range(3):
+            store.save(_run(index))
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = 'runs'", (2 ** 62,))
+        ids = damage.ids_of(conn, "runs")
+    conn.close()
+    assert ids == range(1, 3 + damage.SPARE_IDS + 1)
