@@ -23,7 +23,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return _main(argv)
         except KeyboardInterrupt:
-            # A command's own Ctrl+C stop (sweep's) raises on the second Ctrl+C: one line.
+            # Python's own Ctrl+C where the guard is not the handler (a test calling main
+            # from a thread): one line.
             sys.stderr.write("iris-gui: interrupted\n")
             return GUARD.status(default=130)
 
@@ -85,16 +86,12 @@ def _command(args: argparse.Namespace) -> int:
         if args.command == "sweep":
             from iris_gui.cli.sweep_cmd import sweep_command
 
-            # The sweep stops on Ctrl+C with a handler of its own (SIGTERM is passed to it);
-            # a later signal waits until its result is saved and printed.
-            with GUARD.saving():
-                status = sweep_command(args)
+            status = sweep_command(args)
             return GUARD.status() if status == 130 else status
         if args.command == "wins":
             from iris_gui.cli.wins_cmd import wins_command
 
-            with GUARD.saving():  # as sweep's: each measured item is saved whole
-                status = wins_command(args)
+            status = wins_command(args)
             return GUARD.status() if status == 130 else status
         if args.command == "sweeps":
             from iris_gui.cli.sweep_cmd import sweeps_command

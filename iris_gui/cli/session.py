@@ -9,12 +9,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from iris_gui.cli.signals import NAMES, SENT_AGAIN
+from iris_gui.cli.signals import GUARD, NAMES
 
 
 class StopOnInterrupt:
-    """The first Ctrl+C asks the running training to stop (it is kept as ``stopped``); a
-    second one interrupts at once."""
+    """The first Ctrl+C (or SIGTERM, SIGHUP) asks the running sweep to stop at its next chunk,
+    keeping what was measured; a second one aborts.
+
+    On the command line that is the program's one handler (cli/signals.py: a second signal
+    ends the process in one line, a signal while saving waits for the save). Where the package
+    is imported (a notebook, a script) only Ctrl+C is taken, for the sweep's length, and a
+    second one raises KeyboardInterrupt as Python's own handler would."""
+
+    KEPT = "what was measured is kept"
 
     def __init__(self) -> None:
         self.event = threading.Event()
@@ -27,12 +34,15 @@ class StopOnInterrupt:
             raise KeyboardInterrupt
         self.event.set()
         name = NAMES.get(signum, f"signal {signum}")
-        again = "Ctrl+C" if signum == signal.SIGINT else SENT_AGAIN.get(signum, "a signal")
-        sys.stderr.write(f"\niris-gui: {name}: stopping at the next chunk; what was measured "
-                         f"is kept ({again} again to abort)\n")
+        sys.stderr.write(f"\niris-gui: {name}: stopping at the next chunk; {self.KEPT} "
+                         "(Ctrl+C again to abort)\n")
 
     @contextmanager
     def installed(self) -> Iterator[StopOnInterrupt]:
+        if GUARD.handles():
+            with GUARD.stopping(self.event, self.KEPT, "the sweep under way is not saved"):
+                yield self
+            return
         if threading.current_thread() is not threading.main_thread():
             yield self
             return

@@ -63,6 +63,7 @@ class SignalGuard:
     def __init__(self) -> None:
         self.first: int | None = None  # the first signal received, which names the exit status
         self._stop: threading.Event | None = None
+        self._words = ("the run is kept as stopped", "a run in progress is not saved")
         self._saving = 0
         self._pending: int | None = None
         self._installed: dict[int, object] = {}
@@ -75,14 +76,23 @@ class SignalGuard:
         return exit_status(self.first) if self.first is not None else default
 
     @contextmanager
-    def stopping(self, event: threading.Event) -> Iterator[threading.Event]:
+    def stopping(self, event: threading.Event, kept: str = "the run is kept as stopped",
+                 lost: str = "a run in progress is not saved") -> Iterator[threading.Event]:
         """While inside, the first signal sets ``event`` (a cooperative stop) instead of
-        ending the process."""
-        previous, self._stop = self._stop, event
+        ending the process; ``kept`` says what the stop keeps, ``lost`` what a second signal
+        gives up."""
+        previous = self._stop, self._words
+        self._stop, self._words = event, (kept, lost)
         try:
             yield event
         finally:
-            self._stop = previous
+            self._stop, self._words = previous
+
+    def handles(self) -> bool:
+        """Whether this guard is the process's handler now (the command line), rather than
+        a program that imports the package (a notebook, a script using the API)."""
+        return (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) == self._handle)
 
     @contextmanager
     def keeping(self, keep: Callable[[], str]) -> Iterator[None]:
@@ -136,20 +146,15 @@ class SignalGuard:
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         if self.first is None:
             self.first = signum
-        foreign = signal.getsignal(signal.SIGINT)
-        if signum != signal.SIGINT and callable(foreign) and foreign != self._handle:
-            # A command installed its own Ctrl+C stop (cli/session.py's StopOnInterrupt, for
-            # ``sweep``): SIGTERM and SIGHUP ask it the same, named as themselves.
-            foreign(signum, frame)
-            return
+        kept, lost = self._words
         if self._stop is not None and not self._stop.is_set():
             self._stop.set()
             again = "Ctrl+C" if signum == signal.SIGINT else SENT_AGAIN.get(signum, "a signal")
             compiling = _compiling()
             when = (f"when the compile ends, or in {COMPILE_GRACE_S:.0f} s" if compiling
                     else "at the next chunk")
-            _write(f"iris-gui: {NAMES[signum]}: stopping {when}; the run is kept as stopped "
-                   f"({again} again to abort it)")
+            _write(f"iris-gui: {NAMES[signum]}: stopping {when}; {kept} ({again} again to "
+                   "abort it)")
             if compiling:
                 threading.Thread(target=self._after_the_compile, args=(signum,),
                                  name="compile-grace", daemon=True).start()
@@ -157,8 +162,7 @@ class SignalGuard:
         if self._saving:
             self._pending = signum
             return
-        self._exit(signum, "aborted; a run in progress is not saved" if self._stop is not None
-                   else "")
+        self._exit(signum, f"aborted; {lost}" if self._stop is not None else "")
 
     def _after_the_compile(self, signum: int) -> None:
         """Give the compile its grace; if it is still under way, keep the run as stopped and

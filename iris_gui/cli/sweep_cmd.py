@@ -12,6 +12,7 @@ from typing import TextIO
 from iris_gui.cli.model_options import SWEEP_MODEL_FIELDS
 from iris_gui.cli.output import number, print_json, status_line, table
 from iris_gui.cli.session import StopOnInterrupt, open_store
+from iris_gui.cli.signals import GUARD
 from iris_gui.engine.records.standing import BUSY_MARK
 from iris_gui.engine.records.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.batch_settings import batch_text
@@ -39,14 +40,15 @@ def sweep_command(args: argparse.Namespace) -> int:
     except ConfigError as error:
         args.command_parser.error(str(error))
     sweep_id, kept_nowhere = None, 0
-    if not args.no_save:
-        with open_store(True) as store:
-            sweep_id = store.save_sweep(result)
-            kept_nowhere = store.kept_nowhere
-    if args.json:
-        print_json({"id": sweep_id, **result.to_dict()})
-    else:
-        print(describe(result, sweep_id))
+    with GUARD.saving():  # a signal now waits until the sweep is saved and printed
+        if not args.no_save:
+            with open_store(True) as store:
+                sweep_id = store.save_sweep(result)
+                kept_nowhere = store.kept_nowhere
+        if args.json:
+            print_json({"id": sweep_id, **result.to_dict()})
+        else:
+            print(describe(result, sweep_id))
     # Printed but kept nowhere (neither the store nor a recovery file took it): 2, as a store
     # error is.
     return exit_status(result) or (2 if kept_nowhere else 0)

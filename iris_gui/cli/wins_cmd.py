@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from iris_gui.cli.output import print_json
 from iris_gui.cli.session import open_store
+from iris_gui.cli.signals import GUARD
 from iris_gui.engine.records.note_list import ITEMS, PARALLEL_MATHS, NoteAnswer, answers
 
 KEYS = [item.key for item in ITEMS]
@@ -65,7 +66,7 @@ def wins_command(args: argparse.Namespace) -> int:
             result = measure(spec, args.parallel, show_progress=not args.json)
         except ConfigError as error:
             args.command_parser.error(str(error))
-        with open_store(True) as store:
+        with GUARD.saving(), open_store(True) as store:
             store.save_sweep(result)
             kept_nowhere = store.kept_nowhere
         status = max(status, exit_status(result), 2 if kept_nowhere else 0)
