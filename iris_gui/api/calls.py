@@ -2,8 +2,8 @@
 (options.py), run in the calling process (a host's device over ssh, as the command line
 does), saved to the same store unless ``save=False``, and returned as records (records.py).
 
-A run trains here, in this process, as ``iris-gui train`` does: its record's ``env.execution``
-says so. Ctrl+C (a notebook's interrupt) stops the run at its next chunk and returns it as
+A run trains here, in this process, as ``iris-gui train`` does (a model file's in a worker
+process of its own, engine/workers/apart.py): its record's ``env.execution`` says which. Ctrl+C (a notebook's interrupt) stops the run at its next chunk and returns it as
 stopped (running.py); the runs after it are not started.
 """
 
@@ -93,6 +93,7 @@ def _run(configs: list[RunConfig], save: bool, progress: bool, hosts: Any = None
     """Train each config in turn in this process (or on its host), saving as it goes."""
     from iris_gui.engine.remote.host_runners import HostRunners
     from iris_gui.engine.train.trainer import train as train_here
+    from iris_gui.engine.workers.apart import trainer_for
 
     hosts = hosts if hosts is not None else HostRunners(status=_say)
     done = Runs()
@@ -102,7 +103,7 @@ def _run(configs: list[RunConfig], save: bool, progress: bool, hosts: Any = None
             label = f"[{index + 1}/{len(configs)}] {table_label(config)} "
             bar = progress_bar(config.epochs, label if len(configs) > 1 else "", progress)
             if hosts.for_device(config.device) is None:
-                result = train_here(config, observer=bar, stop=stop.is_set)
+                result = trainer_for(config, train_here)(config, observer=bar, stop=stop.is_set)
             else:
                 result = hosts.run(config, bar, stop.is_set)
             if bar is not None:

@@ -88,6 +88,7 @@ def run_configs(configs: list[RunConfig], args: argparse.Namespace,
     and the rest (cli/signals.py), and a signal never interrupts a save."""
     from iris_gui.engine.remote.host_runners import HostRunners
     from iris_gui.engine.train.trainer import train
+    from iris_gui.engine.workers.apart import trainer_for
 
     results, ids = [], []
     stop = threading.Event()
@@ -102,7 +103,7 @@ def run_configs(configs: list[RunConfig], args: argparse.Namespace,
                 if not args.json else None
             if hosts.for_device(config.device) is None:
                 with GUARD.keeping(keeper(config, args)):
-                    result = train(config, observer=bar, stop=stop.is_set)
+                    result = trainer_for(config, train)(config, observer=bar, stop=stop.is_set)
             else:
                 result = hosts.run(config, bar, stop.is_set)
             if bar:

@@ -218,7 +218,7 @@ class ProcessRunner:
             if kind == "timeout":
                 return partial.result(RunStatus.STOPPED, (
                     f"stopped after {partial.epochs_done:,} of {config.epochs:,} epochs; the "
-                    f"worker did not answer within {self._grace:g} s and was restarted"))
+                    f"worker did not answer within {self._grace:g} s and was ended"))
             try:
                 result = listener.hear(kind, checked(kind, payload, asked))
             except MessageError as error:
@@ -295,7 +295,7 @@ class ProcessRunner:
                                           f"sweep (exit code {payload})")
                 if kind == "timeout":
                     return listener.ended("stopped", "stopped; the worker did not answer and "
-                                          "was restarted")
+                                          "was ended")
                 if kind == "failed":
                     if spec.devices != ("cpu",):
                         self.close()
@@ -388,4 +388,4 @@ class ProcessRunner:
 
 def _refused(error: MessageError) -> str:
     """A message the worker sent that this end cannot use, as the job's one line."""
-    return f"the worker process sent what this end cannot use: {error}; it was restarted"
+    return f"the worker process sent what this end cannot use: {error}; it was ended"

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import sys
+import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -24,6 +26,8 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
 
 log = logging.getLogger(__name__)
+# The exit status of a worker whose parent was gone: nothing is left to answer.
+PARENT_GONE = 70
 
 
 def worker_main(conn: Connection, stop: Any, log_path: str | None = None,
@@ -45,6 +49,7 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None,
     # at exit, and the loader's workers (daemons of this one) watch it and end with it.
     # typeshed leaves out the private _config, the dict that the daemon property reads.
     multiprocessing.current_process()._config["daemon"] = False  # type: ignore[attr-defined]
+    _end_with_parent()
     from iris_gui.engine.workers.logs import configure_file_log
 
     configure_file_log(log_path)
@@ -83,6 +88,23 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None,
             conn.send(model_job(payload))
             continue
         conn.send(train_job(payload, conn, stop))
+
+
+def _end_with_parent() -> None:
+    """End this process as soon as its parent is gone, whatever the job is doing. A parent
+    that ends normally ends its daemon children itself; one killed (SIGKILL, a second Ctrl+C's
+    immediate exit, a crash) cannot, and a job stuck in a model file's forward would otherwise
+    run on for ever, an orphan. The sentinel multiprocessing gives every child (the parent's
+    end of a pipe, also through a forkserver) becomes ready when the parent dies."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(PARENT_GONE)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def devices_payload() -> dict[str, Any]:

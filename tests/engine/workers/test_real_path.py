@@ -142,7 +142,7 @@ def test_a_refused_message_fails_its_run_alone_and_the_next_jobs_start_clean(
     assert failed.status is RunStatus.FAILED
     assert failed.message == ("the worker process sent what this end cannot use: its 'chunk' "
                               "message has chunk.epochs_done 3,001, outside 0..3,000; it was "
-                              "restarted")
+                              "ended")
     assert failed.epochs_completed == chunks[-1].epochs_done < 3000 and not runner.alive
     monkeypatch.delenv("IRIS_GUI_FAULT")
     assert runner.run(RunConfig(epochs=3000, record="device")).status is RunStatus.COMPLETED

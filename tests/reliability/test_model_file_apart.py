@@ -1,0 +1,161 @@
+"""A model file is Python the user wrote: what it does in its import or its forward ends its
+run, never the command or the notebook that asked for it. The command line and the API train
+a model file in a worker process of its own (engine/workers/apart.py), so ``os._exit`` is a
+failed run, stored, and a file stuck in a forward is ended after the stop's grace and kept as
+stopped; the built-in models still train in the caller's process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from support.cli import IRIS, TIMEOUT_S, cli_env, describe, ok_json, run_cli
+
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.workers.apart import train_apart
+from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS
+
+MODEL = '''
+import os, time
+from pathlib import Path
+from torch import nn
+
+{at_import}
+
+
+class Net(nn.Module):
+    def __init__(self, shape, classes):
+        super().__init__()
+        self.layer, self.calls = nn.Linear(shape[0], classes), 0
+
+    def forward(self, x):
+        self.calls += 1
+        if {when}:
+            {in_forward}
+        return self.layer(x)
+'''
+
+
+def _model(tmp_path: Path, at_import: str = "", in_forward: str = "pass",
+           when: str = "False") -> str:
+    path = tmp_path / "own_net.py"
+    path.write_text(MODEL.format(at_import=at_import, in_forward=in_forward, when=when))
+    return f"{path}:Net"
+
+
+def test_os_exit_while_imported_is_a_failed_run_stored_with_its_exit_code(tmp_path):
+    data = tmp_path / "data"
+    done = run_cli(["train", "--model", _model(tmp_path, at_import="os._exit(3)"),
+                    "--epochs", "200", "--json"], data)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, describe(done)
+    record = json.loads(done.stdout)
+    assert record["status"] == "failed" and record["epochs_completed"] == 0
+    assert record["message"] == "the worker process exited unexpectedly (exit code 3)"
+    [line] = done.stderr.splitlines()
+    assert "failed: the worker process exited unexpectedly (exit code 3)" in line
+    [stored] = ok_json(run_cli(["runs", "list", "--json"], data))
+    assert (stored["id"], stored["status"]) == (record["id"], "failed")
+
+
+def test_os_exit_in_forward_fails_the_api_run_and_returns_it_with_its_epochs(tmp_path,
+                                                                             monkeypatch):
+    import iris_gui as lab
+
+    monkeypatch.setenv("IRIS_GUI_DATA_DIR", str(tmp_path / "data"))
+    # Past its first chunks (a chunk is sent every ~30 ms), well before its last epoch.
+    run = lab.train(model=_model(tmp_path, in_forward="os._exit(7)", when="self.calls > 4000"),
+                    epochs=100_000, progress=False)
+    assert run.status == "failed" and "exit code 7" in run.message, run.message
+    assert 0 < run.result.epochs_completed < 100_000 and run.id is not None
+    assert run.result.env.execution == "process"
+    assert [r.id for r in lab.runs()] == [run.id]
+
+
+def test_a_forward_that_never_returns_is_ended_after_the_grace_and_kept_as_stopped(tmp_path):
+    # The first chunk heard asks the stop and, through a marker file, sends the next forward
+    # to sleep for an hour: the stop is never answered.
+    marker = tmp_path / "hang"
+    heard = threading.Event()
+
+    def observer(chunk: object) -> None:
+        marker.touch()
+        heard.set()
+
+    config = RunConfig(model=_model(tmp_path, in_forward="time.sleep(3600)",
+                                    when=f"Path({str(marker)!r}).exists()"), epochs=100_000)
+    result = train_apart(config, observer=observer, stop=heard.is_set)
+    assert result.status.value == "stopped", result.message
+    assert f"did not answer within {STOP_GRACE_SECONDS:g} s and was ended" in result.message
+    assert 0 < result.epochs_completed < 100_000
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_while_the_file_hangs_in_its_forward_keeps_the_run_as_stopped(tmp_path):
+    data, marker = tmp_path / "data", tmp_path / "hanging"
+    # Its 41st forward says so with a marker file, then sleeps for an hour.
+    hang = f"Path({str(marker)!r}).touch(); time.sleep(3600)"
+    proc = subprocess.Popen(
+        [*IRIS, "train", "--model", _model(tmp_path, in_forward=hang, when="self.calls > 40"),
+         "--epochs", "400"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=cli_env(data))
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # a poll for readiness: the file is in its forward, hanging
+        assert marker.exists(), "the model file never reached its hanging forward"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    assert done.returncode == 143 and "Traceback" not in done.stderr, describe(done)
+    assert done.stdout.startswith("run 1: stopped - stopped after "), describe(done)
+    assert "was ended" in done.stdout.splitlines()[0]
+    [stored] = ok_json(run_cli(["runs", "list", "--json"], data))
+    assert stored["status"] == "stopped"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_worker_whose_command_was_killed_ends_even_while_its_file_hangs(tmp_path):
+    """SIGKILL (or a second signal's immediate exit) gives the command no chance to end its
+    worker: the worker watches its parent and ends with it, never left running a hung file."""
+    data, marker = tmp_path / "data", tmp_path / "worker.pid"
+    hang = f"Path({str(marker)!r}).write_text(str(os.getpid())); time.sleep(3600)"
+    proc = subprocess.Popen(
+        [*IRIS, "train", "--model", _model(tmp_path, in_forward=hang, when="self.calls > 40"),
+         "--epochs", "400"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=cli_env(data))
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # a poll for readiness: the worker is in the hanging forward
+        worker = int(marker.read_text())
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 30
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(worker), f"worker {worker} still runs after its command was killed"
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead and not yet reaped by init, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return state != "Z"
