@@ -4,9 +4,11 @@ window's trace kept as the profiler writes it, for Perfetto or chrome://tracing,
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from support.cli import describe, one_line_error, run_cli
+from support.small_disk import small_disk
 
 # Profiles runs (and loads HTA): make test runs it, make test-fast does not.
 pytestmark = pytest.mark.slow
@@ -48,6 +50,16 @@ def test_a_bad_trace_file_is_one_line_before_anything_is_profiled(
         target, words, data_dir, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert words in one_line_error(run_cli([*SHORT, "--trace", target], data_dir))
+
+
+def test_a_trace_onto_a_full_disk_is_one_line_and_leaves_nothing_there(data_dir, tmp_path):
+    # torch's profiler writes <name>.tmp and says nothing when the disk fills: the line names
+    # the full disk, and the scrap it wrote is gone.
+    with small_disk(tmp_path / "disk", "64k") as disk:
+        line = one_line_error(run_cli([*SHORT, "--trace", str(disk / "t.json")], data_dir))
+        assert re.search(rf"cannot write the trace to {re.escape(str(disk / 't.json'))}: no "
+                         r"space left on the device \([\d,]+ bytes free\)$", line), line
+        assert list(disk.iterdir()) == []
 
 
 def test_the_trace_never_overwrites_the_runs_store(data_dir, tmp_path):

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from support.another_user import SKIP_REASON, as_another_user
 from support.cli import run_cli
+from support.small_disk import small_disk as mounted_tmpfs
 
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
@@ -179,17 +180,9 @@ def test_a_read_only_data_directory_keeps_the_run_in_the_cache_folder(monkeypatc
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """The data directory of a store with one run, on a 2 MiB tmpfs of its own (root and
     ``mount``; skipped elsewhere), unmounted after the test."""
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("mount") is None or \
-            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)],
-                           capture_output=True, check=False).returncode != 0:
-        pytest.skip("needs root and mount, for a 2 MiB tmpfs")
-    try:
+    with mounted_tmpfs(tmp_path / "disk", "2m") as disk:
         run_cli(["train", "--epochs", "20"], disk / "data")
         yield disk / "data"
-    finally:
-        subprocess.run(["umount", str(disk)], check=False)
 
 
 def _fill(data: Path, leaving: int) -> Path:

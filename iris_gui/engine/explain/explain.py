@@ -20,7 +20,6 @@ On the CPU the profile also gives an estimate of what a GPU would launch and wai
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 import torch
@@ -36,13 +35,14 @@ from iris_gui.engine.explain.sessions import (
     phased,
     plain,
 )
+from iris_gui.engine.explain.trace_file import keep_trace
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.breakdown_text import busy_words
 from iris_gui.engine.records.gpu_estimate import GpuEstimate
 from iris_gui.engine.rungs import graph_profiling, require_available
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO
-from iris_gui.engine.spec.errors import ConfigError, EngineError
+from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.timing.contention import WaitMeter, is_busy
 from iris_gui.engine.timing.stats import summarize
 from iris_gui.engine.train.current_device import on_device
@@ -90,7 +90,7 @@ def _profile_window(sessions: Sessions, epochs: int, warmup: int, trace: Path | 
         prof.step()
     loss_bytes = torch.empty(0, dtype=torch.float32).element_size()
     if trace is not None:
-        _keep_trace(prof, trace)
+        keep_trace(prof, trace)
     events = prof.events()
     figures = reduce_window(events, epochs, session.device.type, loss_bytes)
     estimate = None
@@ -98,17 +98,6 @@ def _profile_window(sessions: Sessions, epochs: int, warmup: int, trace: Path | 
         estimate = gpu_estimate(events, epochs, config, figures.syncs_per_epoch,
                                 sessions.steps_per_epoch, math.nan)
     return figures, seconds / epochs * 1e6, estimate
-
-
-def _keep_trace(prof: profile, trace: Path) -> None:
-    """The trace written whole or not at all: beside its target, then renamed over it."""
-    part = trace.with_name(f".{trace.name}.part")
-    try:
-        prof.export_chrome_trace(str(part))
-        os.replace(part, trace)
-    except OSError as error:
-        part.unlink(missing_ok=True)
-        raise EngineError(f"cannot write the trace to {trace}: {error.strerror or error}") from None
 
 
 def paired_keys(config: RunConfig) -> list[tuple[str, str]]:
