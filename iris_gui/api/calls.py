@@ -76,7 +76,8 @@ def explain(**options: Any) -> Explanation:
     """``iris-gui explain``: where an epoch's time goes, each overhead of the note measured."""
     from iris_gui.cli.explain_cmd import explained
 
-    return Explanation(explained(parsed("explain", options)))
+    args = parsed("explain", options)
+    return Explanation(_checked(lambda: explained(args)))
 
 
 def runs(*ids: int) -> Runs:
@@ -103,9 +104,10 @@ def _run(configs: list[RunConfig], save: bool, progress: bool, hosts: Any = None
             label = f"[{index + 1}/{len(configs)}] {table_label(config)} "
             bar = progress_bar(config.epochs, label if len(configs) > 1 else "", progress)
             if hosts.for_device(config.device) is None:
-                result = trainer_for(config, train_here)(config, observer=bar, stop=stop.is_set)
+                trainer = trainer_for(config, train_here)
+                result = _checked(lambda: trainer(config, observer=bar, stop=stop.is_set))
             else:
-                result = hosts.run(config, bar, stop.is_set)
+                result = _checked(lambda: hosts.run(config, bar, stop.is_set))
             if bar is not None:
                 bar.close()
             run_id = store.save(result) if store is not None else None

@@ -37,7 +37,7 @@ def parsed(command: str, options: Mapping[str, Any]) -> argparse.Namespace:
         if name not in known:
             raise OptionError(f"{command}() has no option {name!r}; it takes "
                               f"{', '.join(sorted(known))}")
-        argv += _words(known[name], value)
+        argv += _words(name, known[name], value)
     for each in (parser, sub):
         each.error = _refuse  # type: ignore[method-assign]  # raise, never exit
     with _quiet_usage():
@@ -51,22 +51,27 @@ def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.Argume
     raise OptionError(f"no command {command!r}")  # a bug of the API's own, said plainly
 
 
-def _names(sub: argparse.ArgumentParser) -> dict[str, str]:
-    """Keyword name -> the option's long form, for every option but the API's own."""
+def _names(sub: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    """Keyword name -> the option's action, for every option but the API's own."""
     names = {}
     for action in sub._actions:
         longs = [s for s in action.option_strings if s.startswith("--") and s != "--help"]
         if longs:
             name = longs[0][2:].replace("-", "_")
             if name not in OWN:
-                names[name] = longs[0]
+                names[name] = action
     return names
 
 
-def _words(option: str, value: Any) -> list[str]:
+def _words(name: str, action: argparse.Action, value: Any) -> list[str]:
+    option = next(s for s in action.option_strings if s.startswith("--"))
     if value is None or value is False:
         return []
     if value is True:
+        if action.nargs != 0:  # True is a flag's value; this option takes one of its own
+            wanted = action.metavar or action.dest.upper()
+            raise OptionError(f"{name}=True is not a value for {option}; give {name}={wanted}"
+                              + (f" ({action.help})" if action.help else ""))
         return [option]
     if isinstance(value, list | tuple):
         return [option, ",".join(str(v) for v in value)]

@@ -50,11 +50,20 @@ def test_save_false_keeps_nothing_and_repeat_returns_every_replicate() -> None:
     ({"epoch": 5}, "train() has no option 'epoch'; it takes batch, call,"),
     ({"engine": "warp"}, "argument --engine: invalid choice: 'warp' (choose from 'eager',"),
     ({"device": "cuda:7"}, "device 'cuda:7' is not available here"),
+    ({"epochs": True}, "epochs=True is not a value for --epochs; give epochs=EPOCHS"),
+    # Refused by the checks a run makes as it is built, below the parser: OptionError too.
+    ({"batch": 100_000, "epochs": 5}, "batch 100,000 is larger than the 120 training rows"),
+    ({"model": "/nowhere/net.py:Net"}, "model file /nowhere/net.py does not exist"),
+    ({"call": "explain", "model": "/nowhere/net.py:Net"}, "model file /nowhere/net.py does"),
+    ({"call": "compare", "engines": "all", "devices": "cpu", "model": "/nowhere/net.py:Net"},
+     "model file /nowhere/net.py does not exist"),
 ])
 def test_a_bad_option_is_one_line_of_the_command_lines_words_and_saves_nothing(
         options, words, capsys) -> None:
+    options = dict(options)
+    call = getattr(lab, options.pop("call", "train"))
     with pytest.raises(lab.OptionError) as refused:
-        lab.train(**options)
+        call(**options)
     message = str(refused.value)
     assert words in message and "\n" not in message
     assert capsys.readouterr().err == ""  # no usage block, no traceback

@@ -159,3 +159,15 @@ def _alive(pid: int) -> bool:
             return False
         return True
     return state != "Z"
+
+
+def test_a_script_without_a_main_guard_trains_its_model_file_once(tmp_path):
+    """The worker is not prepared from the caller's script: a script that calls the API at its
+    top level (no ``if __name__ == "__main__":``) is not run again in the worker."""
+    script = tmp_path / "script.py"
+    script.write_text("import iris_gui as lab\n"
+                      f"run = lab.train(model={_model(tmp_path)!r}, epochs=50, progress=False)\n"
+                      "print('trained', run.status.value, run.result.env.execution)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=cli_env(tmp_path / "data"), timeout=TIMEOUT_S)
+    assert done.returncode == 0 and done.stdout == "trained completed process\n", describe(done)

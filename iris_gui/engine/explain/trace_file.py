@@ -30,7 +30,7 @@ def keep_trace(prof: profile, trace: Path) -> None:
         os.replace(part, trace)
     except (OSError, RuntimeError) as error:
         for scrap in scraps:
-            scrap.unlink(missing_ok=True)
+            _remove(scrap)
         said = error.strerror if isinstance(error, OSError) and error.strerror else error
         raise EngineError(f"cannot write the trace to {trace}: {said}") from None
 
@@ -44,3 +44,13 @@ def _unwritten(folder: Path) -> str:
     if free < FULL_BELOW_BYTES:
         return f"no space left on the device ({free:,} bytes free)"
     return "torch's profiler could not write it"
+
+
+def _remove(scrap: Path) -> None:
+    """Emptied, then unlinked: torch keeps its file open after a failed write, and a file
+    only unlinked would hold its bytes (the full disk) until this process ends."""
+    try:
+        os.truncate(scrap, 0)
+    except OSError:
+        pass  # not there, or not ours to empty: the unlink says the rest
+    scrap.unlink(missing_ok=True)

@@ -44,6 +44,7 @@ from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError, EngineError
+from iris_gui.engine.workers import main_module
 from iris_gui.engine.workers.jobs import (
     Observer,
     PointObserver,
@@ -156,7 +157,8 @@ class ProcessRunner:
             process = self._context.Process(
                 target=worker_main, args=(theirs, self._stop, self._log_path, dict(os.environ)),
                 name="iris-gui-worker", daemon=True)
-            process.start()
+            with main_module.left_out():
+                process.start()
             return process
 
         try:
