@@ -1,7 +1,8 @@
 """What a long call of the API does while it runs: a progress line, and Ctrl+C (a notebook's
 kernel interrupt: SIGINT) stopping the run at its next chunk, to be returned as ``stopped``
 with its epochs kept, as the command line's Ctrl+C does. A second Ctrl+C raises
-KeyboardInterrupt at once. Off the main thread (where Python takes no signal handler) Ctrl+C
+KeyboardInterrupt at once. SIGTERM (a scheduler, ``kill``) keeps the run as stopped too, then
+ends the process. Off the main thread (where Python takes no signal handler) Ctrl+C
 is left as it is.
 
 The progress is the command line's bar (cli/output.py): on stderr with a carriage return in a
@@ -22,24 +23,44 @@ from typing import TextIO
 
 from iris_gui.cli.output import ProgressBar
 
+# The signals that end a process by default and that a run in progress outlives, saved.
+ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
 
 @contextmanager
 def interrupt_stops(stop: threading.Event) -> Iterator[threading.Event]:
-    """While inside, the first SIGINT sets ``stop``; the second raises KeyboardInterrupt."""
+    """While inside, the first SIGINT sets ``stop``; the second raises KeyboardInterrupt.
+
+    SIGTERM and SIGHUP, where the program has left them to Python's default (which ends the
+    process at once, the run in progress lost), stop the run the same way; once it is saved,
+    and the block left, the signal is raised again with its default action, so the process
+    ends as it was asked to. A second one ends it at once."""
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return
+    ending: list[int] = []
 
-    def on_interrupt(signum: int, frame: FrameType | None) -> None:
+    def on_signal(signum: int, frame: FrameType | None) -> None:
         if stop.is_set():
-            raise KeyboardInterrupt
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt
+            signal.signal(signum, signal.SIG_DFL)
+            signal.raise_signal(signum)
         stop.set()
+        if signum != signal.SIGINT:
+            ending.append(signum)
 
-    before = signal.signal(signal.SIGINT, on_interrupt)
+    before = {signal.SIGINT: signal.signal(signal.SIGINT, on_signal)}
+    for signum in ENDING:
+        if signal.getsignal(signum) == signal.SIG_DFL:
+            before[signum] = signal.signal(signum, on_signal)
     try:
         yield stop
     finally:
-        signal.signal(signal.SIGINT, before)
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+        if ending:
+            signal.raise_signal(ending[0])
 
 
 def progress_bar(total: int, label: str, shown: bool) -> ProgressBar | None:

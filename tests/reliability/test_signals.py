@@ -296,3 +296,27 @@ def test_a_signal_during_a_compile_keeps_the_run_and_ends_the_command(tmp_path: 
     assert done.stdout.endswith(f"\nrun 1: stopped - {message}\n"), describe(done)
     [run] = stored(data)
     assert (run["status"], run["engine"], run["epochs_completed"]) == ("stopped", "compiled", 0)
+
+
+def test_sigterm_to_a_program_using_the_api_keeps_its_run_then_ends_it(tmp_path: Path) -> None:
+    """``lab.train`` in a program that left SIGTERM to Python's default: the run in progress
+    stops at its next chunk and is saved as stopped, then the process ends by SIGTERM, as it
+    was asked to."""
+    data = tmp_path / "data"
+    script = ("import iris_gui as lab\n"
+              f"lab.train(epochs={EPOCHS}, progress=False)\n"
+              "print('not reached')\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=cli_env(data))
+    try:
+        wait_for_handler(proc, signal.SIGTERM, within=TIMEOUT_S)  # the run is under way
+        proc.send_signal(signal.SIGTERM)
+        done = finish(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert done.returncode == -signal.SIGTERM, describe(done)
+    assert done.stdout == "" and "Traceback" not in done.stderr, describe(done)
+    [run] = stored(data)
+    assert run["status"] == "stopped" and 0 <= run["epochs_completed"] < EPOCHS
