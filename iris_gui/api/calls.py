@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import closing
+from functools import partial
 from typing import Any
 
 from iris_gui.api.options import OptionError, parsed
@@ -105,9 +106,9 @@ def _run(configs: list[RunConfig], save: bool, progress: bool, hosts: Any = None
             bar = progress_bar(config.epochs, label if len(configs) > 1 else "", progress)
             if hosts.for_device(config.device) is None:
                 trainer = trainer_for(config, train_here)
-                result = _checked(lambda: trainer(config, observer=bar, stop=stop.is_set))
+                result = _checked(partial(trainer, config, observer=bar, stop=stop.is_set))
             else:
-                result = _checked(lambda: hosts.run(config, bar, stop.is_set))
+                result = _checked(partial(hosts.run, config, bar, stop.is_set))
             if bar is not None:
                 bar.close()
             run_id = store.save(result) if store is not None else None

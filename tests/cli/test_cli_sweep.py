@@ -92,6 +92,9 @@ def test_a_saved_sweep_is_listed_shown_and_deleted(default_sweep, tmp_path):
     (["sweep", "--threads", "many"], "threads 'many' is not allowed"),
     (["sweep", "--devices", "cuda:7"], "device 'cuda:7' is not available"),
     (["sweeps", "show", "99"], "no sweep 99 in the store"),
+    (["sweep", "--rows", ",".join(map(str, range(2, 1003))), "--devices", "cpu", "--engines",
+      "eager,manual", "--threads", "1"], ("asks for up to 2,002 points (sizes x series); "
+                                          "at most 2,000 are allowed")),
     (["plot", "--sweep", "3", "--runs", "1", "--out", "x.csv"], "give --runs"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, fragment):

@@ -50,6 +50,8 @@ def build_model(config: RunConfig, features: int, classes: int) -> nn.Module:
     if family(config.model) != "file":
         with torch.device("meta"):
             _check_memory(_made(config, shape, classes)[0], config.model)
+    else:
+        _check_file_memory(config, shape, classes)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)
         model = AsShape(*_made(config, shape, classes))
@@ -78,6 +80,17 @@ def _check_memory(model: nn.Module, name: str) -> None:
         raise ConfigError(f"the {name} model has {parameter_count(model):,} parameters "
                           f"({need / 2**30:.1f} GiB to train) and this machine has "
                           f"{available / 2**30:.1f} GiB available; make it narrower or shallower")
+
+
+def _check_file_memory(config: RunConfig, shape: tuple[int, ...], classes: int) -> None:
+    """A model file's size checked as a family's is, its constructor run once on the meta
+    device (no memory taken); one the meta device cannot run is checked by building it."""
+    try:
+        with torch.device("meta"):
+            built = _made(config, shape, classes)[0]
+    except ConfigError:
+        return  # the real build says why, if it fails there too
+    _check_memory(built, config.model)
 
 
 def _memory_available() -> int:

@@ -28,6 +28,7 @@ crossings are not stated as findings (sweep_model.py).
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
 from collections.abc import Callable
@@ -65,6 +66,9 @@ PointObserver = Callable[[SweepPoint, int, int], None]
 # framework's, the other points', and the machine's.
 MEMORY_SHARE = 0.5
 MAX_EPOCHS_PER_POINT = 1_000_000
+# The most points a sweep may ask for: a grid past it is a typing slip (each point is timed
+# for --min-seconds after its warm-up, and the sweep's record is kept whole), never a plan.
+MAX_POINTS = 2_000
 
 
 @lru_cache(maxsize=1)
@@ -344,6 +348,12 @@ def _check(spec: SweepSpec) -> None:
     if len(set(spec.batches)) != len(spec.batches):
         raise ConfigError(f"batch {','.join(map(batch_text, spec.batches))} names a size "
                           "twice; give each once")
+    points = math.prod(map(len, (spec.rows, spec.hidden, spec.batches, spec.devices,
+                                 spec.engines, spec.threads)))
+    if points > MAX_POINTS:
+        raise ConfigError(f"this sweep asks for up to {points:,} points (sizes x series); at "
+                          f"most {MAX_POINTS:,} are allowed: give fewer rows, widths, batches, "
+                          "devices, engines or thread counts")
     if not 0.01 <= spec.min_seconds <= 60:
         raise ConfigError(f"min seconds {spec.min_seconds!r} is not allowed; from 0.01 to 60")
     unknown = [e for e in spec.engines if e not in ENGINES]

@@ -254,3 +254,24 @@ def test_a_model_file_that_ends_the_program_mid_run_fails_its_run(tmp_path: Path
     result = train(RunConfig(model=model, epochs=20))
     assert result.status.value == "failed" and said in result.message, result.message
     assert "a model must not end the program" in result.message
+
+
+def test_a_model_file_too_large_for_the_memory_is_refused_before_it_is_built(
+        tmp_path: Path, monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setattr(build_module, "_memory_available", lambda: 2 ** 20)  # 1 MiB here
+    wide = own(tmp_path, "from torch import nn\nBUILT = []\n"
+                         "def Net(shape, classes):\n"
+                         "    layer = nn.Linear(shape[0] * 100_000, classes)\n"
+                         "    BUILT.append(layer.weight.device.type)\n"
+                         "    return layer\n")
+    with pytest.raises(ConfigError) as caught:
+        build_model(RunConfig(model=wide), 4, 3)
+    line = str(caught.value)
+    assert "model has 1,200,003 parameters (0.0 GiB to train) and this machine has 0.0 GiB" \
+        in line and "\n" not in line
+    # Built once, on the meta device, never for real.
+    [module] = [m for m in list(sys.modules.values())
+                if str(tmp_path) in str(getattr(m, "__file__", None) or "")]
+    assert module.BUILT == ["meta"]
