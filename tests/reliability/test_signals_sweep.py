@@ -60,8 +60,8 @@ def test_a_sigterm_at_any_moment_ends_the_command_keeping_what_was_measured(
     assert done.returncode == 143 and "Traceback" not in done.stderr, where
     told = [line for line in done.stderr.splitlines() if line.startswith("iris-gui: SIGTERM")]
     assert told in (["iris-gui: SIGTERM: interrupted"],  # before the first point: nothing kept
-                    ["iris-gui: SIGTERM: stopping at the next chunk; what was measured is kept "
-                     "(SIGTERM again to abort it)"]), where
+                    [("iris-gui: SIGTERM: stopping at the next chunk; what was measured is "
+                      "kept (SIGTERM again to abort it)")]), where
     stored = _sweeps(data)
     # Never held until the sweep had run whole: at most one sweep, stopped, short of its points.
     assert all(s["status"] == "stopped" for s in stored) and len(stored) <= 1, (where, stored)
