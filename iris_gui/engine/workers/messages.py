@@ -9,7 +9,8 @@ is answered only by the kinds its job sends, each of the shape and range that jo
 
 - ``chunk`` -> Chunk, as records/chunk.py says a run sends one (``chunk_fault``).
 - ``result`` -> RunResult: the config asked for, every field of its type, epochs and losses
-  within the run's, chunk arrays of one length with finite, non-negative seconds.
+  within the run's, the files it read the ones asked (records/provenance.py), chunk arrays of
+  one length with finite, non-negative seconds.
 - ``breakdown`` -> a Breakdown's dict, of the config asked for.
 - ``sweep-next`` -> (done, total): point ``done + 1`` of ``total`` begins.
 - ``sweep-point`` -> (SweepPoint, done, total); ``sweep-result`` -> SweepResult of the spec asked.
@@ -29,6 +30,7 @@ import numpy as np
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.chunk import Chunk, ChunkTrail, chunk_fault
 from iris_gui.engine.records.device_info import check_device_id
+from iris_gui.engine.records.provenance import provenance_fault
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.records.typed import brief, check_fields, seen
@@ -101,6 +103,9 @@ def _result(payload: Any, asked: Asked) -> RunResult:
     config = _config(asked)
     if result.config != config:
         raise MessageError(f"is of another run than the one asked for ({_differs(result.config, config)})")
+    fault = provenance_fault(result, config)
+    if fault is not None:
+        raise MessageError(fault)
     _within("result.epochs_completed", result.epochs_completed, 0, config.epochs)
     stride = config.recording.stride
     # A run that failed before its first loss may say 1: it has no curve to space.

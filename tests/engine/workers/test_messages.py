@@ -78,6 +78,13 @@ def test_a_chunk_and_a_result_are_read_as_records() -> None:
     ("result", result(chunks=[np.array([1]), np.array([-0.1])]), "seconds that are not"),
     ("result", result(chunks=[np.array([1]), np.array([np.inf])]), "seconds that are not"),
     ("result", {"record": {}}, "holds an object of 1 keys where a list of 3 belongs"),
+    # Files the run did not ask for: a host is never sent one, so it can have read none.
+    ("result", result(model_file={"path": "/home/x/evil.py", "name": "Net", "size": 1,
+                                  "sha256": "0" * 64}),
+     "names a model file ('/home/x/evil.py') where the run asked for none"),
+    ("result", result(data_file={"path": "/etc/shadow", "size": 1, "sha256": "0" * 64}),
+     "names a data file ('/etc/shadow') where the run asked for none"),
+    ("result", result(data_changed="the data file changed"), "says a file changed"),
     ("error", ["a", "b"], "holds a list of 2 where one line of text belongs"),
     ("breakdown", None, "a 'breakdown' message came during a run"),
     ("sweep-point", None, "a 'sweep-point' message came during a run (allowed: chunk, result, "),
@@ -227,3 +234,21 @@ def test_a_repeated_overlapping_gapped_or_backward_chunk_is_refused(second, word
     with pytest.raises(MessageError) as caught:
         checked("chunk", chunk(**second), job)
     assert words in str(caught.value), caught.value
+
+
+def test_a_result_names_the_files_it_was_asked_for_or_is_refused() -> None:
+    """The real producers' records of a model file and a CSV are in test_real_path.py."""
+    from iris_gui.engine.records.provenance import provenance_fault
+
+    asked = RunConfig(model="/m/net.py:Net", dataset="csv", data_file="/d/iris.csv")
+    read = RunResult(config=asked, status=RunStatus.COMPLETED,
+                     model_file={"path": "/m/net.py", "name": "Net"},
+                     data_file={"path": "/d/iris.csv"})
+    assert provenance_fault(read, asked) is None
+    read.model_file = {"path": "/m/evil.py", "name": "Net"}
+    assert provenance_fault(read, asked) == (
+        "names the model file '/m/evil.py':'Net', where /m/net.py:Net was asked")
+    read.model_file = {"path": "/m/net.py", "name": "Net"}
+    read.data_file = {"path": "/d/other.csv"}
+    assert provenance_fault(read, asked) == (
+        "names the data file '/d/other.csv', where /d/iris.csv was asked")

@@ -169,3 +169,22 @@ def test_a_model_file_is_checked_in_the_worker_as_its_run_would_build_it(runner,
     with pytest.raises(ConfigError, match=r"the .*bad.py:Net model cannot take a batch of \(4,\)"):
         runner.check_model(RunConfig(model=f"{bad}:Net"))
     assert runner.run(RunConfig(epochs=50)).status is RunStatus.COMPLETED
+
+
+def test_a_csv_and_a_model_file_read_in_the_worker_pass_the_check_of_what_was_asked(
+        runner, model_file, tmp_path, monkeypatch):
+    """The records of the files a real worker read (records/provenance.py), a relative CSV
+    path among them, are the ones asked."""
+    from sklearn import datasets
+
+    bunch = datasets.load_iris()
+    rows = [",".join(f"{v:g}" for v in x) + f",{y}" for x, y in zip(bunch.data, bunch.target,
+                                                                     strict=True)]
+    (tmp_path / "iris.csv").write_text("a,b,c,d,species\n" + "\n".join(rows) + "\n")
+    monkeypatch.chdir(tmp_path)
+    runner.close()  # the next worker starts here, as the caller's own would
+    config = RunConfig(dataset="csv", data_file="iris.csv", model=model_file, epochs=50)
+    result = runner.run(config)
+    assert result.status is RunStatus.COMPLETED, result.message
+    assert result.data_file["path"] == str(tmp_path / "iris.csv")
+    assert result.model_file["path"] == model_file.rpartition(":")[0]
