@@ -101,6 +101,19 @@ def test_a_greeting_nested_thousands_deep_is_one_line_and_no_run(cli) -> None:
     assert stored(cli) == []
 
 
+@pytest.mark.parametrize(("mode", "words"), [
+    ("greeting-with-job", "lab: its 'hello' message came as [kind, job, payload]; a greeting "
+                          "is [kind, payload]"),
+    ("greeting-as-chunk", "lab: a 'chunk' message about job 1 came while no job runs"),
+])
+def test_a_first_message_that_is_no_greeting_is_refused_at_once(cli, mode, words) -> None:
+    far_end(mode)
+    done = cli("train", "--device", "lab:cpu", "--epochs", "100")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert words in the_line(done.stderr)
+    assert stored(cli) == []
+
+
 def test_escape_sequences_from_the_far_end_reach_no_terminal(cli) -> None:
     far_end("escapes")
     done = cli("train", "--device", "lab:cpu", "--epochs", "100")
@@ -124,5 +137,20 @@ def test_a_reader_that_fails_in_any_way_ends_the_run_in_one_line(
     line = the_line(done.stderr)
     assert ("lab: its messages could not be read (ZeroDivisionError: planted); the connection "
             "was closed at epoch 0") in line, line
+    (row,) = stored(cli)
+    assert (row["status"], row["epochs_completed"]) == ("failed", 0)
+
+
+def test_a_host_that_stays_connected_and_silent_fails_the_run_naming_it(
+        cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    from iris_gui.engine.remote import runner
+
+    monkeypatch.setattr(runner, "SILENCE_LIMIT_S", 1.0)  # half an hour in the product
+    far_end("plain")  # greets, then answers a run with nothing
+    done = cli("train", "--device", "lab:cpu", "--epochs", "100")
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    line = the_line(done.stderr)
+    assert "lab: sent nothing for 1 s while a job ran (at most 1 s); the connection was " \
+        "closed at epoch 0" in line, line
     (row,) = stored(cli)
     assert (row["status"], row["epochs_completed"]) == ("failed", 0)

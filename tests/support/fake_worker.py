@@ -2,12 +2,14 @@
 PROTOCOL MODE``. It speaks the product's framing (a banner, MAGIC, a greeting of the version
 asked for) and needs no torch; what it answers a run with is its ``MODE``:
 
-- ``plain``: nothing (it only greets, and quits when asked or when stdin closes).
+- ``plain``: nothing (it only greets, and quits when asked or when stdin closes): a host that
+  stays connected and silent.
 - ``deaf``: one chunk, then it ignores the stop.
 - a hostile mode, one per way a far end can send what the client must not trust: a result of
   another shape, a result without its config, a chunk that is a number, JSON nested thousands
   of levels deep (in the greeting or in the run), an array without its bytes, a reply about
-  another job, a result of another run's config, escape sequences in an error line.
+  another job, a result of another run's config, escape sequences in an error line, a
+  greeting framed as a job's message, a first message that is not a greeting.
 - ``planted``: a host whose words try to be read as markup wherever they are shown: its
   greeting's host name, torch version, device name and engines' reasons, a completed run's
   message and environment, and the error line, the explain error and the last words on stderr
@@ -131,17 +133,21 @@ def main() -> None:
     product, protocol, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     out = os.fdopen(os.dup(1), "wb", buffering=0)
     out.write(b"Welcome to lab\nlast login: never\n" + framing.MAGIC)
+    hello = {"protocol": protocol, "product": product, "torch_version": "0.0-fake",
+             "python": "3", "hostname": "fake", "pid": os.getpid(), "devices": [CPU]}
     if mode == "deep-greeting":
         raw(out, deep("hello", None))
+    elif mode == "greeting-with-job":  # framed as every later message, not as a greeting
+        raw(out, json.dumps(["hello", 0, hello]).encode())
+    elif mode == "greeting-as-chunk":
+        framing.write_frame(out, "chunk", chunk(), 1)
     elif mode == "planted":
         framing.write_frame(out, "hello", {
             "protocol": protocol, "product": product, "torch_version": PLANTED["torch"],
             "python": "3", "hostname": PLANTED["hostname"], "pid": os.getpid(),
             "devices": [PLANTED_DEVICE]})
     else:
-        framing.write_frame(out, "hello", {
-            "protocol": protocol, "product": product, "torch_version": "0.0-fake", "python": "3",
-            "hostname": "fake", "pid": os.getpid(), "devices": [CPU]})
+        framing.write_frame(out, "hello", hello)
     stdin = os.fdopen(os.dup(0), "rb", buffering=0)
     while True:
         try:

@@ -74,6 +74,9 @@ def decode(body: bytes) -> Frame:
             raise FramingError(f"a {message[0]!r} message came without its job number")
         return message[0], 0, message[1]
     kind, job, payload = message
+    if kind in GREETINGS:
+        raise FramingError(f"its {kind!r} message came as [kind, job, payload]; a greeting is "
+                           "[kind, payload]: it is not iris-gui's worker of this protocol")
     if not isinstance(job, int) or isinstance(job, bool) or job < 0:
         raise FramingError(f"a {kind!r} message's job is not a number of 0 or more")
     return kind, job, payload

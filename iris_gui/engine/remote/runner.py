@@ -45,6 +45,11 @@ from iris_gui.engine.workers.runner import (
 
 __all__ = ["START_TIMEOUT_SECONDS", "RemoteRunner", "refuse_data_file"]
 
+# How long a host may send nothing while a job runs before it is cut off. Its worker sends a
+# run's chunk every ~30 ms and a sweep's words at each point; nothing else a job does (a
+# compile, one epoch of a large model, a profiled window) comes near half an hour.
+SILENCE_LIMIT_S = 1800.0
+
 
 def refuse_data_file(config: RunConfig | SweepSpec, host: str) -> None:
     """Your own data and model stay on this machine: only settings cross the connection (a
@@ -77,7 +82,10 @@ class RemoteRunner(Connection):
         return self.devices
 
     def _next_message(self, stop_seen: list[float] | None) -> tuple[str, Any]:
-        """The next message, or ("timeout", None) once a stop has waited past its grace."""
+        """The next message, or ("timeout", None) once a stop has waited past its grace. A
+        host that sends nothing for SILENCE_LIMIT_S while a job runs is cut off: the reader's
+        CLOSED then ends the job, failed, with the host and the silence named."""
+        heard = time.monotonic()
         while True:
             try:
                 return self._messages.get(timeout=POLL_SECONDS)
@@ -86,6 +94,10 @@ class RemoteRunner(Connection):
                     stop_seen[0] = stop_seen[0] or time.monotonic()
                     if time.monotonic() - stop_seen[0] > self._grace:
                         return ("timeout", None)
+                silent = time.monotonic() - heard
+                if silent > SILENCE_LIMIT_S and self._broken is None and self._process:
+                    self._break(self._process, f"sent nothing for {silent:,.0f} s while a "
+                                f"job ran (at most {SILENCE_LIMIT_S:,.0f} s)")
 
     def _begin(self, kind: str, body: Any, config: RunConfig | None = None,
                spec: SweepSpec | None = None) -> None:
