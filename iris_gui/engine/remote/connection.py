@@ -71,6 +71,7 @@ class Connection:
         self._closing = False  # close() was asked: a channel that ends is not a lost one
         self._asked: Asked | None = None  # the job whose answers are awaited
         self._broken: str | None = None  # what the far end sent that this end cannot use
+        self._greeted = False
         self.queued: int | None = None  # the Slurm job srun says waits in the queue
         # Told each line worth showing while connecting ("lab: waiting in Slurm's queue").
         self.on_status: Callable[[str], None] | None = None
@@ -117,7 +118,7 @@ class Connection:
         except Exception:
             self._kill()
             raise
-        self.remote_pid = hello.pid
+        self.remote_pid, self._greeted = hello.pid, True
         self.torch_version = hello.torch_version
         self.placement = hello.placement
         self.devices = [replace(d, id=host_device(self.host.name, d.id)) for d in hello.devices]
@@ -131,6 +132,7 @@ class Connection:
 
     def _connect(self) -> None:
         self._closing, self._asked, self._broken = False, None, None
+        self._greeted = False  # the worker's greeting has come: ssh did connect
         self.queued = None
         self._messages = queue.Queue()
         self._stderr.clear()
@@ -256,7 +258,7 @@ class Connection:
         if self._stderr_reader is not None:
             self._stderr_reader.join(2.0)  # ssh's last words may still be in the pipe
         self._kill()
-        return explain_failure(self.host, code, "\n".join(self._stderr))
+        return explain_failure(self.host, code, "\n".join(self._stderr), self._greeted)
 
     def _ended_by(self, wait: float = 2.0) -> str:
         """Why a run stopped that nobody here stopped: the host ended its worker (SIGTERM),

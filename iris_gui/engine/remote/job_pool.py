@@ -146,6 +146,8 @@ class _PoolRun:
         self.heard: dict[int, int] = {}  # points heard per size, for the progress
         self.left: dict[int, str] = {}  # sizes no job could take, and why
         self.notes: list[str] = []
+        self.retried: dict[int, str] = {}  # sizes whose job ended under them, and how
+        self.no_job = ""  # why the last job asked for could not start
         self.jobs: dict[str, dict[str, str]] = {}  # each job's placement, by its id
         self.error: EngineError | None = None
         self._lock = threading.Lock()
@@ -159,6 +161,7 @@ class _PoolRun:
     def give_back(self, index: int, tries: int, why: str) -> None:
         with self._lock:
             self.left[index] = why
+            self.no_job = why  # and of every size still waiting, should no job take it
         self.work.put((index, tries))
 
     def relay(self, index: int) -> Callable[[SweepPoint, int, int], None]:
@@ -180,8 +183,8 @@ class _PoolRun:
         with self._lock:
             self.heard[index] = 0
         if tries + 1 < ATTEMPTS:
-            self.notes.append(f"{job} ended while measuring {where} ({part.message}): that "
-                              "size was measured again on another job")
+            # What became of the size is said once the sweep has ended (``merged``).
+            self.retried[index] = f"{job} ended while measuring {where} ({part.message})"
             self.work.put((index, tries + 1))
         else:
             part.status = "failed"
@@ -205,7 +208,7 @@ class _PoolRun:
             result.status = "stopped"
             result.message = f"stopped after {len(self.parts)} of {len(self.sizes)} sizes"
         elif missing:
-            why = self.left.get(missing[0], "no job took it")
+            why = self.left.get(missing[0]) or self.no_job or "no job took it"
             result.status = "failed"
             result.message = (f"{len(missing)} of {len(self.sizes)} sizes not measured, "
                               f"{size_words(self.sizes[missing[0]])} first: {why}")
@@ -213,8 +216,25 @@ class _PoolRun:
                       "host_destination": host.destination,
                       "jobs": [placement_words(p) for _, p in sorted(self.jobs.items())]}
         result.notes.extend(self.notes)
+        result.notes.extend(self._retried_notes())
         result.notes.extend(shared_node_notes(self.jobs))
         return result.analyse()
+
+
+    def _retried_notes(self) -> list[str]:
+        """Each size whose job ended under it, and what became of it."""
+        notes = []
+        for index, ended in self.retried.items():
+            part = self.parts.get(index)
+            if part is not None and part.status == "completed":
+                notes.append(f"{ended}: that size was measured again on another job")
+            elif part is not None:
+                notes.append(f"{ended}: that size was tried again on another job, which "
+                             "ended under it too")
+            else:
+                why = self.left.get(index) or self.no_job or "the sweep ended first"
+                notes.append(f"{ended}: that size was not measured again ({why})")
+        return notes
 
 
 def shared_node_notes(jobs: dict[str, dict[str, str]]) -> list[str]:

@@ -56,8 +56,10 @@ def worker_argv(host: Host) -> list[str]:
     return ssh_argv(host.destination, iris_gui_words(host, "worker", "--stdio"))
 
 
-def explain_failure(host: Host, returncode: int | None, stderr: str) -> str:
-    """One line for a connection that ended before the worker spoke (or while it ran)."""
+def explain_failure(host: Host, returncode: int | None, stderr: str,
+                    connected: bool = False) -> str:
+    """One line for a connection that ended before the worker spoke, or while it ran
+    (``connected``: its greeting had come, so ssh had connected, whatever its status says)."""
     text = stderr.strip()
     last = text.splitlines()[-1] if text else ""
     name, dest = host.name, host.destination
@@ -75,6 +77,8 @@ def explain_failure(host: Host, returncode: int | None, stderr: str) -> str:
                 f"{name}` to install this version there")
     if returncode == 127:
         return f"{name}: the command {host.command!r} was not found on {dest} ({last})"
+    if returncode == 255 and connected:
+        return f"{name}: the ssh connection to {dest} was lost: {last or 'no reason given'}"
     if returncode == 255:
         return f"{name}: ssh could not connect to {dest}: {last or 'no reason given'}"
     code = "" if returncode is None else f" (exit code {returncode})"

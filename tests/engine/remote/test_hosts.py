@@ -301,6 +301,15 @@ def test_explain_failure_lines(host: Host, code: int | None, stderr: str,
         assert part in line, (part, line)
 
 
+def test_a_connection_lost_after_its_greeting_never_reads_could_not_connect() -> None:
+    """ssh's status 255 is its own failure, at connect or later: once the worker had greeted,
+    ssh had connected, and the line says the connection was lost."""
+    lost = explain_failure(LAB, 255, "Connection to lab.example closed by remote host.\n",
+                           connected=True)
+    assert lost == ("lab: the ssh connection to me@lab.example was lost: Connection to "
+                    "lab.example closed by remote host.")
+
+
 
 @pytest.mark.parametrize("plant", ["fifo", "deep", "huge"])
 def test_a_hosts_file_that_is_a_fifo_too_deep_or_too_large_is_one_line(tmp_path, plant) -> None:

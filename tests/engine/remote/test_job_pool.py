@@ -27,13 +27,14 @@ class StandInJobs:
 
     def __init__(self, ends: tuple[tuple[int, int], ...] = (), always: bool = False,
                  refuse_start: bool = False, refuse_spec: bool = False,
-                 together: int = 1) -> None:
+                 together: int = 1, starts: int | None = None) -> None:
         self.numbers = itertools.count(1)
         # The first ``together`` jobs start before any measures (stand-ins answer at once, and
         # one slot could take every size before the other's job starts).
         self.together = threading.Barrier(together, timeout=10)
         self.ends, self.always = list(ends), always
         self.refuse_start, self.refuse_spec = refuse_start, refuse_spec
+        self.starts = starts  # how many jobs can start; later ones find no controller
         self.measured: list[tuple[str, int, int]] = []  # (job, rows, hidden) per size asked
         self.closed: list[str] = []
         self.lock = threading.Lock()
@@ -55,6 +56,9 @@ class StandInRunner:
                               "was cancelled")
         if not self.placement:
             number = next(self.jobs.numbers)
+            if self.jobs.starts is not None and number > self.jobs.starts:
+                raise WorkerError("hpc: the connection to login.example.org ended (exit code "
+                                  "1): srun: error: Unable to contact slurm controller")
             self.placement = {"SLURM_JOB_ID": str(number), "SLURMD_NODENAME": "node7",
                               "CUDA_VISIBLE_DEVICES": "0"}
             if number <= self.jobs.together.parties:
@@ -125,6 +129,21 @@ def test_a_job_that_ends_under_a_size_gives_it_back_and_it_is_measured_again() -
     ended_job = next(job for job, r, h in jobs.measured if (r, h) == (1_000, 10))
     later = jobs.measured[jobs.measured.index((ended_job, 1_000, 10)) + 1:]
     assert ended_job not in {job for job, _, _ in later} and ended_job in jobs.closed
+
+
+def test_a_size_no_job_could_take_again_is_said_so_not_measured_again() -> None:
+    # One job, which ends under the second size; no other can start (the controller is gone).
+    jobs = StandInJobs(ends=((1_000, 10),), starts=1)
+    result = JobPool(HPC, 1, runner=jobs).sweep(SPEC)
+    assert result.status == "failed"
+    assert result.message.startswith("5 of 6 sizes not measured, 1,000 rows x 10 hidden first: "
+                                     "hpc: the connection to login.example.org ended")
+    [ended] = [n for n in result.notes if "while measuring 1,000 rows x 10 hidden" in n]
+    assert ended.startswith("job 1 ended while measuring 1,000 rows x 10 hidden (stopped after")
+    assert ended.endswith("that size was not measured again (hpc: the connection to "
+                          "login.example.org ended (exit code 1): srun: error: Unable to "
+                          "contact slurm controller)")
+    assert not any("measured again on another job" in n for n in result.notes)
 
 
 def test_a_size_whose_jobs_end_twice_is_kept_failed_with_its_points() -> None:
