@@ -102,8 +102,8 @@ def test_a_greeting_nested_thousands_deep_is_one_line_and_no_run(cli) -> None:
 
 
 @pytest.mark.parametrize(("mode", "words"), [
-    ("greeting-with-job", "lab: its 'hello' message came as [kind, job, payload]; a greeting "
-                          "is [kind, payload]"),
+    ("greeting-with-job", ("lab: its 'hello' message came as [kind, job, payload]; a "
+                           "greeting is [kind, payload]")),
     ("greeting-as-chunk", "lab: a 'chunk' message about job 1 came while no job runs"),
 ])
 def test_a_first_message_that_is_no_greeting_is_refused_at_once(cli, mode, words) -> None:
