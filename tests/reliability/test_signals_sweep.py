@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import IRIS, cli_env, describe, ok_json, run_cli
-from test_signals import finish, wait_for_handler
+from support.signalled import finish, wait_for_handler
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

@@ -33,6 +33,7 @@ from iris_gui.engine.remote.names import host_device
 from iris_gui.engine.remote.protocol import check_hello, devices_from
 from iris_gui.engine.remote.slurm import allocated_job, cancel_queued, ended_by, queued_job
 from iris_gui.engine.remote.ssh import explain_failure, worker_argv
+from iris_gui.engine.remote.stdio_worker import ALIVE_EVERY_S
 from iris_gui.engine.remote.wire import host_text
 from iris_gui.engine.workers.messages import Asked, MessageError, checked
 from iris_gui.engine.workers.runner import (
@@ -122,7 +123,16 @@ class Connection:
         self.torch_version = hello.torch_version
         self.placement = hello.placement
         self.devices = [replace(d, id=host_device(self.host.name, d.id)) for d in hello.devices]
+        threading.Thread(target=self._keep_alive, args=(self._process,), daemon=True,
+                         name=f"iris-gui-alive-{self.host.name}").start()
         return self.devices
+
+    def _keep_alive(self, process: subprocess.Popen[bytes] | None) -> None:
+        """Say ``alive`` every ALIVE_EVERY_S for as long as this connection lasts: a worker
+        that stops hearing it takes this end for gone and exits (stdio_worker.py)."""
+        while process is not None and self._process is process and process.poll() is None:
+            self._send("alive")
+            time.sleep(ALIVE_EVERY_S)
 
     def _give_up(self) -> str:
         """End a connection that never started, and a job of it still in Slurm's queue."""

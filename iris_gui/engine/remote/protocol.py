@@ -23,7 +23,7 @@ from iris_gui.engine.remote.placement import placement, read_placement
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.version import __version__
 
-PROTOCOL = 4  # raised with every change to the framing or a message: both ends speak one
+PROTOCOL = 5  # raised with every change to the framing or a message: both ends speak one
 
 
 class HandshakeError(EngineError):

@@ -15,7 +15,10 @@ same functions: worker_process.py). Three things differ from a pipe between two 
   time limit): a later one changes nothing while the answer is on its way.
 - When the channel closes (the window quit, the link died, ssh was killed), stdin ends and the
   process exits at once, in the middle of a job if need be: nothing is left running on a host
-  that nobody is listening to.
+  that nobody is listening to. A channel can also go quiet without closing (Slurm's step
+  daemon holds the job's stdin open after srun was killed while its controller was down): the
+  client says ``alive`` every ALIVE_EVERY_S, and a worker that hears nothing for
+  CLIENT_SILENCE_S exits all the same.
 
 Logs go to stderr, which ssh carries back to the window's log: nothing is written on the host.
 """
@@ -28,6 +31,7 @@ import queue
 import signal
 import sys
 import threading
+import time
 from typing import Any, BinaryIO
 
 from iris_gui.engine.records.typed import seen
@@ -35,6 +39,11 @@ from iris_gui.engine.remote import framing, protocol
 from iris_gui.engine.workers.messages import MessageError
 
 log = logging.getLogger(__name__)
+
+# The client's ``alive`` comes this often; a worker that hears nothing for CLIENT_SILENCE_S
+# (six of them missed) takes its client for gone.
+ALIVE_EVERY_S = 10.0
+CLIENT_SILENCE_S = 60.0
 
 
 class FrameChannel:
@@ -95,13 +104,15 @@ class JobStop:
 
 
 def _read_stdin(stream: BinaryIO, jobs: queue.Queue, stop: JobStop,
-                channel: FrameChannel) -> None:
+                channel: FrameChannel, heard: list[float]) -> None:
     """Every message from the client, checked: a stop sets its job's flag, a job is queued for
     the main thread, and a message the worker cannot use is answered with one line (the
-    job's, or job 0's where its number is not known) and the worker goes on."""
+    job's, or job 0's where its number is not known) and the worker goes on. ``heard[0]``:
+    when the last one came."""
     while True:
         try:
             kind, job, payload = framing.read_frame(stream)
+            heard[0] = time.monotonic()
             refused = request_fault(kind, job, payload)
         except framing.StreamClosed:
             os._exit(0)  # the channel closed: end now, whatever is running
@@ -115,13 +126,24 @@ def _read_stdin(stream: BinaryIO, jobs: queue.Queue, stop: JobStop,
             channel.send(("error", f"the worker refused a message: {refused}"), job)
         elif kind == "stop":
             stop.request(job)
-        else:
+        elif kind != "alive":
             jobs.put((kind, job, payload))
+
+
+def _end_when_unheard(heard: list[float]) -> None:
+    """Exit once the client has said nothing for CLIENT_SILENCE_S: it is gone, whether or not
+    the channel closed."""
+    while True:
+        time.sleep(min(1.0, CLIENT_SILENCE_S / 4))
+        silent = time.monotonic() - heard[0]
+        if silent > CLIENT_SILENCE_S:
+            log.error("worker: nothing from the client for %.0f s; it is gone, exiting", silent)
+            os._exit(0)
 
 
 # What the client may send, and its payload's type: a job's body, or nothing.
 REQUESTS: dict[str, type | None] = {"run": dict, "explain": list, "sweep": dict, "stop": None,
-                                    "devices": None, "quit": None}
+                                    "devices": None, "quit": None, "alive": None}
 
 
 def request_fault(kind: str, job: int, payload: Any) -> str:
@@ -168,8 +190,11 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
     stop = JobStop()
     if threading.current_thread() is threading.main_thread():
         end_on_sigterm(stop)
-    threading.Thread(target=_read_stdin, args=(stdin, jobs, stop, channel), daemon=True,
+    heard = [time.monotonic()]
+    threading.Thread(target=_read_stdin, args=(stdin, jobs, stop, channel, heard), daemon=True,
                      name="iris-gui-stdin").start()
+    threading.Thread(target=_end_when_unheard, args=(heard,), daemon=True,
+                     name="iris-gui-client-watch").start()
     from iris_gui.engine.train.devices import describe_devices, discover_devices
     from iris_gui.engine.workers.worker_process import explain_job, sweep_job, train_job
 

@@ -1,0 +1,36 @@
+"""Helpers for the tests that signal a command's process (``from support.signalled import
+...``): when it catches a signal, and its end within a bound."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+
+def wait_for_handler(proc: subprocess.Popen, signum: int, within: float = 60.0) -> None:
+    """Poll until ``proc`` catches ``signum`` (Linux's /proc/PID/status SigCgt mask); where
+    there is no /proc, wait Python's own start-up (tens of milliseconds) and a margin."""
+    status = Path(f"/proc/{proc.pid}/status")
+    if not status.exists():
+        time.sleep(0.15)
+        return
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline and proc.poll() is None:
+        caught = next((line.split()[1] for line in status.read_text().splitlines()
+                       if line.startswith("SigCgt:")), "0")
+        if int(caught, 16) >> (signum - 1) & 1:
+            return
+        time.sleep(0.005)  # a poll for readiness
+    if proc.poll() is None:
+        raise AssertionError(f"the process caught no signal {signum} within {within:.0f} s")
+
+
+def finish(proc: subprocess.Popen, timeout: float = 60) -> subprocess.CompletedProcess:
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired as error:
+        proc.kill()
+        out, err = proc.communicate()
+        raise AssertionError(f"no exit within {timeout} s of the signal:\n{out}\n{err}") from error
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
