@@ -22,6 +22,12 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.workers.apart import train_apart
 from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS
 
+# The two that start a Python of their own for the command (seconds of imports each) run with
+# make test-reliability; the rest, in this process or through one worker, with make test.
+long_only = pytest.mark.skipif(os.environ.get("IRIS_GUI_LONG_TRIALS") != "1",
+                               reason="long trials: set IRIS_GUI_LONG_TRIALS=1 "
+                                      "(make test-reliability)")
+
 MODEL = '''
 import os, time
 from pathlib import Path
@@ -96,6 +102,7 @@ def test_a_forward_that_never_returns_is_ended_after_the_grace_and_kept_as_stopp
     assert 0 < result.epochs_completed < 100_000
 
 
+@long_only
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_sigterm_while_the_file_hangs_in_its_forward_keeps_the_run_as_stopped(tmp_path):
     data, marker = tmp_path / "data", tmp_path / "hanging"
@@ -161,6 +168,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@long_only
 def test_a_script_without_a_main_guard_trains_its_model_file_once(tmp_path):
     """The worker is not prepared from the caller's script: a script that calls the API at its
     top level (no ``if __name__ == "__main__":``) is not run again in the worker."""
