@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import IRIS, TIMEOUT_S, cli_env, describe, ok_json, run_cli
+from support.model_sources import counting_model
 
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.workers.apart import train_apart
@@ -28,31 +29,12 @@ long_only = pytest.mark.skipif(os.environ.get("IRIS_GUI_LONG_TRIALS") != "1",
                                reason="long trials: set IRIS_GUI_LONG_TRIALS=1 "
                                       "(make test-reliability)")
 
-MODEL = '''
-import os, time
-from pathlib import Path
-from torch import nn
-
-{at_import}
-
-
-class Net(nn.Module):
-    def __init__(self, shape, classes):
-        super().__init__()
-        self.layer, self.calls = nn.Linear(shape[0], classes), 0
-
-    def forward(self, x):
-        self.calls += 1
-        if {when}:
-            {in_forward}
-        return self.layer(x)
-'''
 
 
 def _model(tmp_path: Path, at_import: str = "", in_forward: str = "pass",
            when: str = "False") -> str:
     path = tmp_path / "own_net.py"
-    path.write_text(MODEL.format(at_import=at_import, in_forward=in_forward, when=when))
+    path.write_text(counting_model(at_import, when, in_forward))
     return f"{path}:Net"
 
 

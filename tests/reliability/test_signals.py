@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import IRIS, TIMEOUT_S, cli_env, describe, ok_json, run_cli
-from support.signalled import finish, wait_for_handler
+from support.signalled import finish, reaped, send, wait_for_handler
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -163,10 +163,7 @@ def test_a_second_signal_during_the_run_aborts_it_in_one_line(tmp_path: Path) ->
     try:
         wait_for_training(proc, marker)
         proc.send_signal(signal.SIGTERM)
-        try:
-            proc.send_signal(signal.SIGINT)
-        except ProcessLookupError:  # already gone: it saved and exited in between
-            pass
+        send(proc, signal.SIGINT)  # it may have saved and ended in between
         done = finish(proc)
     finally:
         if proc.poll() is None:
@@ -280,16 +277,11 @@ def test_sigterm_to_a_program_using_the_api_keeps_its_run_then_ends_it(tmp_path:
     script = ("import iris_gui as lab\n"
               f"lab.train(epochs={EPOCHS}, progress=False)\n"
               "print('not reached')\n")
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=cli_env(data))
-    try:
+    with reaped(subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env=cli_env(data))) as proc:
         wait_for_handler(proc, signal.SIGTERM, within=TIMEOUT_S)  # the run is under way
         proc.send_signal(signal.SIGTERM)
         done = finish(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert done.returncode == -signal.SIGTERM, describe(done)
     assert done.stdout == "" and "Traceback" not in done.stderr, describe(done)
     [run] = stored(data)

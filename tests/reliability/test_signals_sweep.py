@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import IRIS, cli_env, describe, ok_json, run_cli
-from support.signalled import finish, wait_for_handler
+from support.signalled import finish, reaped, send, wait_for_handler
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -48,16 +48,11 @@ def _sweeps(data: Path) -> list[dict]:
 def test_a_sigterm_at_any_moment_ends_the_command_keeping_what_was_measured(
         tmp_path: Path, command: str, moment: float) -> None:
     data = tmp_path / "data"
-    proc = _start(command, data)
-    try:
+    with reaped(_start(command, data)) as proc:
         wait_for_handler(proc, signal.SIGTERM)
         time.sleep(moment)
         proc.send_signal(signal.SIGTERM)
         done = finish(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     where = f"{command}, SIGTERM {moment} s in\n{describe(done)}"
     assert done.returncode == 143 and "Traceback" not in done.stderr, where
     told = [line for line in done.stderr.splitlines() if line.startswith("iris-gui: SIGTERM")]
@@ -76,8 +71,7 @@ def test_a_sigterm_at_any_moment_ends_the_command_keeping_what_was_measured(
 
 def test_a_second_signal_while_a_sweep_stops_aborts_it_in_one_line(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    proc = _start("sweep", data)
-    try:
+    with reaped(_start("sweep", data)) as proc:
         assert proc.stderr is not None
         for line in proc.stderr:  # the first point is under way
             if line.startswith("measuring point 1 of"):
@@ -86,15 +80,8 @@ def test_a_second_signal_while_a_sweep_stops_aborts_it_in_one_line(tmp_path: Pat
         for line in proc.stderr:  # the stop is asked
             if line.startswith("iris-gui: SIGTERM: stopping"):
                 break
-        try:
-            proc.send_signal(signal.SIGINT)
-        except ProcessLookupError:  # already gone: it saved and exited in between
-            pass
+        send(proc, signal.SIGINT)  # it may have saved and ended in between
         done = finish(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert "Traceback" not in done.stderr, describe(done)
     stored = _sweeps(data)
     if stored:  # the stop and its save came before the second signal, which then waited

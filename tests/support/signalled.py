@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -34,3 +36,23 @@ def finish(proc: subprocess.Popen, timeout: float = 60) -> subprocess.CompletedP
         out, err = proc.communicate()
         raise AssertionError(f"no exit within {timeout} s of the signal:\n{out}\n{err}") from error
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@contextmanager
+def reaped(proc: subprocess.Popen) -> Iterator[subprocess.Popen]:
+    """``proc`` for the block, killed and reaped after it should it still run (a failed
+    assertion), so that no process outlives its test."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def send(proc: subprocess.Popen, signum: int) -> None:
+    """``signum`` to ``proc``, if it still runs (it may have ended in between)."""
+    try:
+        proc.send_signal(signum)
+    except ProcessLookupError:
+        pass

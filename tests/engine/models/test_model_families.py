@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from support.model_sources import counting_model
 
 from iris_gui.engine.data.datasets import load_dataset
 from iris_gui.engine.models import build as build_module
@@ -221,26 +222,6 @@ def test_a_model_file_that_exits_while_imported_is_a_refusal_in_one_line(tmp_pat
     assert "called SystemExit(0) while it was imported" in line and "\n" not in line
 
 
-EXITS_IN_FORWARD = '''
-import sys
-from torch import nn
-
-
-class Ends(BaseException):
-    pass
-
-
-class Net(nn.Module):
-    def __init__(self, shape, classes):
-        super().__init__()
-        self.layer, self.calls = nn.Linear(shape[0], classes), 0
-
-    def forward(self, x):
-        self.calls += 1
-        if self.calls > 3:
-            {ending}
-        return self.layer(x)
-'''
 
 
 @pytest.mark.parametrize(("ending", "said"), [
@@ -250,7 +231,8 @@ class Net(nn.Module):
 def test_a_model_file_that_ends_the_program_mid_run_fails_its_run(tmp_path: Path, ending: str,
                                                                   said: str) -> None:
     # Its own code, not a crash of ours: the run is a failed row with one line, not lost.
-    model = own(tmp_path, EXITS_IN_FORWARD.replace("{ending}", ending))
+    model = own(tmp_path, counting_model("class Ends(BaseException):\n    pass",
+                                         "self.calls > 3", ending))
     result = train(RunConfig(model=model, epochs=20))
     assert result.status.value == "failed" and said in result.message, result.message
     assert "a model must not end the program" in result.message
