@@ -81,7 +81,7 @@ def open_window(qtbot, tmp_path, data_dir):
 
 @pytest.fixture
 def store(tmp_path, data_dir):
-    """A store holding the sample runs (panels/sample_runs.py)."""
+    """A store holding the sample runs (panels/samples/runs.py)."""
     from iris_gui.ui.panels.samples.runs import sample_store
 
     with sample_store(tmp_path / "runs.sqlite3") as opened:

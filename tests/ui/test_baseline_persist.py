@@ -12,7 +12,7 @@ from iris_gui.ui.panels.results.model import COLUMNS
 from iris_gui.ui.panels.results.panel import ResultsPanel
 from iris_gui.ui.window.settings import AppSettings
 
-# Sample run ids (panels/sample_runs.py).
+# Sample run ids (panels/samples/runs.py).
 CPU, GPU, STOPPED, FAILED, DIVERGED = 1, 2, 3, 4, 5
 RATIO = next(i for i, c in enumerate(COLUMNS) if c.title == "× vs baseline")
 

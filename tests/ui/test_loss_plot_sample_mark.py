@@ -51,7 +51,7 @@ def test_real_curves_never_carry_the_mark(qtbot, tmp_path):
 
 
 def test_a_window_showing_the_sample_runs_marks_its_plot(window_on, store):
-    window = window_on(store)  # the sample runs (panels/sample_runs.py)
+    window = window_on(store)  # the sample runs (panels/samples/runs.py)
     window.results.select_ids([1])
     assert window.plot.sample_text() == SAMPLE_MARK
     window.results.select_ids([])

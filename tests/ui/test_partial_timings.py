@@ -20,7 +20,7 @@ from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.results.model import COLUMNS, PARTIAL_COLOUR, SORT_ROLE
 from iris_gui.ui.panels.results.panel import ResultsPanel
 
-# The sample runs (panels/sample_runs.py), then the ones each test's store adds.
+# The sample runs (panels/samples/runs.py), then the ones each test's store adds.
 CPU, GPU, STOPPED, FAILED, DIVERGED = 1, 2, 3, 4, 5
 PARTIAL, EVAL_FAILED, ONE_CHUNK = 6, 7, 8
 FAULT = "InjectedFault: injected fault at epoch 60 (IRIS_GUI_FAULT=raise-at-epoch:60)"

@@ -1,5 +1,6 @@
 """Whether a speedup between two runs is a result, and if not, why: the one rule that the
-results table, Details, the Ladder, ``compare``, ``runs list``, the report and the CSV read.
+results table, Details, the Ladder, ``compare``, ``runs list``, sweeps, the note's list and the
+report read.
 
 A ratio of two steady states answers "which is faster" only when both were measured on a
 quiet machine, on the same data, and they differ by more than their own spread. Otherwise the

@@ -9,9 +9,9 @@ its outputs). And lr and momentum are data, not constants traced into the code, 
 over them reuses one compiled program.
 
 Why a cache, and why keyed by structure: dynamo keeps compiled code on the *code object*, which
-every configuration shares; each new variant used to add an entry there, and past
-``torch._dynamo.config.recompile_limit`` dynamo silently ran the step eagerly under the name
-``compiled``. Now every structural key (shapes, optimizer kind, momentum or not, epochs per
+every configuration shares; each new variant would add an entry there, and past
+``torch._dynamo.config.recompile_limit`` dynamo silently runs the step eagerly under the name
+``compiled``. So every structural key (shapes, optimizer kind, momentum or not, epochs per
 call or batch sizes, device, CPU threads) gets one ``torch.compile`` region per size
 (``isolate_recompiles``), each with exactly one compiled entry, and a repeated key reuses its
 code, buffers and recorded graphs.

@@ -251,8 +251,7 @@ def measure_calmly(spec: SweepSpec, device_id: str, engine: str, threads: int | 
                    batch: int = 0) -> SweepPoint:
     """``measure_point``, and once more if the CPU was busy with other work during it: the
     measurement that waited less for a core is kept, and its message says so."""
-    # A full batch is measured by today's call, without the batch: stand-ins for
-    # measure_point written before batches keep working.
+    # A full batch is asked without a batch, as measure_point's own default.
     more = {"batch": batch} if batch else {}
     first = measure_point(spec, device_id, engine, threads, rows, hidden, stop, **more)
     if not first.cpu_busy:

@@ -1,5 +1,5 @@
 """A run's batches, data path, precision and data file in words, one line each, as the CLI's
-summary, the report and the window's Details say them (no torch, no Qt)."""
+summary and the report say them (no torch, no Qt)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The chart is the explain figure (figures/explain.py); this panel shows it and adds what only a
 screen has: the Explain button and the window box, the current run's counts and sentences
-(explain_text.py), a status line, clicks that pick the run whose text is shown, hover tooltips
+(text.py), a status line, clicks that pick the run whose text is shown, hover tooltips
 on the segments, the app's theme and a plot height that fits the runs. It imports no torch: the
 profiling happens in the worker process, and the main window decides what an Explain press
 profiles.

@@ -33,9 +33,6 @@ from iris_gui.ui.panels.shared.plain_text import plain
 __all__ = ["LossPlotPanel", "PlotCurve"]
 
 REDRAW_MS = 33  # ~30 Hz: smoother than chunks arrive (every ~30 ms), cheaper than the screen
-# The light theme's colours, still imported from here by views not yet moved to figures/.
-BACKGROUND = LIGHT.background
-FOREGROUND = LIGHT.foreground
 EMPTY_HINT = ("Press Train (Ctrl+Return) to run the note's experiment: "
               "a 4-10-3 MLP on Iris, 20,000 epochs")
 

@@ -3,7 +3,7 @@
 Every figure and rule comes from the run's record (``RunResult``, ``Timings``) or from
 ``iris_gui.engine.records.compare``: whether a steady state has a spread (``Timings.has_spread``),
 whether a run's timings are partial and why (``RunResult.timing_is_partial``,
-``partial_reason``). These functions only format; ``results_model`` arranges them in columns.
+``partial_reason``). These functions only format; ``model`` arranges them in columns.
 """
 
 from __future__ import annotations

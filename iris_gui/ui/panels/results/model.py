@@ -1,7 +1,7 @@
 """RunsTableModel: stored runs as table rows, with text to show and raw numbers to sort by.
 
 Every figure comes from the run's record or from ``iris_gui.engine.records.compare``; the
-cells' texts, tooltips and sort keys are ``results_cells``'s, and the model only arranges them.
+cells' texts, tooltips and sort keys are ``cells``'s, and the model only arranges them.
 Sorting reads ``SORT_ROLE`` so "9.5" sorts before "120", and a missing value (None) sorts after
 every number.
 """
