@@ -30,9 +30,6 @@ class DeviceInfo:
     # Each engine of the ladder: None where it runs on this device, else why it cannot.
     engines: dict[str, str | None] = field(default_factory=dict, compare=False, hash=False)
 
-    def available_engines(self) -> list[str]:
-        return [name for name, reason in self.engines.items() if reason is None]
-
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

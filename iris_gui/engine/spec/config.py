@@ -26,7 +26,6 @@ DATASETS = ("iris", "wine", "breast_cancer", "digits", "synthetic", "images", "s
 SCALERS = ("minmax", "standard", "none")
 OPTIMIZERS = ("sgd", "adam")
 CALL_STYLES = ("call", "forward")
-RECORD_CHOICES = ("every-epoch", "every:N", "device", "none")
 
 MAX_EPOCHS = 10_000_000
 MAX_LAYERS = 8

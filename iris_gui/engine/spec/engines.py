@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 ENGINES = ("eager", "lean", "manual", "compiled", "graph", "persistent", "native")
-DEFAULT_ENGINE = "eager"
 ALL_RECORDINGS = ("every-epoch", "every", "device", "none")
 ALL_PRECISIONS = ("float32", "float64", "bfloat16", "float16")
 

@@ -25,8 +25,6 @@ class LossRecorder:
     """Base: records nothing. ``flush`` returns the losses recorded since the last flush."""
 
     stride = 1
-    # Whether flush() leaves the device idle, so a clock read right after it is valid.
-    flush_synchronizes = False
     loss_every = 0  # a loss is needed every this many epochs; 0: never
     keeps_on_device = False  # the losses wait in a device buffer until the chunk's end
 
@@ -45,7 +43,6 @@ class LossRecorder:
 
 
 class EveryEpochRecorder(LossRecorder):
-    flush_synchronizes = True  # the last epoch's item() already waited for the device
     loss_every = 1
 
     def __init__(self) -> None:
@@ -66,8 +63,6 @@ class EveryEpochRecorder(LossRecorder):
 
 
 class EveryNRecorder(EveryEpochRecorder):
-    flush_synchronizes = False
-
     def __init__(self, interval: int) -> None:
         super().__init__()
         self.stride = self.loss_every = interval
@@ -81,7 +76,6 @@ class EveryNRecorder(EveryEpochRecorder):
 
 
 class DeviceRecorder(LossRecorder):
-    flush_synchronizes = True  # the copy to the host waits for the device
     loss_every = 1
     keeps_on_device = True
 

@@ -104,10 +104,6 @@ class TrainingController(QObject):
         self._worker.run_finished.connect(self._on_finished)
         self._worker.run_rejected.connect(self._on_rejected)
 
-    @property
-    def current_token(self) -> int:
-        return self._token
-
     def start(self) -> None:
         self._thread.start()
 

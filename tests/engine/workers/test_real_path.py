@@ -71,7 +71,8 @@ def cases(engines: list[str]) -> list[tuple[str, str, str, str]]:
 
 def cpu_engines(runner: ProcessRunner) -> list[str]:
     """The engines this machine's CPU runs, as the worker itself reports them."""
-    return next(d for d in runner.devices if d.id == "cpu").available_engines()
+    cpu = next(d for d in runner.devices if d.id == "cpu")
+    return [name for name, reason in cpu.engines.items() if reason is None]
 
 
 def config_of(engine: str, record: str, path: str, model: str, model_file: str) -> RunConfig:
