@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.spec.models import FAMILIES, is_model_file
+from iris_gui.engine.spec.models import FAMILIES, is_model_file, model_file_parts
 
 DEFAULTS = RunConfig()
 # The RunConfig fields these options fill, by their argparse names.
@@ -45,7 +45,7 @@ def model_values(args: argparse.Namespace) -> dict[str, object]:
     values = {name: getattr(args, name) for name in MODEL_FIELDS if hasattr(args, name)}
     model = values.get("model")
     if isinstance(model, str) and is_model_file(model):
-        path, _, name = model.rpartition(":")
+        path, name = model_file_parts(model)
         values["model"] = f"{os.path.abspath(os.path.expanduser(path))}:{name}"
     return values
 

@@ -20,6 +20,7 @@ from typing import Any
 from torch import nn
 
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.spec.models import model_file_parts
 
 MODULE_PREFIX = "iris_gui_user_model_"
 
@@ -28,7 +29,7 @@ def load_user_model(model: str, shape: tuple[int, ...],
                     classes: int) -> tuple[nn.Module, dict[str, Any]]:
     """The module ``NAME(shape, classes)`` builds, and the record of the file it came from
     (path, size and SHA-256 of the very bytes that ran), kept with the run as a CSV's is."""
-    path_text, _, name = model.rpartition(":")
+    path_text, name = model_file_parts(model)
     path = Path(path_text).expanduser()
     try:
         exists = path.is_file()

@@ -9,13 +9,15 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from iris_gui.engine.spec.models import model_file_parts
+
 MAX_BYTES = 64 << 20  # a model file is source code: past this it is not the one recorded
 
 
 def changed(model: str, record: dict[str, Any]) -> str | None:
     """Why ``model`` (``FILE.py:NAME``) is not the file ``record`` describes, in words, or
     None when its bytes are the recorded ones."""
-    path = Path(model.rpartition(":")[0]).expanduser()
+    path = Path(model_file_parts(model)[0]).expanduser()
     wanted = str(record.get("sha256") or "")
     if not wanted:
         return f"{path}: the run recorded no SHA-256 of it"

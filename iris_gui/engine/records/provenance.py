@@ -11,7 +11,7 @@ from pathlib import Path
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.typed import seen
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.spec.models import is_model_file
+from iris_gui.engine.spec.models import is_model_file, model_file_parts
 
 
 def provenance_fault(result: RunResult, config: RunConfig) -> str | None:
@@ -19,7 +19,7 @@ def provenance_fault(result: RunResult, config: RunConfig) -> str | None:
     None when they are the ones asked (or none, when none was)."""
     told = result.model_file
     if is_model_file(config.model):
-        path, _, name = config.model.rpartition(":")
+        path, name = model_file_parts(config.model)
         asked = (str(Path(path).expanduser()), name)
         if told and (told.get("path"), told.get("name")) != asked:
             return (f"names the model file {seen(told.get('path'))}:{seen(told.get('name'))}, "

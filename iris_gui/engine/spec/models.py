@@ -33,10 +33,17 @@ LIMITS = {"width": (1, 1024), "depth": (1, 8), "heads": (1, 16), "seq_len": (2, 
 DIGITS_SHAPE = (1, 8, 8)
 
 
+def model_file_parts(model: str) -> tuple[str, str]:
+    """``FILE.py:NAME``'s path and name, split at the last colon (a path may hold colons of
+    its own, as a Windows drive's does); ("", model) where there is none."""
+    path, _, name = model.rpartition(":")
+    return path, name
+
+
 def is_model_file(model: str) -> bool:
     """Whether ``model`` names your own model (``FILE.py:NAME``) rather than a family."""
-    path, sep, name = model.rpartition(":")
-    return bool(sep and path.endswith(".py") and name)
+    path, name = model_file_parts(model)
+    return bool(path.endswith(".py") and name)
 
 
 def family(model: str) -> str:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from iris_gui.engine.spec.models import model_file_parts
+
 SEPARATOR = " · "
 
 
@@ -32,7 +34,7 @@ def model_words(config: Any, times: str = "×") -> str:
     if model == "transformer":
         return f"transformer {config.width}{times}{config.depth} h{config.heads}"
     if model != "mlp":
-        path, _, name = model.rpartition(":")
+        path, name = model_file_parts(model)
         return f"{path.rsplit('/', 1)[-1]}:{name}"
     return ""
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from iris_gui.engine.records.model_file_check import changed
-from iris_gui.engine.spec.models import is_model_file
+from iris_gui.engine.spec.models import is_model_file, model_file_parts
 from iris_gui.engine.words.counted import counted
 
 
@@ -37,7 +37,7 @@ def own_code_asked(runs: list[Any], parent: QWidget | None) -> tuple[list[Any], 
                        "list" for run_id, why in refused.items()]
     kept = [run for run in runs if run not in files]
     if unchanged:
-        paths = sorted({run.result.config.model.rpartition(":")[0] for run in unchanged})
+        paths = sorted({model_file_parts(run.result.config.model)[0] for run in unchanged})
         one = len(paths) == 1
         text = (f"Re-running {counted(len(unchanged), 'run')} executes the code in "
                 f"{'this file' if one else 'these files'} on this machine:\n\n"

@@ -22,7 +22,13 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QSpinBox, QWidg
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINES, unsupported_model
 from iris_gui.engine.spec.errors import ConfigError
-from iris_gui.engine.spec.models import LIMITS, check_model, family, is_model_file
+from iris_gui.engine.spec.models import (
+    LIMITS,
+    check_model,
+    family,
+    is_model_file,
+    model_file_parts,
+)
 from iris_gui.engine.words.model_words import flops_words
 from iris_gui.figures.plot_theme import ERROR, NOTE
 from iris_gui.ui.panels.shared.fields import ValueCombo, int_spin
@@ -50,14 +56,14 @@ _CLASS = re.compile(r"^(?:class|def)\s+([A-Za-z_]\w*)", re.MULTILINE)
 
 def model_file_choice(model: str) -> tuple[str, str]:
     """The Model item for ``FILE.py:NAME``: ``File: net.py:Net`` and its tooltip."""
-    path, _, name = model.rpartition(":")
+    path, name = model_file_parts(model)
     return f"File: {file_words(model)}", f"your own model: {name} in {path}\n{FILE_NOTE}"
 
 
 def file_words(model: str) -> str:
     """``net.py:Net``: a model file by its file's name and its NAME, cut in the middle where
     longer than the Model field shows."""
-    path, _, name = model.rpartition(":")
+    path, name = model_file_parts(model)
     shown = f"{PurePath(path).name}:{name}"
     if len(shown) > MODEL_FILE_CHARS:
         half = (MODEL_FILE_CHARS - 1) // 2
@@ -182,7 +188,7 @@ class ModelChoice(QObject):
                 combo.removeItem(index)
         for model in models:
             combo.addItem(f"Recent: {file_words(model)}", RECENT + model)
-            path = model.rpartition(":")[0]
+            path = model_file_parts(model)[0]
             there = exists(path)
             tip = model if there else f"{model}\nUnavailable: the file is gone"
             combo.setItemData(combo.count() - 1, plain_tip(tip), Qt.ItemDataRole.ToolTipRole)
@@ -233,7 +239,7 @@ class ModelChoice(QObject):
     def _ask_for_file(self) -> str:
         """``/abs/path/file.py:NAME`` from the dialogs, or "" when either was cancelled."""
         parent = self.model_combo.window()
-        start = str(Path(self._file.rpartition(":")[0]).parent) if self._file else ""
+        start = str(Path(model_file_parts(self._file)[0]).parent) if self._file else ""
         path, _ = QFileDialog.getOpenFileName(parent, "Your own model file", start,
                                               "Python files (*.py)")
         if not path:
