@@ -12,6 +12,7 @@ import csv
 import io
 from pathlib import Path
 
+from iris_gui.engine.records.breakdown import CATEGORIES
 from iris_gui.engine.timing.contention import is_busy
 from iris_gui.store.csv_cells import csv_row, write_csv
 from iris_gui.store.runs import StoredRun
@@ -42,9 +43,6 @@ _SOURCES: tuple[tuple[str, str | None], ...] = (
 )
 # The CSV file a run trained on (its record's data_file), as data_file_<key> columns.
 _DATA_FILE_KEYS = ("path", "size", "sha256", "rows", "columns")
-# The explain breakdown stored with a run (empty cells for a run never explained).
-_BREAKDOWN_CATEGORIES = ("data", "forward", "loss", "backward", "optimizer", "step",
-                         "recording", "python")
 _BREAKDOWN_FIELDS = (
     "epoch_us_profiled", "epoch_us_unprofiled", "profiler_overhead_pct", "syncs_per_epoch",
     "kernels_per_epoch", "launch_us_per_epoch", "device_busy_pct", "copies_per_epoch",
@@ -60,7 +58,8 @@ CSV_COLUMNS: tuple[str, ...] = (
     *(name for name, _ in _SOURCES),
     *(f"data_file_{key}" for key in _DATA_FILE_KEYS),
     "model", "parameters", "flops_per_step", "model_file", "model_sha256",
-    *(f"explain_{name}_us" for name in _BREAKDOWN_CATEGORIES),
+    # The explain breakdown stored with a run (empty cells for a run never explained).
+    *(f"explain_{name}_us" for name in CATEGORIES),
     *(f"explain_{name}" for name in _BREAKDOWN_FIELDS),
     "explain_cpu_busy",
     *(f"explain_gpu_estimate_{name}" for name in _ESTIMATE_FIELDS),
@@ -87,7 +86,7 @@ def flat_record(run: StoredRun) -> dict[str, object]:
     row["hidden"] = ",".join(str(width) for width in record["config"]["hidden"])
     breakdown = run.breakdown or {}
     categories = breakdown.get("categories", {})
-    for name in _BREAKDOWN_CATEGORIES:
+    for name in CATEGORIES:
         row[f"explain_{name}_us"] = categories.get(name)
     for name in _BREAKDOWN_FIELDS:
         row[f"explain_{name}"] = breakdown.get(name)

@@ -20,10 +20,11 @@ from torch.autograd import DeviceType
 
 from iris_gui.engine.explain.event_tree import has_ancestor
 from iris_gui.engine.explain.op_kinds import op_kinds
+from iris_gui.engine.records.breakdown import CATEGORIES
 
-# "data": fetching a batch (mini-batches, the loader), before the step it feeds. "step": a
-# rung's whole epoch (or block of epochs) where it has no phases to tell apart.
-PHASES = ("data", "forward", "loss", "backward", "optimizer", "step", "recording")
+# The breakdown's categories that a profiled range marks ("iris::forward", ...): all but
+# "python", the rest of the epoch, which no range holds.
+PHASES = tuple(c for c in CATEGORIES if c != "python")
 RANGE_PREFIX = "iris::"
 HOST_READ = "aten::_local_scalar_dense"  # what .item() runs: a host read of a tensor's value
 # torch's optimizers keep their step counters on the host (unless capturable or fused) and read

@@ -38,6 +38,7 @@ from iris_gui.engine.remote.wire import host_text
 from iris_gui.engine.workers.messages import Asked, MessageError, checked
 from iris_gui.engine.workers.runner import (
     POLL_SECONDS,
+    START_TIMEOUT_SECONDS,
     STOP_GRACE_SECONDS,
     WorkerCancelled,
     WorkerError,
@@ -45,7 +46,6 @@ from iris_gui.engine.workers.runner import (
 
 log = logging.getLogger(__name__)
 
-START_TIMEOUT_SECONDS = 120.0  # ssh, then torch's import and a warm-up on the host
 CLOSED = ("closed", None)  # the reader's last message: the channel ended
 # What a host's stderr may cost: a line is kept up to this many bytes (ssh's and a traceback's
 # lines are far shorter), and this many lines are logged per connection.

@@ -62,6 +62,7 @@ log = logging.getLogger(__name__)
 # (engine/train/stopping.py), so a healthy worker answers well within this; one stuck in a
 # single long step does not.
 STOP_GRACE_SECONDS = 2.0
+# A worker's start, here or on a host (there after ssh): torch's import and a warm-up.
 START_TIMEOUT_SECONDS = 120.0
 POLL_SECONDS = 0.02
 # What the forkserver imports before it forks the first worker.
