@@ -9,6 +9,7 @@ from pathlib import Path
 
 from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK
 from iris_gui.engine.records.sweep_model import SweepResult
+from iris_gui.engine.remote.names import split_device
 from iris_gui.figures.crossover_file import render_crossover
 from iris_gui.figures.curves import PlotCurve
 from iris_gui.figures.explain_file import render_explain
@@ -71,7 +72,8 @@ def sweep_caption(sweep: SweepResult, label: str = "") -> str:
     """What the crossover figure compares, by its series' names; the GPU is named only when a
     series ran on one, since a CPU-only sweep compares thread counts or engines."""
     series = list(dict.fromkeys(point.series for point in sweep.points))
-    devices = {point.device.split(":")[0] for point in sweep.points}
+    # A host's device (lab:cuda:0) is of its kind as this machine's is.
+    devices = {split_device(point.device)[1].partition(":")[0] for point in sweep.points}
     if "cpu" in devices and devices & GPU_KINDS:
         lead = "Where the GPU overtakes the CPU"
     elif len(series) > 1:

@@ -190,6 +190,12 @@ def test_the_crossover_caption_names_what_was_compared() -> None:
     assert caption == ("Where one series overtakes another: cpu/eager/1 thread, "
                        "cpu/eager/16 threads, cpu/manual/1 thread, cpu/manual/16 threads "
                        "(sweep 3)")
+    # A host's GPU (lab:cuda:0) is a GPU as this machine's is.
+    sweep = sample_sweep()
+    for point in sweep.points:
+        if point.device != "cpu":
+            point.device = f"lab:{point.device}"
+    assert sweep_caption(sweep, "sweep 3").startswith("Where the GPU overtakes the CPU: ")
 
 
 def test_the_selected_runs_export_for_tensorboard_a_folder_each(window, monkeypatch,
