@@ -8,6 +8,7 @@ import base64
 from html import escape
 
 from iris_gui.engine.records.note_list import PARALLEL_MATHS
+from iris_gui.figures.plot_theme import ERROR
 from iris_gui.report.content import (
     ESTIMATE_HEADING,
     WINS_HEADING,
@@ -17,6 +18,7 @@ from iris_gui.report.content import (
 )
 from iris_gui.report.table import LEGEND, NUMERIC
 
+# A run's message (a failure, a stop) in the palette's red, as every view shows it.
 STYLE = """
 body { font-family: system-ui, sans-serif; color: #202020; background: #ffffff;
        max-width: 1200px; margin: 2em auto; padding: 0 1em; line-height: 1.45; }
@@ -35,9 +37,9 @@ dl { display: grid; grid-template-columns: max-content auto; gap: 0.1em 1em; mar
 dt { color: #606060; }
 dd { margin: 0; }
 pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
-.message { color: #b03020; }
+.message { color: ERROR_RED; }
 .estimate { border: 1px dashed #909090; padding: 0 0.8em; margin: 0.3em 0; }
-"""
+""".replace("ERROR_RED", ERROR)
 
 
 def html_page(report: Report, images: list[tuple[str, bytes]]) -> str:
