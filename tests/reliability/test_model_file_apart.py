@@ -23,8 +23,8 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.workers.apart import train_apart
 from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS
 
-# The two that start a Python of their own for the command (seconds of imports each) run with
-# make test-reliability; the rest, in this process or through one worker, with make test.
+# The three that start a Python of their own for the command (seconds of imports each) run
+# with make test-reliability; the rest, in this process or through one worker, with make test.
 long_only = pytest.mark.skipif(os.environ.get("IRIS_GUI_LONG_TRIALS") != "1",
                                reason="long trials: set IRIS_GUI_LONG_TRIALS=1 "
                                       "(make test-reliability)")
@@ -113,6 +113,7 @@ def test_sigterm_while_the_file_hangs_in_its_forward_keeps_the_run_as_stopped(tm
     assert stored["status"] == "stopped"
 
 
+@long_only
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_a_worker_whose_command_was_killed_ends_even_while_its_file_hangs(tmp_path):
     """SIGKILL (or a second signal's immediate exit) gives the command no chance to end its

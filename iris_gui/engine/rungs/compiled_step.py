@@ -260,7 +260,7 @@ def _prepare(key: tuple, spec: Spec, originals: list[torch.Tensor], inputs: Inpu
         entry = _entries[key] = _new_entry(spec, originals, device)
     entry.load(originals, lr, momentum)
     try:
-        warm_up(entry, inputs, device.type == "cuda")
+        compile_every_size(entry, inputs, device.type == "cuda")
     except BaseException:
         _entries.pop(key, None)  # half-built: the next run of this key starts over
         raise
@@ -299,7 +299,7 @@ def _new_entry(spec: Spec, originals: list[torch.Tensor], device: torch.device
     return entry
 
 
-def warm_up(entry: CompiledStep, inputs: Inputs, cuda: bool) -> None:
+def compile_every_size(entry: CompiledStep, inputs: Inputs, cuda: bool) -> None:
     """Call every size ``WARM_CALLS`` times: compile, and on CUDA warm up, record and replay
     once. Raises CompileFailed (or dynamo's FailOnRecompileLimitHit, for the caller to reset
     and retry) rather than let any of it happen later, inside the timed loop."""

@@ -46,7 +46,7 @@ def _optimizer(config: RunConfig, model: torch.nn.Module) -> torch.optim.Optimiz
 UNCAPTURED_STEP = r"(?s).*capturable=True.*without CUDA graph capture"
 
 
-def warm_up(device: torch.device, work: Work) -> None:
+def warm_before_capture(device: torch.device, work: Work) -> None:
     """``work`` a few times on a side stream, as the capture recipe asks, then waits for it."""
     side = torch.cuda.Stream(device)
     side.wait_stream(torch.cuda.current_stream(device))
@@ -151,7 +151,7 @@ class GraphRung(Rung):
 
         restore = snapshot_state(model, optimizer)
         scratch = torch.zeros(1, device=p.device)
-        warm_up(p.device, lambda: step(scratch, 0))
+        warm_before_capture(p.device, lambda: step(scratch, 0))
         restore()
 
         def captured(epochs: int) -> tuple[Work, torch.Tensor]:
@@ -201,7 +201,7 @@ class GraphRung(Rung):
 
         epoch_of_steps = BatchEpoch(step, p.x, p.y, plan, keep)
         restore = snapshot_state(model, optimizer)
-        warm_up(p.device, epoch_of_steps)  # in the identity order: the run's is not drawn yet
+        warm_before_capture(p.device, epoch_of_steps)  # in the identity order: the run's is not drawn yet
         restore()
         optimizer.zero_grad(set_to_none=True)
         replay = capture(epoch_of_steps, p.device)

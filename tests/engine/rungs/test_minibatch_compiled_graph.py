@@ -173,7 +173,7 @@ def graph_on_cpu(monkeypatch) -> list[int]:
         return graph.GraphRung() if name == "graph" else available(name, device)
 
     monkeypatch.setattr(trainer, "require_available", graph_anywhere)
-    monkeypatch.setattr(graph, "warm_up",
+    monkeypatch.setattr(graph, "warm_before_capture",
                         lambda device, work: [work() for _ in range(graph.WARMUP_STEPS)])
     monkeypatch.setattr(graph, "capture", plain_capture)
     return captures

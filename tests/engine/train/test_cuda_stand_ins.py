@@ -175,7 +175,7 @@ def test_a_training_capture_never_starts_the_profiler(order, capturing, monkeypa
     monkeypatch.setattr(torch.compiler, "cudagraph_mark_step_begin", lambda: None)
     entry = compiled_step.CompiledStep([], [], [], torch.zeros(()), torch.zeros(()),
                                        calls={1: lambda *args: (torch.zeros(1), True)})
-    compiled_step.warm_up(entry, lambda size: (torch.zeros(1), torch.zeros(1)), cuda=True)
+    compiled_step.compile_every_size(entry, lambda size: (torch.zeros(1), torch.zeros(1)), cuda=True)
     assert order == ["capture on cuda:0", "work"]
     assert graph_profiling._captured_before
 
@@ -231,10 +231,10 @@ def test_the_graph_warm_up_does_not_warn_that_adam_runs_uncaptured(monkeypatch):
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        graph.warm_up(torch.device("cuda:0"), step)
+        graph.warm_before_capture(torch.device("cuda:0"), step)
     assert len(steps) == graph.WARMUP_STEPS
     with pytest.warns(UserWarning, match="something else"):
-        graph.warm_up(torch.device("cuda:0"), lambda: warnings.warn("something else",
+        graph.warm_before_capture(torch.device("cuda:0"), lambda: warnings.warn("something else",
                                                                      UserWarning, stacklevel=2))
 
 
