@@ -27,11 +27,6 @@ from iris_gui.store import recovery_places
 FORMAT = "iris-gui recovery 1"
 
 
-def recovery_dir(store_path: Path) -> Path:
-    """The store's own recovery folder, the first place tried."""
-    return recovery_places.places(store_path)[0]
-
-
 def run_payload(result: RunResult, created_at: str) -> dict[str, Any]:
     return {"format": FORMAT, "kind": "run", "created_at": created_at,
             "record": result.to_dict(),

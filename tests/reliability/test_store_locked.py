@@ -18,7 +18,7 @@ from support.cli import run_cli
 
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.store import recovery, schema
+from iris_gui.store import recovery, recovery_places, schema
 from iris_gui.store.paths import StoreError
 from iris_gui.store.runs import FIRST_TRY_S, RunStore
 
@@ -108,13 +108,13 @@ def test_a_lock_that_outlasts_the_wait_sends_the_run_to_a_recovery_file(tmp_path
         [run] = store.list_runs()
         _same_run(store.get(run.id).result, _result("kept"))
         assert "added run 1" in store.notice
-    assert recovery.pending(path) == [] and not list(recovery.recovery_dir(path).iterdir())
+    assert recovery.pending(path) == [] and not list(recovery_places.places(path)[0].iterdir())
 
 
 def test_a_reading_open_does_not_import_and_an_unreadable_file_is_kept(tmp_path):
     path = tmp_path / "runs.sqlite3"
     RunStore.open(path).close()
-    directory = recovery.recovery_dir(path)
+    directory = recovery_places.places(path)[0]
     directory.mkdir()
     (directory / "run-odd.json").write_text('{"format": "something else"}')
     recovery.write(path, recovery.run_payload(_result("r"), "2026-12-01T10:00:00+00:00"))

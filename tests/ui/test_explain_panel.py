@@ -188,7 +188,6 @@ def test_clicking_each_runs_bar_or_label_shows_that_runs_text(panel, qtbot) -> N
     for row, (label, breakdown) in enumerate(items):
         click_row(panel, qtbot, row, on_label=row % 2 == 1)
         qtbot.waitUntil(lambda label=label: shown_head(panel).startswith(label), timeout=2000)
-        assert panel.current_label() == label
         flat = " ".join(text(panel).split())
         for sentence in breakdown.sentences():
             assert " ".join(sentence.split()) in flat

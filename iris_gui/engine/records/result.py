@@ -145,11 +145,6 @@ class RunResult:
     flops_per_step: float = math.nan
 
     @property
-    def loss_epochs(self) -> np.ndarray:
-        """The epoch index of each recorded loss."""
-        return np.arange(len(self.losses), dtype=np.int64) * self.loss_stride
-
-    @property
     def timing_is_partial(self) -> bool:
         """The run failed before its loop ended: its timings cover only the epochs before the
         failure, so they are not comparable with finished runs (nor a speedup's baseline).

@@ -204,9 +204,6 @@ class ExplainPanel(QWidget):
             self._figure.set_current(label)
             self._show_text()
 
-    def current_label(self) -> str | None:
-        return self._current
-
     def _show_trace_state(self) -> None:
         trace = self._traces.get(self._current or "", "")
         self.trace_button.setEnabled(bool(trace))
