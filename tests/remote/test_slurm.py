@@ -9,8 +9,10 @@ because every frame ends with a newline. The host's worker is a Slurm job step w
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -392,3 +394,69 @@ def test_a_run_at_its_jobs_time_limit_is_kept_as_stopped_and_names_the_limit(
     assert result.message.endswith(f": Slurm cancelled job {job} at its time limit"), \
         result.message
     jobs_end(slurm, job)
+
+
+def test_a_worker_whose_srun_was_killed_with_the_controller_down_ends(
+        ssh_config_env: str, slurm: Cluster, time_limited: Future) -> None:
+    """srun killed while slurmctld is down: the step daemon keeps the worker's stdin open, so no
+    end of file tells the worker that its client is gone. It hears no ``alive`` and ends all
+    the same: here after 3 s (IRIS_GUI_FAULT's client-silence), a minute in the product, where
+    it had run on for five minutes and more. Closing the lost connection cancels the job its
+    srun had started, which would otherwise hold its allocation until its time limit."""
+    _, limited = time_limited.result(timeout=200)  # as the controller-down test above: ended
+    jobs_end(slurm, limited)
+    name = "--job-name=iris-srun-killed"
+    runner = docs_host("hpc9", prefix=f"{docs_prefix()} {name}")
+    runner.host = replace(runner.host,
+                          command=f"env {FAULT_ENV}=client-silence:3 {PYTHON_IRIS_GUI}")
+    down = False
+    try:
+        runner.start()
+        worker, job = runner.remote_pid, runner.placement["SLURM_JOB_ID"]
+        slurm.script.stop_daemon(slurm.root, "slurmctld")
+        down = True
+        killed = [pid for pid in _processes_with(b"srun", name.encode()) if _kill(pid)]
+        assert killed, "no srun of this connection to kill"
+        # Back before the worker ends: a job ended while the controller is down stays
+        # completing, and its node with it.
+        slurm.script.start_daemon(slurm.root, "slurmctld")
+        down = False
+        deadline = time.monotonic() + 30
+        while _running(worker) and time.monotonic() < deadline:
+            time.sleep(0.1)  # a poll for the worker's end
+        assert not _running(worker), f"worker {worker} runs on with its srun killed"
+    finally:
+        runner.close()
+        if down:
+            slurm.script.start_daemon(slurm.root, "slurmctld")
+        slurm.script.wait_until_idle(slurm.root)
+    jobs_end(slurm, job)
+
+
+def _processes_with(*words: bytes) -> list[int]:
+    """The processes here whose command lines hold each of ``words``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            words_of = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if entry.name.isdigit() and all(any(w in part for part in words_of) for w in words):
+            found.append(int(entry.name))
+    return found
+
+
+def _kill(pid: int) -> bool:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, ended and not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False

@@ -4,6 +4,7 @@ working: a malformed config, stop or frame never crashes it."""
 
 from __future__ import annotations
 
+import os
 import struct
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 
 from iris_gui.engine.remote import framing
 from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.faults import FAULT_ENV
 
 ANSWER_S = 60  # torch's import and a warm-up, on a loaded machine
 
@@ -96,11 +98,10 @@ def test_a_worker_whose_client_falls_silent_exits_though_its_channel_stays_open(
     """Slurm's step daemon can hold a job's stdin open after the client is gone (srun killed
     while the controller was down): the worker hears no ``alive`` and exits all the same.
     Here it takes its client for gone after 1 s instead of the product's 60."""
-    boot = ("from iris_gui.engine.remote import stdio_worker as w\n"
-            "w.CLIENT_SILENCE_S = 1.0\n"
-            "w.main()\n")
-    process = subprocess.Popen([sys.executable, "-c", boot], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen([sys.executable, "-m", "iris_gui", "worker", "--stdio"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE,
+                               env={**os.environ, FAULT_ENV: "client-silence:1"})
     try:
         assert process.stdout is not None
         framing.skip_to_magic(process.stdout)

@@ -31,7 +31,13 @@ from iris_gui.engine.remote import framing
 from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.names import host_device
 from iris_gui.engine.remote.protocol import check_hello, devices_from
-from iris_gui.engine.remote.slurm import allocated_job, cancel_queued, ended_by, queued_job
+from iris_gui.engine.remote.slurm import (
+    allocated_job,
+    cancel_queued,
+    ended_by,
+    queued_job,
+    starts_jobs,
+)
 from iris_gui.engine.remote.ssh import explain_failure, worker_argv
 from iris_gui.engine.remote.stdio_worker import ALIVE_EVERY_S
 from iris_gui.engine.remote.wire import host_text
@@ -133,6 +139,22 @@ class Connection:
         while process is not None and self._process is process and process.poll() is None:
             self._send("alive")
             time.sleep(ALIVE_EVERY_S)
+
+    def _cancel_lost_job(self) -> None:
+        """Cancel the Slurm job of a connection that ended without this end's quit (the link
+        lost, srun killed): its worker ends by itself, but the job srun started would hold its
+        allocation until its time limit. In a thread of its own, so that no close waits on a
+        controller that does not answer; what was done goes to the log."""
+        job, self._greeted = self.placement.get("SLURM_JOB_ID", ""), False
+        if not job.isdigit() or not starts_jobs(self.host):
+            return  # a job of the user's own (a node reached inside an allocation) is theirs
+
+        def cancel() -> None:
+            log.info("%s: its connection was lost%s", self.host.name,
+                     cancel_queued(self.host, int(job)))
+
+        threading.Thread(target=cancel, daemon=True,
+                         name=f"iris-gui-scancel-{self.host.name}").start()
 
     def _give_up(self) -> str:
         """End a connection that never started, and a job of it still in Slurm's queue."""
@@ -315,6 +337,8 @@ class Connection:
         if self.queued is not None:
             self._give_up()
             return
+        if not self.alive and self._greeted:
+            self._cancel_lost_job()
         if self.alive:
             self._send("quit")
             try:

@@ -36,6 +36,8 @@ from typing import Any, BinaryIO
 
 from iris_gui.engine.records.typed import seen
 from iris_gui.engine.remote import framing, protocol
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.train.faults import fault_from_env
 from iris_gui.engine.workers.messages import MessageError
 
 log = logging.getLogger(__name__)
@@ -131,12 +133,18 @@ def _read_stdin(stream: BinaryIO, jobs: queue.Queue, stop: JobStop,
 
 
 def _end_when_unheard(heard: list[float]) -> None:
-    """Exit once the client has said nothing for CLIENT_SILENCE_S: it is gone, whether or not
-    the channel closed."""
+    """Exit once the client has said nothing for CLIENT_SILENCE_S (IRIS_GUI_FAULT's
+    client-silence:S, for the tests, S): it is gone, whether or not the channel closed."""
+    try:
+        fault = fault_from_env()
+    except ConfigError:
+        fault = None  # a malformed one: each job refuses it in its own line
+    limit = fault.epoch if fault is not None and fault.kind == "client-silence" else \
+        CLIENT_SILENCE_S
     while True:
-        time.sleep(min(1.0, CLIENT_SILENCE_S / 4))
+        time.sleep(min(1.0, limit / 4))
         silent = time.monotonic() - heard[0]
-        if silent > CLIENT_SILENCE_S:
+        if silent > limit:
             log.error("worker: nothing from the client for %.0f s; it is gone, exiting", silent)
             os._exit(0)
 

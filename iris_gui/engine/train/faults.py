@@ -6,7 +6,8 @@ process running the epochs at epoch N with no goodbye (``os._exit``), as a crash
 sleep: a slow ``__getitem__``), for epochs far longer than a chunk and a stop inside one;
 ``garble-chunk-at-epoch:N`` makes a worker process send, in place of its first chunk at or
 past epoch N, one no run sends (its epochs past the run's end), as a broken or foreign worker
-would: the runner's check refuses it. The fault wraps the step's forward (or the loader's data
+would: the runner's check refuses it; ``client-silence:S`` makes a host's worker take its
+client for gone after S seconds without a word from it, instead of a minute. The fault wraps the step's forward (or the loader's data
 set, or the worker's sending of chunks) only when the variable is set, so a normal run pays
 nothing.
 """
@@ -26,7 +27,8 @@ from iris_gui.engine.spec.errors import ConfigError
 FAULT_ENV = "IRIS_GUI_FAULT"
 # Distinct from Python's own exit codes, so a test can tell the injected death apart.
 FAULT_EXIT_CODE = 86
-KINDS = ("raise-at-epoch", "exit-at-epoch", "slow-items", "garble-chunk-at-epoch")
+KINDS = ("raise-at-epoch", "exit-at-epoch", "slow-items", "garble-chunk-at-epoch",
+         "client-silence")
 # The kinds that strike inside the run's epochs (the others slow its data or garble its words).
 IN_EPOCHS = ("raise-at-epoch", "exit-at-epoch")
 
@@ -133,6 +135,6 @@ def fault_from_env() -> Fault | None:
     kind, _, count = value.partition(":")
     if kind not in KINDS or not count.isdigit():
         raise ConfigError(f"{FAULT_ENV}={value!r} is not allowed; use raise-at-epoch:N, "
-                          "exit-at-epoch:N, slow-items:MS or garble-chunk-at-epoch:N with N or "
-                          "MS a whole number, or unset it")
+                          "exit-at-epoch:N, slow-items:MS, garble-chunk-at-epoch:N or "
+                          "client-silence:S with N, MS or S a whole number, or unset it")
     return Fault(kind, int(count))
