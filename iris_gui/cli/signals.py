@@ -42,6 +42,8 @@ SENT_AGAIN = {signal.SIGTERM: "SIGTERM", **({_HANGUP: "SIGTERM"} if _HANGUP is n
 # How long a compile under way when a stop comes may go on before the run is kept without it:
 # with the keeping, well inside the 5 s a user or a scheduler waits.
 COMPILE_GRACE_S = 3.0
+# What a stop keeps and what a second signal gives up, for a run (a sweep says its own).
+RUN_WORDS = ("the run is kept as stopped", "a run in progress is not saved")
 
 
 def _compiling() -> bool:
@@ -63,7 +65,7 @@ class SignalGuard:
     def __init__(self) -> None:
         self.first: int | None = None  # the first signal received, which names the exit status
         self._stop: threading.Event | None = None
-        self._words = ("the run is kept as stopped", "a run in progress is not saved")
+        self._words = RUN_WORDS
         self._saving = 0
         self._pending: int | None = None
         self._installed: dict[int, object] = {}
@@ -76,8 +78,8 @@ class SignalGuard:
         return exit_status(self.first) if self.first is not None else default
 
     @contextmanager
-    def stopping(self, event: threading.Event, kept: str = "the run is kept as stopped",
-                 lost: str = "a run in progress is not saved") -> Iterator[threading.Event]:
+    def stopping(self, event: threading.Event, kept: str = RUN_WORDS[0],
+                 lost: str = RUN_WORDS[1]) -> Iterator[threading.Event]:
         """While inside, the first signal sets ``event`` (a cooperative stop) instead of
         ending the process; ``kept`` says what the stop keeps, ``lost`` what a second signal
         gives up."""
