@@ -48,7 +48,7 @@ def sweep_html(sweep_id: int | None, result: SweepResult) -> str:
             f"{len(result.points)} points</p>")
 
     def draw(path: Path) -> None:
-        from iris_gui.figures.crossover_file import render_crossover
+        from iris_gui.figures.crossover.crossover_file import render_crossover
 
         render_crossover(result, path, WIDTH)
 
@@ -58,7 +58,7 @@ def sweep_html(sweep_id: int | None, result: SweepResult) -> str:
 def explain_html(breakdown: Breakdown) -> str:
     """Where an epoch's time goes: the chart and the sentences."""
     def draw(path: Path) -> None:
-        from iris_gui.figures.explain_file import render_explain
+        from iris_gui.figures.explain.explain_file import render_explain
 
         render_explain([(breakdown.engine, breakdown)], path, WIDTH)
 
@@ -69,8 +69,8 @@ def explain_html(breakdown: Breakdown) -> str:
 
 
 def _loss(runs: list[StoredRun], saved: list[bool], path: Path) -> None:
-    from iris_gui.figures.curves import PlotCurve
-    from iris_gui.figures.loss_file import render_curves
+    from iris_gui.figures.loss.curves import PlotCurve
+    from iris_gui.figures.loss.loss_file import render_curves
 
     label = [f"run {run.id}" if kept else f"run {i + 1} (not saved)"
              for i, (run, kept) in enumerate(zip(runs, saved, strict=True))]
@@ -81,7 +81,7 @@ def _loss(runs: list[StoredRun], saved: list[bool], path: Path) -> None:
 
 def _ladder(runs: list[StoredRun], saved: list[bool], path: Path) -> None:
     from iris_gui.engine.records.ladder import ladder_rows
-    from iris_gui.figures.ladder_file import render_ladder
+    from iris_gui.figures.ladder.ladder_file import render_ladder
 
     ids = [run.id if kept else None for run, kept in zip(runs, saved, strict=True)]
     render_ladder(ladder_rows([run.result for run in runs], ids), path, WIDTH)

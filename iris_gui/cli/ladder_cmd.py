@@ -17,7 +17,7 @@ from iris_gui.cli.output import number, print_json, seconds, status_line, table
 from iris_gui.cli.parser import config_from_args
 from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.spec.engines import ENGINES
-from iris_gui.figures.ladder_text import SLOWER, SLOWER_ANY, is_slower
+from iris_gui.figures.ladder.ladder_text import SLOWER, SLOWER_ANY, is_slower
 
 DEFAULT_RECORD = "device"
 

@@ -17,7 +17,7 @@ from iris_gui.store.files import check_export_target
 from iris_gui.store.paths import StoreError
 
 if TYPE_CHECKING:
-    from iris_gui.figures.curves import PlotCurve
+    from iris_gui.figures.loss.curves import PlotCurve
 
 FORMATS = (".png", ".svg", ".csv")
 
@@ -61,7 +61,7 @@ def plot_command(args: argparse.Namespace) -> int:
 
 
 def _stored_curves(run_ids: list[int]) -> list[PlotCurve]:
-    from iris_gui.figures.curves import PlotCurve
+    from iris_gui.figures.loss.curves import PlotCurve
 
     with open_store(True) as store:
         found = store.curves(run_ids)
@@ -76,7 +76,7 @@ def _stored_curves(run_ids: list[int]) -> list[PlotCurve]:
 def _render(curves: list[PlotCurve], out: Path, width: int, log_y: bool) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from iris_gui.figures.loss_file import render_curves
+    from iris_gui.figures.loss.loss_file import render_curves
     from iris_gui.figures.offscreen import use_offscreen
 
     use_offscreen()  # no display is needed to draw a file
@@ -98,7 +98,7 @@ def _ladder(run_ids: list[int], out: Path, width: int) -> int:
     else:
         from PySide6.QtWidgets import QApplication
 
-        from iris_gui.figures.ladder_file import render_ladder
+        from iris_gui.figures.ladder.ladder_file import render_ladder
         from iris_gui.figures.offscreen import use_offscreen
 
         use_offscreen()
@@ -117,7 +117,7 @@ def _families(out: Path, width: int) -> int:
         found = families([(s.id, s.result) for s in store.list_sweeps()])
     from PySide6.QtWidgets import QApplication
 
-    from iris_gui.figures.families_file import render_families
+    from iris_gui.figures.crossover.families_file import render_families
     from iris_gui.figures.offscreen import use_offscreen
 
     use_offscreen()
@@ -139,7 +139,7 @@ def _sweep(sweep_id: int, out: Path, width: int, suffix: str) -> int:
     else:
         from PySide6.QtWidgets import QApplication
 
-        from iris_gui.figures.crossover_file import render_crossover
+        from iris_gui.figures.crossover.crossover_file import render_crossover
         from iris_gui.figures.offscreen import use_offscreen
 
         use_offscreen()

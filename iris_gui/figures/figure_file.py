@@ -12,9 +12,9 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from iris_gui.figures import scene_export
 from iris_gui.figures.offscreen import discard
 from iris_gui.figures.plot_theme import LIGHT
+from iris_gui.figures.svg import scene_export
 from iris_gui.store.paths import StoreError
 
 

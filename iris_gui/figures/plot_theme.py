@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-if TYPE_CHECKING:  # Qt only where a palette is read: the colours are plain data (figures/curves)
+if TYPE_CHECKING:  # Qt only where a palette is read: the colours are plain data (figures/loss/curves.py)
     from PySide6.QtCore import QEvent
     from PySide6.QtGui import QPalette
     from PySide6.QtWidgets import QWidget

@@ -10,12 +10,12 @@ from pathlib import Path
 from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.engine.remote.names import split_device
-from iris_gui.figures.crossover_file import render_crossover
-from iris_gui.figures.curves import PlotCurve
-from iris_gui.figures.explain_file import render_explain
-from iris_gui.figures.families_file import render_families
-from iris_gui.figures.ladder_file import render_ladder
-from iris_gui.figures.loss_file import render_curves
+from iris_gui.figures.crossover.crossover_file import render_crossover
+from iris_gui.figures.crossover.families_file import render_families
+from iris_gui.figures.explain.explain_file import render_explain
+from iris_gui.figures.ladder.ladder_file import render_ladder
+from iris_gui.figures.loss.curves import PlotCurve
+from iris_gui.figures.loss.loss_file import render_curves
 from iris_gui.report.content import Report
 
 WIDTH = 1200  # px: sharp on a page, small enough to embed

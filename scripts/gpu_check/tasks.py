@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+
 def environment() -> int:
     print("python", sys.version.split()[0], sys.executable)
     missing = []

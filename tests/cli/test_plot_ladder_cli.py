@@ -17,7 +17,7 @@ from support.cli import DB_NAME, TIMEOUT_S, cli_env, describe, one_line_error, r
 
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.figures.ladder import PYTORCH_COLOUR, REFERENCE_FILL
+from iris_gui.figures.ladder.ladder import PYTORCH_COLOUR, REFERENCE_FILL
 from iris_gui.store.ladder_csv import LADDER_COLUMNS
 from iris_gui.store.runs import RunStore
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from iris_gui.figures.curve_reduce import m4_indices
+from iris_gui.figures.loss.curve_reduce import m4_indices
 
 
 def test_a_long_smooth_curve_keeps_a_few_points_per_column_at_their_own_epochs() -> None:

@@ -1,4 +1,4 @@
-"""The explain chart as a file (figures/explain_file.py): two real ``Breakdown``s drawn without a
+"""The explain chart as a file (figures/explain/explain_file.py): two real ``Breakdown``s drawn without a
 panel, light, as PNG and SVG, each a picture of the bars and the words that name them."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from PySide6.QtGui import QImage
 from support.figure_pixels import RSVG, ink, rasterise, rgb
 
 from iris_gui.engine.records.breakdown import CATEGORIES
-from iris_gui.figures.explain import CATEGORY_COLOURS
-from iris_gui.figures.explain_file import RENDER_MIN_HEIGHT, render_explain
+from iris_gui.figures.explain.explain import CATEGORY_COLOURS
+from iris_gui.figures.explain.explain_file import RENDER_MIN_HEIGHT, render_explain
 from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.store.paths import StoreError
 from iris_gui.ui.panels.samples.breakdowns import (
@@ -100,7 +100,7 @@ def test_only_png_and_svg_are_written(qapp, tmp_path, items) -> None:
 
 def test_a_cpu_runs_estimate_is_exported_hatched_in_a_row_of_its_own(qapp, tmp_path) -> None:
     from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK, GpuEstimate
-    from iris_gui.figures.explain_marks import ESTIMATE_ROW
+    from iris_gui.figures.explain.explain_marks import ESTIMATE_ROW
 
     cpu = cpu_breakdown()
     cpu.gpu_estimate = GpuEstimate(15.0, 1.0, cpu_epoch_us=cpu.epoch_us_unprofiled)

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from iris_gui.engine.records.note_list import families
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
-from iris_gui.figures.families import EMPTY, FamiliesFigure
+from iris_gui.figures.crossover.families import EMPTY, FamiliesFigure
 
 
 def _sweep(model: str, us: dict[tuple[str, int], float], batch: int = 0,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from iris_gui.figures.curves import PlotCurve
-from iris_gui.figures.loss import LossFigure
+from iris_gui.figures.loss.curves import PlotCurve
+from iris_gui.figures.loss.loss import LossFigure
 from iris_gui.figures.plot_theme import LIGHT
 
 

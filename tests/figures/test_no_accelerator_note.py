@@ -9,7 +9,11 @@ from iris_gui.engine.records.sweep_model import (
     NO_ACCELERATOR_SERIES,
     is_no_accelerator_note,
 )
-from iris_gui.figures.crossover_text import NO_ACCELERATOR, NO_ACCELERATOR_TITLE, status_notes
+from iris_gui.figures.crossover.crossover_text import (
+    NO_ACCELERATOR,
+    NO_ACCELERATOR_TITLE,
+    status_notes,
+)
 from iris_gui.ui.panels.samples.sweep import sample_cpu_sweep
 
 

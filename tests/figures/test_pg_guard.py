@@ -6,7 +6,7 @@ from __future__ import annotations
 from pyqtgraph.graphicsItems.LabelItem import LabelItem
 from PySide6.QtCore import QSizeF, Qt
 
-import iris_gui.figures.loss  # noqa: F401  (installs the guard, as every figure does)
+import iris_gui.figures.loss.loss  # noqa: F401  (installs the guard, as every figure does)
 
 
 def test_a_cleared_label_answers_an_empty_size_and_a_whole_one_its_own(qapp) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from iris_gui.figures.svg_flatten import Clip, flatten
+from iris_gui.figures.svg.svg_flatten import Clip, flatten
 
 SVG = "{http://www.w3.org/2000/svg}"
 DATA = (2.0, 0.0, 0.0, -100.0, 10.0, 210.0)  # x: 2 px per epoch; y: 100 px per unit, flipped

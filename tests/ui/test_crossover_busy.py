@@ -8,7 +8,7 @@ import math
 from dataclasses import replace
 
 from iris_gui.engine.records.sweep_model import SweepResult
-from iris_gui.figures.crossover_marks import BUSY_LEGEND
+from iris_gui.figures.crossover.crossover_marks import BUSY_LEGEND
 from iris_gui.ui.panels.crossover.panel import CrossoverPanel
 from iris_gui.ui.panels.samples.sweep import SPEC, sample_env, sample_points
 

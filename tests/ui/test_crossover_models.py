@@ -146,7 +146,7 @@ def test_a_small_cnn_sweep_runs_from_the_view_and_reopens_into_the_form(qtbot, o
 
 def test_a_width_sweep_at_one_row_count_is_shown_along_its_width(panel) -> None:
     from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult
-    from iris_gui.figures.crossover_text import first_axis
+    from iris_gui.figures.crossover.crossover_text import first_axis
 
     points = [SweepPoint("cpu", "eager", 2, 1_024, width, "completed", epoch_us=100.0 * width,
                          epochs=20, flops_per_epoch=1e6 * width, cpu_wait_share=0.0)

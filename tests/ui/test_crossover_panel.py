@@ -27,7 +27,7 @@ from iris_gui.engine.records.sweep_model import (
     series_label,
 )
 from iris_gui.engine.spec.errors import ConfigError
-from iris_gui.figures.crossover_text import MISFIT, NO_ACCELERATOR, NO_ACCELERATOR_TITLE
+from iris_gui.figures.crossover.crossover_text import MISFIT, NO_ACCELERATOR, NO_ACCELERATOR_TITLE
 from iris_gui.store.paths import StoreError
 from iris_gui.store.sweep_csv import SWEEP_COLUMNS
 from iris_gui.ui.panels.crossover.panel import HISTORY_PROMPT, CrossoverPanel

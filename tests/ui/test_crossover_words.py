@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor
 from support.figure_pixels import rgb
 from support.wheel import wheel
 
-from iris_gui.figures.crossover_file import render_crossover
+from iris_gui.figures.crossover.crossover_file import render_crossover
 from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
 from iris_gui.figures.sample_mark import SAMPLE_LINES, SAMPLE_MARK
 from iris_gui.ui.panels.crossover.panel import CrossoverPanel

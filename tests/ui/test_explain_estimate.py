@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QTabBar
 
 from iris_gui.engine.records.breakdown import CATEGORIES
 from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK, NEXT_STEP, GpuEstimate
-from iris_gui.figures.explain_marks import ESTIMATE_ROW
+from iris_gui.figures.explain.explain_marks import ESTIMATE_ROW
 from iris_gui.figures.plot_theme import DARK, LIGHT
 from iris_gui.ui.panels.explain.panel import ExplainPanel
 from iris_gui.ui.panels.samples.breakdowns import CPU_LABEL, cpu_breakdown, gpu_breakdown

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from iris_gui.engine.records.breakdown import Breakdown
-from iris_gui.figures.explain import CATEGORY_COLOURS
+from iris_gui.figures.explain.explain import CATEGORY_COLOURS
 from iris_gui.ui.panels.explain.panel import ExplainPanel
 from iris_gui.ui.panels.samples.breakdowns import CPU_LABEL, cpu_breakdown, gpu_breakdown
 

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from support.figure_pixels import NO_RSVG, RSVG, column_centres, dark, dilated, ink, rasterise, rgb
 
-from iris_gui.figures.crossover_file import render_crossover
-from iris_gui.figures.ladder import PYTORCH_COLOUR
-from iris_gui.figures.ladder_file import render_ladder
-from iris_gui.figures.loss_file import export_png, export_svg, render_curves
+from iris_gui.figures.crossover.crossover_file import render_crossover
+from iris_gui.figures.ladder.ladder import PYTORCH_COLOUR
+from iris_gui.figures.ladder.ladder_file import render_ladder
+from iris_gui.figures.loss.loss_file import export_png, export_svg, render_curves
 from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel, PlotCurve
 from iris_gui.ui.panels.samples.ladder import sample_rows
 from iris_gui.ui.panels.samples.sweep import sample_sweep

@@ -19,9 +19,9 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from iris_gui.engine.records.ladder import LadderRow
-from iris_gui.figures.ladder import PYTORCH_COLOUR, REFERENCE_COLOUR, REFERENCE_FILL
-from iris_gui.figures.ladder_file import render_ladder
-from iris_gui.figures.ladder_text import VS_NOTE
+from iris_gui.figures.ladder.ladder import PYTORCH_COLOUR, REFERENCE_COLOUR, REFERENCE_FILL
+from iris_gui.figures.ladder.ladder_file import render_ladder
+from iris_gui.figures.ladder.ladder_text import VS_NOTE
 from iris_gui.store.csv_cells import csv_row
 from iris_gui.store.ladder_csv import LADDER_COLUMNS
 from iris_gui.store.paths import StoreError

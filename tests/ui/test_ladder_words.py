@@ -14,8 +14,8 @@ from PySide6.QtGui import QColor
 from support.figure_pixels import rgb
 
 from iris_gui.engine.records.ladder import LadderRow
-from iris_gui.figures.ladder_file import render_ladder
-from iris_gui.figures.ladder_text import VS_NOTE
+from iris_gui.figures.ladder.ladder_file import render_ladder
+from iris_gui.figures.ladder.ladder_text import VS_NOTE
 from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
 from iris_gui.figures.sample_mark import SAMPLE_LINES, SAMPLE_MARK
 from iris_gui.ui.panels.ladder.panel import LadderPanel
@@ -125,7 +125,7 @@ def test_a_rung_slower_than_the_notes_loop_says_why_where_its_bar_stands() -> No
     measured finding, said at its bar and in its hover, never left as an unexplained 0.9×."""
     from dataclasses import replace
 
-    from iris_gui.figures.ladder_text import SLOWER, SLOWER_MARK, bar_label, hover_text
+    from iris_gui.figures.ladder.ladder_text import SLOWER, SLOWER_MARK, bar_label, hover_text
 
     lean = LadderRow(device="cpu", device_name="CPU", engine="lean", label="lean",
                      framework=True, record="device", status="completed", epoch_us=341.0,

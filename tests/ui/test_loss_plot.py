@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 
 from iris_gui.engine.records.chunk import Chunk
-from iris_gui.figures.loss_range import widened
+from iris_gui.figures.loss.loss_range import widened
 from iris_gui.ui.panels.loss_plot.buffer import LiveBuffer
 from iris_gui.ui.panels.loss_plot.demo import sample_panel
 from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel, PlotCurve
@@ -178,6 +178,6 @@ def test_widened_grows_only_the_side_outgrown() -> None:
 
 def test_the_panel_modules_do_not_import_torch() -> None:
     # The window paints before torch loads; a panel that imported it would delay that by seconds.
-    code = ("import sys; import iris_gui.ui.panels.loss_plot.demo, iris_gui.figures.loss_file; "
+    code = ("import sys; import iris_gui.ui.panels.loss_plot.demo, iris_gui.figures.loss.loss_file; "
             "sys.exit('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0

@@ -7,7 +7,7 @@ import numpy as np
 from PySide6.QtGui import QColor, QImage
 
 from iris_gui.figures import sample_mark
-from iris_gui.figures.loss_file import export_png, export_svg
+from iris_gui.figures.loss.loss_file import export_png, export_svg
 from iris_gui.figures.plot_theme import SAMPLE as SAMPLE_COLOUR
 from iris_gui.figures.sample_mark import SAMPLE_MARK
 from iris_gui.ui.panels.loss_plot.demo import sample_panel

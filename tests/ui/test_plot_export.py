@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QColor, QImage
 
-from iris_gui.figures.loss_file import export_png, export_svg, render_curves
+from iris_gui.figures.loss.loss_file import export_png, export_svg, render_curves
 from iris_gui.store import files
 from iris_gui.store.curve_csv import export_curves_csv
 from iris_gui.store.paths import StoreError

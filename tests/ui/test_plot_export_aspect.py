@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
-from iris_gui.figures.loss_file import export_png, export_svg, render_curves
+from iris_gui.figures.loss.loss_file import export_png, export_svg, render_curves
 from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel, PlotCurve
 
 

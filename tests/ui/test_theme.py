@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
-from iris_gui.figures import loss_file as plot_export
+from iris_gui.figures.loss import loss_file as plot_export
 from iris_gui.figures.plot_theme import (
     DARK,
     LIGHT,

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QTimer
 from iris_gui.engine.records.ladder import Skipped, ladder_rows
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.words.counted import counted
-from iris_gui.figures.ladder_text import run_facts
+from iris_gui.figures.ladder.ladder_text import run_facts
 
 if TYPE_CHECKING:
     from iris_gui.ui.presenters.views import Views

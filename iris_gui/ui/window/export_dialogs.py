@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from iris_gui.engine.spec.errors import EngineError
-from iris_gui.figures import loss_file as plot_export
+from iris_gui.figures.loss import loss_file as plot_export
 from iris_gui.store.curve_csv import export_curves_csv
 from iris_gui.store.files import check_export_target
 from iris_gui.ui.panels.crossover.panel import CrossoverPanel

@@ -62,7 +62,7 @@ def _run_checks(scratch: Path) -> int:
     from PySide6.QtGui import QImage
     from PySide6.QtWidgets import QApplication
 
-    from iris_gui.figures import loss_file as plot_export
+    from iris_gui.figures.loss import loss_file as plot_export
     from iris_gui.ui.app import create_window
     from iris_gui.ui.window.settings import AppSettings
 

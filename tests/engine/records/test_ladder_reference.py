@@ -7,7 +7,7 @@ from __future__ import annotations
 from support.made_runs import made_run
 
 from iris_gui.engine.records.ladder import is_note_loop, ladder_rows
-from iris_gui.figures.ladder_text import bar_label, rung_names
+from iris_gui.figures.ladder.ladder_text import bar_label, rung_names
 
 
 def test_one_reference_per_device_and_other_settings_named() -> None:

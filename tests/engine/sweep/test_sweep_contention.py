@@ -22,7 +22,7 @@ from iris_gui.engine.records.sweep_model import (
 from iris_gui.engine.sweep import sweep
 from iris_gui.engine.sweep.sweep import run_sweep
 from iris_gui.engine.timing import contention
-from iris_gui.figures import crossover_text as words
+from iris_gui.figures.crossover import crossover_text as words
 from iris_gui.store.sweep_csv import sweep_rows
 
 SPEC = SweepSpec(rows=(120, 1_000, 3_000), hidden=(8,), devices=("cpu",), engines=("eager",),

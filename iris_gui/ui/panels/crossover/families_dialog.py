@@ -1,5 +1,5 @@
 """Model size across families, from the GPU wins? tab: the stored MLP, CNN and Transformer
-width sweeps on one plot of time per step against FLOPs per step (figures/families.py), each
+width sweeps on one plot of time per step against FLOPs per step (figures/crossover/families.py), each
 family's answer under it, and Save image… for a PNG or an SVG of the same picture."""
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 from iris_gui.engine.records.note_list import NoteAnswer
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.engine.spec.errors import EngineError
-from iris_gui.figures.families import FamiliesFigure
-from iris_gui.figures.families_file import render_families
+from iris_gui.figures.crossover.families import FamiliesFigure
+from iris_gui.figures.crossover.families_file import render_families
 from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.store.files import check_export_target
 from iris_gui.ui.panels.shared.plain_text import plain_tip

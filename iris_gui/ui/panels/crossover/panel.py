@@ -7,7 +7,7 @@ throughput`` per series (one step per epoch at full batch) and finds where two s
 the left column holds Start, Stop and the earlier sweeps to reopen, the progress with its time
 left on a row of its own, and four tabs: the new sweep's settings, what the shown sweep found,
 every point, and the note's list of when the GPU wins answered item by item from the stored
-sweeps (note_list.py: each item swept with one button). The plot beside them (the crossover figure, figures/crossover.py) draws a
+sweeps (note_list.py: each item swept with one button). The plot beside them (the crossover figure, figures/crossover/crossover.py) draws a
 sweep as it grows point by point or as it was stored. A made-up sweep is marked as such on
 the plot. The figures are the ``SweepResult``'s; its CSV is ``store/sweep_csv.py``'s rows.
 
@@ -41,8 +41,8 @@ from iris_gui.engine.records.note_list import NoteAnswer, item
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.words.sweep_progress import measuring_text, progress_text
-from iris_gui.figures import crossover_file
-from iris_gui.figures import crossover_text as words
+from iris_gui.figures.crossover import crossover_file
+from iris_gui.figures.crossover import crossover_text as words
 from iris_gui.figures.plot_theme import ERROR
 from iris_gui.store.sweep_csv import export_sweep_csv
 from iris_gui.ui.panels.crossover.families_dialog import FamiliesDialog

@@ -1,4 +1,4 @@
-"""The Crossover view's plot: the crossover figure (figures/crossover.py) with what only a
+"""The Crossover view's plot: the crossover figure (figures/crossover/crossover.py) with what only a
 screen has: the choice of x axis and of the sizes shown, a tooltip on each point, and the app's
 theme followed as it changes. The batch size is a choice of x axis only for a sweep that varies
 it, and the one shown when such a sweep comes in: it is what that sweep asks about.
@@ -13,9 +13,9 @@ from PySide6.QtCore import QEvent, QPointF, QSize, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from iris_gui.engine.records.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult
-from iris_gui.figures import crossover_marks as marks
-from iris_gui.figures import crossover_text as words
-from iris_gui.figures.crossover import CrossoverFigure
+from iris_gui.figures.crossover import crossover_marks as marks
+from iris_gui.figures.crossover import crossover_text as words
+from iris_gui.figures.crossover.crossover import CrossoverFigure
 from iris_gui.figures.plot_theme import PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.ui.panels.shared.fields import ValueCombo

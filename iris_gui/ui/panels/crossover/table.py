@@ -7,7 +7,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from iris_gui.engine.records.sweep_model import SweepResult
-from iris_gui.figures import crossover_text as words
+from iris_gui.figures.crossover import crossover_text as words
 from iris_gui.figures.plot_theme import CAUTION_TEXT, ERROR
 from iris_gui.store.sweep_csv import sweep_rows
 

@@ -1,6 +1,6 @@
 """The explain panel: where an epoch's time goes, one stacked horizontal bar per explained run.
 
-The chart is the explain figure (figures/explain.py); this panel shows it and adds what only a
+The chart is the explain figure (figures/explain/explain.py); this panel shows it and adds what only a
 screen has: the Explain button and the window box, the current run's counts and sentences
 (text.py), a status line, clicks that pick the run whose text is shown, hover tooltips
 on the segments, the app's theme and a plot height that fits the runs. It imports no torch: the
@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui.engine.records.breakdown import Breakdown
-from iris_gui.figures.explain import LEAST_ROW_LINES, ROW_LINES, ExplainFigure
-from iris_gui.figures.explain_marks import estimate_tip
+from iris_gui.figures.explain.explain import LEAST_ROW_LINES, ROW_LINES, ExplainFigure
+from iris_gui.figures.explain.explain_marks import estimate_tip
 from iris_gui.figures.plot_theme import ERROR, PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.ui.panels.explain.text import breakdown_html
 from iris_gui.ui.panels.shared.elided import ElidedLabel

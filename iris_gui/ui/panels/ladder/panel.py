@@ -1,4 +1,4 @@
-"""The ladder panel: the ladder figure (figures/ladder.py) in a dock, with what only a screen
+"""The ladder panel: the ladder figure (figures/ladder/ladder.py) in a dock, with what only a screen
 has: hover tooltips on bars and rung names, the sentence over it, the rungs left out, an
 empty-state line, the app's theme, and a refit on resize. Its CSV is the rows it shows, so
 the picture and the file never disagree.
@@ -16,11 +16,11 @@ from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from iris_gui.engine.records.ladder import LadderRow
-from iris_gui.figures import ladder_text as words
-from iris_gui.figures import scene_export
-from iris_gui.figures.ladder import BAR_HEIGHT, LadderFigure
+from iris_gui.figures.ladder import ladder_text as words
+from iris_gui.figures.ladder.ladder import BAR_HEIGHT, LadderFigure
 from iris_gui.figures.plot_theme import LIGHT, PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.figures.sample_mark import SampleMark
+from iris_gui.figures.svg import scene_export
 from iris_gui.store.ladder_csv import export_ladder_csv
 from iris_gui.ui.panels.shared.about_line import fit_wrapped, wrapped_label
 from iris_gui.ui.panels.shared.hover_tip import HoverTip

@@ -2,7 +2,7 @@
 
 The panel redraws on a timer, so appends must be cheap and must not touch the plot: the live
 buffer grows by doubling (amortised O(1) per point). The view ranges it is fitted by are
-figures/loss_range.py's, the curves' colours figures/curves.py's.
+figures/loss/loss_range.py's, the curves' colours figures/loss/curves.py's.
 """
 
 from __future__ import annotations

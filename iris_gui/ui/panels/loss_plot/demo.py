@@ -13,7 +13,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from iris_gui.engine.records.chunk import Chunk
-from iris_gui.figures.curves import PlotCurve
+from iris_gui.figures.loss.curves import PlotCurve
 from iris_gui.ui.panels.loss_plot.buffer import synthetic_losses
 from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel
 

@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPointF, QTimer
 from PySide6.QtWidgets import QLabel
 
-from iris_gui.figures.curves import PlotCurve
+from iris_gui.figures.loss.curves import PlotCurve
 
 HOVER_MS = 50
 

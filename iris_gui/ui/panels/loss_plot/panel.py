@@ -8,7 +8,7 @@ data falls outside them (pyqtgraph's auto-range rescans every curve: ~8 ms per r
 1.3-1.8 ms). ``python benchmarks/plot_redraw.py`` measures it.
 
 The picture itself (curves in their colours, axes, legend, log y, the sample mark) is
-figures/loss.py's ``LossFigure``, which files draw without a panel; this panel shows one and
+figures/loss/loss.py's ``LossFigure``, which files draw without a panel; this panel shows one and
 adds the live run, the read-out, the "log y" box, the empty hint and following the data.
 
 Run ``python -m iris_gui.ui.panels.loss_plot.panel`` to see the panel alone with sample data.
@@ -22,9 +22,16 @@ from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from iris_gui.engine.records.chunk import Chunk
-from iris_gui.figures.curves import LIVE_KEY, PlotCurve
-from iris_gui.figures.loss import LossFigure
-from iris_gui.figures.loss_range import EMPTY_Y, Bounds, bounds_of, curves_bounds, fitted, widened
+from iris_gui.figures.loss.curves import LIVE_KEY, PlotCurve
+from iris_gui.figures.loss.loss import LossFigure
+from iris_gui.figures.loss.loss_range import (
+    EMPTY_Y,
+    Bounds,
+    bounds_of,
+    curves_bounds,
+    fitted,
+    widened,
+)
 from iris_gui.figures.plot_theme import LIGHT, PlotTheme, plot_theme_for, theme_changed_by
 from iris_gui.ui.panels.loss_plot.buffer import LiveBuffer
 from iris_gui.ui.panels.loss_plot.hover import HoverReadout

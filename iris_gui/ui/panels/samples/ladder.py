@@ -13,7 +13,7 @@ import numpy as np
 from iris_gui.engine.records.ladder import LadderRow, ladder_rows
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, Timings
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.figures.ladder_text import RunFacts, run_facts
+from iris_gui.figures.ladder.ladder_text import RunFacts, run_facts
 
 CPU_NAME = "AMD EPYC 9654 96-Core Processor"
 GPU_NAME = "NVIDIA H200"

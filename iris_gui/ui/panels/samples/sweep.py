@@ -20,7 +20,7 @@ from iris_gui.engine.records.sweep_model import (
     SweepSpec,
     flops_per_epoch,
 )
-from iris_gui.figures.crossover_text import SAMPLE_KEY
+from iris_gui.figures.crossover.crossover_text import SAMPLE_KEY
 
 CPU_NAME = "AMD EPYC 9654 96-Core Processor"
 GPU_NAME = "NVIDIA H200"

@@ -20,7 +20,7 @@ from PySide6.QtCore import Qt
 
 from iris_gui.engine.records.note_list import NoteAnswer
 from iris_gui.engine.records.sweep_model import SweepResult
-from iris_gui.figures import crossover_marks as marks
+from iris_gui.figures.crossover import crossover_marks as marks
 from iris_gui.figures.plot_theme import LIGHT, NOTE, TABLEAU, PlotTheme
 
 X_TITLE = "FLOPs per step, forward + backward (log scale)"

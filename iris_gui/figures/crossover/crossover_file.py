@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from iris_gui.engine.records.sweep_model import SweepResult
-from iris_gui.figures import scene_export
-from iris_gui.figures.crossover import CrossoverFigure
-from iris_gui.figures.crossover_text import first_axis, is_sample
+from iris_gui.figures.crossover.crossover import CrossoverFigure
+from iris_gui.figures.crossover.crossover_text import first_axis, is_sample
 from iris_gui.figures.figure_file import discarded, show_offscreen, write_picture
 from iris_gui.figures.plot_theme import LIGHT
+from iris_gui.figures.svg import scene_export
 
 SVG_TITLE = "crossover sweep"
 # The plot's size in a file drawn without the window. The figure was first drawn in the

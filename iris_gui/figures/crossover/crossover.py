@@ -28,8 +28,8 @@ from iris_gui.engine.records.sweep_model import (
     batch_size,
     flops_per_epoch,
 )
-from iris_gui.figures import crossover_marks as marks
-from iris_gui.figures import crossover_text as words
+from iris_gui.figures.crossover import crossover_marks as marks
+from iris_gui.figures.crossover import crossover_text as words
 from iris_gui.figures.plot_theme import CAUTION_TEXT, LIGHT, TABLEAU, PlotTheme
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.store.sweep_csv import point_fit_errors

@@ -19,8 +19,8 @@ from PySide6.QtGui import QBrush, QColor, QFontMetrics
 
 import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
 from iris_gui.engine.records.ladder import LadderRow
-from iris_gui.figures import ladder_geometry as geometry
-from iris_gui.figures import ladder_text as words
+from iris_gui.figures.ladder import ladder_geometry as geometry
+from iris_gui.figures.ladder import ladder_text as words
 from iris_gui.figures.plot_figure import PlotFigure
 from iris_gui.figures.plot_theme import ERROR, LIGHT, PlotTheme
 from iris_gui.figures.sample_mark import SampleMark

@@ -13,9 +13,9 @@ import numpy as np
 import pyqtgraph as pg
 
 import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
-from iris_gui.figures.curves import LIVE_KEY, PlotCurve, pick_colour
 from iris_gui.figures.log_axis import SparseLogAxis
-from iris_gui.figures.loss_range import EMPTY_Y, curves_bounds, fitted
+from iris_gui.figures.loss.curves import LIVE_KEY, PlotCurve, pick_colour
+from iris_gui.figures.loss.loss_range import EMPTY_Y, curves_bounds, fitted
 from iris_gui.figures.plot_figure import PlotFigure
 from iris_gui.figures.plot_theme import LIGHT, PlotTheme, same_hue
 from iris_gui.figures.sample_mark import SampleMark

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QApplication
 
 from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.figures.figure_file import discarded, show_offscreen, suffix_of, write_picture
-from iris_gui.figures.ladder import LadderFigure
-from iris_gui.figures.ladder_text import ABOUT
+from iris_gui.figures.ladder.ladder import LadderFigure
+from iris_gui.figures.ladder.ladder_text import ABOUT
 from iris_gui.figures.plot_theme import LIGHT
 from iris_gui.store.ladder_csv import export_ladder_csv
 

@@ -50,7 +50,7 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget
 
 from iris_gui.figures.plot_theme import LIGHT
-from iris_gui.figures.svg_flatten import Clip, flatten
+from iris_gui.figures.svg.svg_flatten import Clip, flatten
 from iris_gui.store.files import write_atomically
 from iris_gui.store.paths import StoreError
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from iris_gui.figures.svg_geometry import SVG_NS, is_translation, local, number, parse_matrix
+from iris_gui.figures.svg.svg_geometry import SVG_NS, is_translation, local, number, parse_matrix
 
 MAX_HATCH_SQUARES = 50_000  # past this a hatch stays a <pattern> (a browser and librsvg draw it)
 

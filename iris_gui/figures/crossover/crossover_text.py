@@ -1,6 +1,6 @@
 """The crossover's words, without Qt: tick labels, the notes and the key under a figure, the
 findings beside the view's plot, the table's cells and the progress line; and whether a sweep
-is made up. The figure (figures/crossover.py) and the Crossover view share them.
+is made up. The figure (figures/crossover/crossover.py) and the Crossover view share them.
 
 Every figure is the sweep's own (``SweepResult``'s points, fits and crossovers, the fit error
 of each point from store/sweep_csv.py): this module only words and rounds them for the screen.

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iris_gui.figures.curves import PlotCurve
+from iris_gui.figures.loss.curves import PlotCurve
 
 # Share of the new span added on a side that grew, so that a slowly falling loss does not
 # move the view on every frame.

@@ -31,12 +31,12 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QPen
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QStyle
 
-from iris_gui.figures import scene_export
-from iris_gui.figures.curve_reduce import m4_indices
-from iris_gui.figures.curves import PlotCurve
 from iris_gui.figures.figure_file import discarded, show_offscreen, suffix_of
-from iris_gui.figures.loss import LossFigure
+from iris_gui.figures.loss.curve_reduce import m4_indices
+from iris_gui.figures.loss.curves import PlotCurve
+from iris_gui.figures.loss.loss import LossFigure
 from iris_gui.figures.plot_theme import LIGHT
+from iris_gui.figures.svg import scene_export
 from iris_gui.store.curve_csv import export_curves_csv
 
 FORMATS = (".png", ".svg", ".csv")

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication
 
 from iris_gui.engine.records.breakdown import Breakdown
-from iris_gui.figures.explain import ExplainFigure
+from iris_gui.figures.explain.explain import ExplainFigure
 from iris_gui.figures.figure_file import discarded, show_offscreen, suffix_of, write_picture
 from iris_gui.figures.plot_theme import LIGHT
 

@@ -27,7 +27,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from iris_gui.figures.svg_geometry import (
+from iris_gui.figures.svg.svg_geometry import (
     SVG_NS,
     Matrix,
     Rect,
@@ -40,7 +40,7 @@ from iris_gui.figures.svg_geometry import (
     point,
     shape_commands,
 )
-from iris_gui.figures.svg_hatch import tile_patterns, unmask_patterns
+from iris_gui.figures.svg.svg_hatch import tile_patterns, unmask_patterns
 
 ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")

@@ -18,7 +18,7 @@ from PySide6.QtGui import QBrush, QColor, QFontMetrics
 import iris_gui.figures.pg_guard  # noqa: F401  (guards LabelItem; see its notes)
 from iris_gui.engine.records.breakdown import CATEGORIES, Breakdown
 from iris_gui.engine.records.gpu_estimate import GpuEstimate
-from iris_gui.figures import explain_marks as marks
+from iris_gui.figures.explain import explain_marks as marks
 from iris_gui.figures.plot_figure import PlotFigure
 from iris_gui.figures.plot_theme import CAUTION, CAUTION_TEXT, LIGHT, TABLEAU, PlotTheme
 from iris_gui.figures.sample_mark import SampleMark

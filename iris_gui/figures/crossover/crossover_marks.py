@@ -11,7 +11,7 @@ from PySide6 import QtGui
 from PySide6.QtCore import Qt
 
 from iris_gui.engine.records.sweep_model import Crossover
-from iris_gui.figures import crossover_text as words
+from iris_gui.figures.crossover import crossover_text as words
 from iris_gui.figures.plot_theme import CAUTION, FIT_GREY, LIGHT
 
 BUSY_LEGEND = "CPU busy: not a finding"

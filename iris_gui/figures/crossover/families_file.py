@@ -8,7 +8,7 @@ from pathlib import Path
 
 from iris_gui.engine.records.note_list import NoteAnswer
 from iris_gui.engine.records.sweep_model import SweepResult
-from iris_gui.figures.families import FamiliesFigure
+from iris_gui.figures.crossover.families import FamiliesFigure
 from iris_gui.figures.figure_file import discarded, show_offscreen, write_picture
 from iris_gui.figures.plot_theme import LIGHT
 

@@ -1,0 +1,1 @@
+"""Explain's breakdown figure, its marks and its file export."""

@@ -1,0 +1,1 @@
+"""The engine ladder's bars: geometry, words and the file export."""

@@ -1,0 +1,1 @@
+"""SVG output: the scene's export, flattened, hatched and measured."""
