@@ -9,7 +9,7 @@ from typing import Any
 
 import pyqtgraph as pg
 
-from iris_gui.figures.plot_theme import LIGHT, PlotTheme
+from iris_gui.figures.plot_theme import LIGHT, PlotTheme, colour_axes
 
 
 class PlotFigure:
@@ -20,3 +20,9 @@ class PlotFigure:
     @property
     def plot_item(self) -> pg.PlotItem:
         return self.widget.getPlotItem()
+
+    def colour_frame(self, theme: PlotTheme) -> None:
+        """Take ``theme``: the background and both axes in its colours."""
+        self.theme = theme
+        self.widget.setBackground(theme.background)
+        colour_axes(self.plot_item, theme)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # Qt only where a palette is read: the colours are plain data (figures/loss/curves.py)
     from PySide6.QtCore import QEvent
@@ -116,3 +116,11 @@ def light_plots(panels: Sequence[ThemedPlot]) -> Iterator[None]:
         for panel, theme in kept:
             panel.apply_plot_theme(theme)
             panel.setUpdatesEnabled(True)
+
+
+def colour_axes(item: Any, theme: PlotTheme) -> None:
+    """``item``'s two axes (a pyqtgraph PlotItem's), their lines and numbers, in ``theme``'s
+    foreground."""
+    for side in ("bottom", "left"):
+        item.getAxis(side).setPen(theme.foreground)
+        item.getAxis(side).setTextPen(theme.foreground)

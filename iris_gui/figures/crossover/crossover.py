@@ -30,7 +30,7 @@ from iris_gui.engine.records.sweep_model import (
 )
 from iris_gui.figures.crossover import crossover_marks as marks
 from iris_gui.figures.crossover import crossover_text as words
-from iris_gui.figures.plot_theme import CAUTION_TEXT, LIGHT, TABLEAU, PlotTheme
+from iris_gui.figures.plot_theme import CAUTION_TEXT, LIGHT, TABLEAU, PlotTheme, colour_axes
 from iris_gui.figures.sample_mark import SampleMark
 from iris_gui.store.sweep_csv import point_fit_errors
 
@@ -96,9 +96,7 @@ class CrossoverFigure:
         self.sample_mark = SampleMark(self.plot_item)
 
     def _axes_in(self, theme: PlotTheme) -> None:
-        for side in ("bottom", "left"):
-            self.plot_item.getAxis(side).setPen(theme.foreground)
-            self.plot_item.getAxis(side).setTextPen(theme.foreground)
+        colour_axes(self.plot_item, theme)
 
     def set_colours(self, theme: PlotTheme) -> None:
         """Background, axes and legend in ``theme``'s colours; the hollow markers and tags take

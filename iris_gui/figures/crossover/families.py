@@ -21,7 +21,7 @@ from PySide6.QtCore import Qt
 from iris_gui.engine.records.note_list import NoteAnswer
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.figures.crossover import crossover_marks as marks
-from iris_gui.figures.plot_theme import LIGHT, NOTE, TABLEAU, PlotTheme
+from iris_gui.figures.plot_theme import LIGHT, NOTE, TABLEAU, PlotTheme, colour_axes
 
 X_TITLE = "FLOPs per step, forward + backward (log scale)"
 Y_TITLE = "time per step (log scale)"
@@ -48,9 +48,7 @@ class FamiliesFigure:
         self.plot_item.vb.setMouseEnabled(x=False, y=False)
         self.plot_item.setMenuEnabled(False)
         self.plot_item.hideButtons()
-        for side in ("bottom", "left"):
-            self.plot_item.getAxis(side).setPen(theme.foreground)
-            self.plot_item.getAxis(side).setTextPen(theme.foreground)
+        colour_axes(self.plot_item, theme)
         self.legend = pg.LegendItem(labelTextColor=theme.foreground, horSpacing=14, colCount=2)
         self.legend.setParentItem(self.widget.ci)
         self.legend.anchor(itemPos=(0.5, 0), parentPos=(0.5, 0), offset=(0, 2))

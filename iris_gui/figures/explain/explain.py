@@ -95,12 +95,7 @@ class ExplainFigure(PlotFigure):
     def set_colours(self, theme: PlotTheme) -> None:
         """Background, axes, legend, the bars' separating outline, the estimates' hatching and
         the frame in ``theme``'s colours; a category keeps its colour in both themes."""
-        self.theme = theme
-        item = self.plot_item
-        self.widget.setBackground(theme.background)
-        for side in ("bottom", "left"):
-            item.getAxis(side).setPen(theme.foreground)
-            item.getAxis(side).setTextPen(theme.foreground)
+        self.colour_frame(theme)
         self.legend.setLabelTextColor(theme.foreground)
         for _, label in self.legend.items:
             label.setText(label.text, color=theme.foreground)

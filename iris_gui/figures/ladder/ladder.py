@@ -85,12 +85,7 @@ class LadderFigure(PlotFigure):
     def set_colours(self, theme: PlotTheme) -> None:
         """Background, axes, legend and whiskers in ``theme``'s colours; the words and rules
         take them at the next ``draw_texts``."""
-        self.theme = theme
-        item = self.plot_item
-        self.widget.setBackground(theme.background)
-        for side in ("bottom", "left"):
-            item.getAxis(side).setPen(theme.foreground)
-            item.getAxis(side).setTextPen(theme.foreground)
+        self.colour_frame(theme)
         self.pytorch_bars.setOpts(pen=pg.mkPen(theme.background))
         self._reference_fill.setOpts(brush=theme.reference_fill)
         self.whiskers.setData(pen=pg.mkPen(theme.foreground, width=1.2))

@@ -65,12 +65,8 @@ class LossFigure(PlotFigure):
 
     def set_colours(self, theme: PlotTheme) -> None:
         """Background, axes, legend and curves in ``theme``'s colours."""
-        self.theme = theme
+        self.colour_frame(theme)
         item = self.plot_item
-        self.widget.setBackground(theme.background)
-        for side in ("bottom", "left"):
-            item.getAxis(side).setPen(theme.foreground)
-            item.getAxis(side).setTextPen(theme.foreground)
         legend = item.legend
         legend.setLabelTextColor(theme.foreground)
         legend.setBrush(theme.legend_brush)
