@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from support.cli import IRIS, TIMEOUT_S, cli_env, describe, ok_json, run_cli
 from support.model_sources import counting_model
+from support.signalled import running
 
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.workers.apart import train_apart
@@ -133,22 +134,10 @@ def test_a_worker_whose_command_was_killed_ends_even_while_its_file_hangs(tmp_pa
         proc.kill()
         proc.wait()
     deadline = time.monotonic() + 30
-    while _alive(worker) and time.monotonic() < deadline:
+    while running(worker) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(worker), f"worker {worker} still runs after its command was killed"
+    assert not running(worker), f"worker {worker} still runs after its command was killed"
 
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, dead and not yet reaped by init, does not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    return state != "Z"
 
 
 @long_only

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 from support.cli import run_cli
+from support.signalled import running
 from support.slurm import Cluster, slurm
 from support.sshd import LoopbackSshd, wait_for
 
@@ -422,9 +423,9 @@ def test_a_worker_whose_srun_was_killed_with_the_controller_down_ends(
         slurm.script.start_daemon(slurm.root, "slurmctld")
         down = False
         deadline = time.monotonic() + 30
-        while _running(worker) and time.monotonic() < deadline:
+        while running(worker) and time.monotonic() < deadline:
             time.sleep(0.1)  # a poll for the worker's end
-        assert not _running(worker), f"worker {worker} runs on with its srun killed"
+        assert not running(worker), f"worker {worker} runs on with its srun killed"
     finally:
         runner.close()
         if down:
@@ -452,11 +453,3 @@ def _kill(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, ended and not yet reaped, does not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False

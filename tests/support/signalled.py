@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -56,3 +57,16 @@ def send(proc: subprocess.Popen, signum: int) -> None:
         proc.send_signal(signum)
     except ProcessLookupError:
         pass
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` runs on this machine (a zombie, ended and not yet reaped, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True  # no /proc: alive, as far as a signal 0 can tell
+    return state != "Z"

@@ -30,7 +30,7 @@ from iris_gui.engine.records.typed import brief
 from iris_gui.engine.remote import framing
 from iris_gui.engine.remote.hosts import Host
 from iris_gui.engine.remote.names import host_device
-from iris_gui.engine.remote.protocol import check_hello, devices_from
+from iris_gui.engine.remote.protocol import ALIVE_EVERY_S, check_hello, devices_from
 from iris_gui.engine.remote.slurm import (
     allocated_job,
     cancel_queued,
@@ -39,7 +39,6 @@ from iris_gui.engine.remote.slurm import (
     starts_jobs,
 )
 from iris_gui.engine.remote.ssh import explain_failure, worker_argv
-from iris_gui.engine.remote.stdio_worker import ALIVE_EVERY_S
 from iris_gui.engine.remote.wire import host_text
 from iris_gui.engine.workers.messages import Asked, MessageError, checked
 from iris_gui.engine.workers.runner import (

@@ -24,6 +24,10 @@ from iris_gui.engine.spec.errors import EngineError
 from iris_gui.version import __version__
 
 PROTOCOL = 5  # raised with every change to the framing or a message: both ends speak one
+# The client says ``alive`` this often; a worker that hears nothing for CLIENT_SILENCE_S (six
+# of them missed) takes its client for gone (stdio_worker.py), though the channel stays open.
+ALIVE_EVERY_S = 10.0
+CLIENT_SILENCE_S = 60.0
 
 
 class HandshakeError(EngineError):

@@ -17,8 +17,8 @@ same functions: worker_process.py). Three things differ from a pipe between two 
   process exits at once, in the middle of a job if need be: nothing is left running on a host
   that nobody is listening to. A channel can also go quiet without closing (Slurm's step
   daemon holds the job's stdin open after srun was killed while its controller was down): the
-  client says ``alive`` every ALIVE_EVERY_S, and a worker that hears nothing for
-  CLIENT_SILENCE_S exits all the same.
+  client says ``alive`` every protocol.ALIVE_EVERY_S, and a worker that hears nothing
+  for protocol.CLIENT_SILENCE_S exits all the same.
 
 Logs go to stderr, which ssh carries back to the window's log: nothing is written on the host.
 """
@@ -41,11 +41,6 @@ from iris_gui.engine.train.faults import fault_from_env
 from iris_gui.engine.workers.messages import MessageError
 
 log = logging.getLogger(__name__)
-
-# The client's ``alive`` comes this often; a worker that hears nothing for CLIENT_SILENCE_S
-# (six of them missed) takes its client for gone.
-ALIVE_EVERY_S = 10.0
-CLIENT_SILENCE_S = 60.0
 
 
 class FrameChannel:
@@ -140,7 +135,7 @@ def _end_when_unheard(heard: list[float]) -> None:
     except ConfigError:
         fault = None  # a malformed one: each job refuses it in its own line
     limit = fault.epoch if fault is not None and fault.kind == "client-silence" else \
-        CLIENT_SILENCE_S
+        protocol.CLIENT_SILENCE_S
     while True:
         time.sleep(min(1.0, limit / 4))
         silent = time.monotonic() - heard[0]
