@@ -10,9 +10,10 @@ stopped (running.py); the runs after it are not started.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from contextlib import closing
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from iris_gui.api.options import OptionError, parsed
 from iris_gui.api.records import Explanation, Ladder, Run, Runs, Sweep
@@ -21,6 +22,12 @@ from iris_gui.cli.session import open_store
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.words.labels import table_label
+
+if TYPE_CHECKING:
+    from iris_gui.cli.output import ProgressBar
+    from iris_gui.engine.remote.host_runners import HostRunners
+
+T = TypeVar("T")
 
 
 def train(*, save: bool = True, progress: bool = True, **options: Any) -> Run | Runs:
@@ -65,11 +72,8 @@ def sweep(*, save: bool = True, progress: bool = True, **options: Any) -> Sweep:
 
     args = parsed("sweep", options)
     line = notebook_line() if progress else None
-    result = _checked(lambda: measure(spec_from_args(args), args.parallel, progress, line))
-    sweep_id = None
-    if save:
-        with open_store(True) as store:
-            sweep_id = store.save_sweep(result)
+    result, sweep_id, _ = _checked(lambda: measure(spec_from_args(args), args.parallel,
+                                                   progress, line, save))
     return Sweep(sweep_id, result)
 
 
@@ -91,34 +95,33 @@ def runs(*ids: int) -> Runs:
     return Runs(Run(s.id, s.result, s.created_at, s.breakdown) for s in found)
 
 
-def _run(configs: list[RunConfig], save: bool, progress: bool, hosts: Any = None) -> Runs:
-    """Train each config in turn in this process (or on its host), saving as it goes."""
+def _run(configs: list[RunConfig], save: bool, progress: bool,
+         hosts: HostRunners | None = None) -> Runs:
+    """Train each config in turn through the job service (here, or on its host), saving as
+    it goes."""
+    from iris_gui.engine.jobs.places import Places
+    from iris_gui.engine.jobs.service import JobService
     from iris_gui.engine.remote.host_runners import HostRunners
-    from iris_gui.engine.train.trainer import train as train_here
-    from iris_gui.engine.workers.apart import trainer_for
+    from iris_gui.engine.workers.in_process import InProcessRunner
 
     hosts = hosts if hosts is not None else HostRunners(status=_say)
-    done = Runs()
     stop = threading.Event()
+
+    def bar(config: RunConfig, index: int, count: int) -> ProgressBar | None:
+        label = f"[{index + 1}/{count}] {table_label(config)} "
+        return progress_bar(config.epochs, label if count > 1 else "", progress)
+
     with interrupt_stops(stop), open_store(save) as store, closing(hosts):
-        for index, config in enumerate(configs):
-            label = f"[{index + 1}/{len(configs)}] {table_label(config)} "
-            bar = progress_bar(config.epochs, label if len(configs) > 1 else "", progress)
-            if hosts.for_device(config.device) is None:
-                trainer = trainer_for(config, train_here)
-                result = _checked(partial(trainer, config, observer=bar, stop=stop.is_set))
-            else:
-                result = _checked(partial(hosts.run, config, bar, stop.is_set))
-            if bar is not None:
-                bar.close()
-            run_id = store.save(result) if store is not None else None
-            done.append(Run(run_id, result))
-            if stop.is_set():
-                break
-    return done
+        service = JobService(Places(InProcessRunner(), hosts, "in-process"), store)
+        kept = _checked(partial(service.runs, configs, stop.is_set, bar))
+    for one in kept:
+        if one.unsaved:
+            _say(f"iris-gui: the run {table_label(one.result.config)} was not saved: "
+                 f"{one.unsaved}")
+    return Runs(Run(one.run_id, one.result) for one in kept)
 
 
-def _checked(call: Any) -> Any:
+def _checked(call: Callable[[], T]) -> T:
     """``call()``, a ConfigError from below it raised as the API's OptionError."""
     try:
         return call()

@@ -6,9 +6,10 @@ import argparse
 import math
 import os
 import sys
+from contextlib import closing
 from pathlib import Path
 
-from iris_gui.cli.output import number, print_json, table
+from iris_gui.cli.output import number, print_json, status_line, table
 from iris_gui.cli.run_options import checked_config
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.breakdown_text import op_kind_words, overhead_words, paired_words
@@ -31,8 +32,18 @@ def explain_command(args: argparse.Namespace) -> int:
 
 
 def explained(args: argparse.Namespace) -> Breakdown:
-    """The options' run explained; a bad option is one line (the parser's error)."""
-    from iris_gui.engine.explain.explain import MAX_REPLICATES, MAX_WINDOW, MIN_WINDOW, explain
+    """The options' run explained through the job service (here, a model file in a worker
+    of its own, or on its host); a bad option is one line (the parser's error)."""
+    from iris_gui.engine.explain.explain import (
+        DEFAULT_REPLICATES,
+        MAX_REPLICATES,
+        MAX_WINDOW,
+        MIN_WINDOW,
+    )
+    from iris_gui.engine.jobs.places import Places
+    from iris_gui.engine.jobs.service import JobService
+    from iris_gui.engine.remote.host_runners import HostRunners
+    from iris_gui.engine.workers.in_process import InProcessRunner
 
     if not MIN_WINDOW <= args.epochs <= MAX_WINDOW:
         args.command_parser.error(
@@ -46,8 +57,13 @@ def explained(args: argparse.Namespace) -> Breakdown:
     # Kineto prints a line on every profiler start and stop; it has no level that keeps its
     # errors but drops those, and a missing device trace is reported in the notes anyway.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
-    breakdown = explain(config, epochs=args.epochs, replicates=args.repeat, trace=trace)
-    if trace is not None:
+    with closing(HostRunners(status=status_line)) as hosts:
+        service = JobService(Places(InProcessRunner(), hosts, "in-process"))
+        blocks = None if args.repeat == DEFAULT_REPLICATES else args.repeat
+        kept = service.explain(config, args.epochs, str(trace) if trace else None,
+                               replicates=blocks)
+    breakdown = Breakdown.from_dict(kept.record)
+    if trace is not None and trace.is_file():
         print(f"kept the profiled window's trace in {trace}: open it in https://ui.perfetto.dev "
               "or chrome://tracing", file=sys.stderr)
     return breakdown

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iris_gui.cli.output import number, print_json, seconds, status_line, table
 from iris_gui.cli.parser import config_from_args
 from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.spec.engines import ENGINES
 from iris_gui.figures.ladder.ladder_text import SLOWER, SLOWER_ANY, is_slower
+
+if TYPE_CHECKING:
+    from iris_gui.engine.records.device_info import DeviceInfo
+    from iris_gui.engine.remote.host_runners import HostRunners
 
 DEFAULT_RECORD = "device"
 
@@ -33,7 +37,8 @@ def _engines(args: argparse.Namespace) -> list[str]:
     return list(dict.fromkeys(asked))
 
 
-def plan(args: argparse.Namespace, hosts: Any) -> tuple[list[RunConfig], list[dict[str, Any]]]:
+def plan(args: argparse.Namespace, hosts: HostRunners
+         ) -> tuple[list[RunConfig], list[dict[str, Any]]]:
     """The configs to run and the rows that cannot run (with their reason)."""
     from iris_gui.cli.run_options import checked_config
     from iris_gui.engine.records.ladder import ladder_configs
@@ -58,10 +63,10 @@ def plan(args: argparse.Namespace, hosts: Any) -> tuple[list[RunConfig], list[di
     return configs, unavailable
 
 
-def _hosts_devices(wanted: list[str], hosts: Any) -> dict[str, Any]:
+def _hosts_devices(wanted: list[str], hosts: HostRunners) -> dict[str, DeviceInfo]:
     """The hosts' devices among ``wanted`` (each host asked once; the engines each can run
     are the host's answer); one line and exit 2 when a host lacks one."""
-    found: dict[str, Any] = {}
+    found: dict[str, DeviceInfo] = {}
     for device in wanted:
         runner = hosts.for_device(device)
         assert runner is not None  # checked_config sent this machine's devices elsewhere

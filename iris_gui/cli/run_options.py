@@ -8,8 +8,8 @@ import argparse
 import sys
 import threading
 from collections.abc import Callable
-from contextlib import closing
-from typing import Any
+from contextlib import AbstractContextManager, closing, nullcontext
+from typing import TYPE_CHECKING, Any
 
 from iris_gui.cli.output import ProgressBar, print_json, status_line
 from iris_gui.cli.parser import config_from_args
@@ -19,6 +19,10 @@ from iris_gui.engine.spec.batch_settings import restart_warning
 from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.spec.engines import ENGINES, default_recording, recording_note
 from iris_gui.engine.words.labels import table_label
+
+if TYPE_CHECKING:
+    from iris_gui.engine.records.result import RunResult
+    from iris_gui.engine.remote.host_runners import HostRunners
 
 
 def checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
@@ -41,7 +45,7 @@ def checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
     return config
 
 
-def check_data_on_host(config: Any) -> None:
+def check_data_on_host(config: RunConfig) -> None:
     from iris_gui.engine.remote.names import split_device
     from iris_gui.engine.remote.runner import refuse_data_file
 
@@ -83,38 +87,53 @@ def _engine_recording(args: argparse.Namespace) -> dict[str, str]:
 
 
 def run_configs(configs: list[RunConfig], args: argparse.Namespace,
-                hosts: Any = None) -> tuple[list, list[int | None]]:
-    """Train each config in turn, saving as it goes; Ctrl+C or SIGTERM stops the current one
-    and the rest (cli/signals.py), and a signal never interrupts a save."""
+                hosts: HostRunners | None = None) -> tuple[list, list[int | None]]:
+    """Train each config in turn through the job service, saving as it goes; Ctrl+C or
+    SIGTERM stops the current one and the rest (cli/signals.py), and a signal never interrupts
+    a save. A run the store could not take is printed and said on stderr (exit status 2)."""
+    from iris_gui.engine.jobs.places import Places
+    from iris_gui.engine.jobs.service import JobService
     from iris_gui.engine.remote.host_runners import HostRunners
-    from iris_gui.engine.train.trainer import train
-    from iris_gui.engine.workers.apart import trainer_for
+    from iris_gui.engine.workers.in_process import InProcessRunner
 
-    results, ids = [], []
     stop = threading.Event()
     # A caller that has asked the hosts already (the ladder, for their engines) passes their
     # connections on; they are closed here either way.
     hosts = hosts if hosts is not None else HostRunners(status=status_line)
+    places = Places(InProcessRunner(), hosts, "in-process")
     # The stop is in place before the store opens: a signal from here on keeps the run.
     with GUARD.stopping(stop), open_store(not args.no_save) as store, closing(hosts):
-        for index, config in enumerate(configs):
-            label = f"{table_label(config)} " if len(configs) > 1 else ""
-            bar = ProgressBar(config.epochs, f"[{index + 1}/{len(configs)}] {label}") \
-                if not args.json else None
-            if hosts.for_device(config.device) is None:
-                with GUARD.keeping(keeper(config, args)):
-                    result = trainer_for(config, train)(config, observer=bar, stop=stop.is_set)
-            else:
-                result = hosts.run(config, bar, stop.is_set)
-            if bar:
-                bar.close()
-            with GUARD.saving():
-                results.append(result)
-                ids.append(store.save(result) if store is not None else None)
-            if stop.is_set():
-                break
-        args.kept_nowhere = store.kept_nowhere if store is not None else 0
-    return results, ids
+        service = JobService(places, store, _CommandGuard(args))
+        kept = service.runs(configs, stop.is_set, None if args.json else _bar)
+        for one in kept:
+            if one.unsaved:
+                sys.stderr.write(f"iris-gui: the run {table_label(one.result.config)} was "
+                                 f"not saved: {one.unsaved}\n")
+        args.kept_nowhere = (store.kept_nowhere if store is not None else 0) + sum(
+            bool(one.unsaved) for one in kept)
+    return [one.result for one in kept], [one.run_id for one in kept]
+
+
+def _bar(config: RunConfig, index: int, count: int) -> ProgressBar:
+    label = f"{table_label(config)} " if count > 1 else ""
+    return ProgressBar(config.epochs, f"[{index + 1}/{count}] {label}")
+
+
+class _CommandGuard:
+    """The command line's signal handling around a run in this process and each save."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+
+    def running(self, config: RunConfig) -> AbstractContextManager[object]:
+        from iris_gui.engine.remote.names import split_device
+
+        if split_device(config.device)[0] is not None:
+            return nullcontext()  # a host's run answers its stop over the connection
+        return GUARD.keeping(keeper(config, self.args))
+
+    def saving(self) -> AbstractContextManager[object]:
+        return GUARD.saving()
 
 
 def keeper(config: RunConfig, args: argparse.Namespace) -> Callable[[], str]:
@@ -143,7 +162,7 @@ def keeper(config: RunConfig, args: argparse.Namespace) -> Callable[[], str]:
     return keep
 
 
-def run_record(result: Any, run_id: int | None) -> dict[str, Any]:
+def run_record(result: RunResult, run_id: int | None) -> dict[str, Any]:
     record = result.to_dict()
     if run_id is not None:
         record = {"id": run_id, **record}

@@ -7,6 +7,7 @@ import argparse
 import math
 import sys
 import time
+from contextlib import AbstractContextManager, nullcontext
 from typing import TextIO
 
 from iris_gui.cli.model_options import SWEEP_MODEL_FIELDS
@@ -36,15 +37,11 @@ def sweep_command(args: argparse.Namespace) -> int:
     from iris_gui.engine.spec.errors import ConfigError
 
     try:
-        result = measure(spec_from_args(args), args.parallel, show_progress=not args.json)
+        result, sweep_id, kept_nowhere = measure(spec_from_args(args), args.parallel,
+                                                 not args.json, save=not args.no_save)
     except ConfigError as error:
         args.command_parser.error(str(error))
-    sweep_id, kept_nowhere = None, 0
-    with GUARD.saving():  # a signal now waits until the sweep is saved and printed
-        if not args.no_save:
-            with open_store(True) as store:
-                sweep_id = store.save_sweep(result)
-                kept_nowhere = store.kept_nowhere
+    with GUARD.saving():  # a signal now waits until the sweep is printed
         if args.json:
             print_json({"id": sweep_id, **result.to_dict()})
         else:
@@ -54,27 +51,44 @@ def sweep_command(args: argparse.Namespace) -> int:
     return exit_status(result) or (2 if kept_nowhere else 0)
 
 
-def measure(spec: SweepSpec, parallel: int, show_progress: bool,
-            line: TextIO | None = None) -> SweepResult:
-    """``spec`` swept here and on its hosts, Ctrl+C stopping it at the next chunk;
-    ConfigError names a setting that cannot be swept. ``line``: where the progress is one line
-    redrawn in place (a notebook's output), instead of stderr."""
+def measure(spec: SweepSpec, parallel: int, show_progress: bool, line: TextIO | None = None,
+            save: bool = True) -> tuple[SweepResult, int | None, int]:
+    """``spec`` swept here and on its hosts through the job service, Ctrl+C stopping it at
+    the next chunk, and saved: the result, its id and how many results no place could keep.
+    ConfigError names a setting that cannot be swept. ``line``: where the progress is one
+    line redrawn in place (a notebook's output), instead of stderr."""
+    from iris_gui.engine.jobs.places import Places
+    from iris_gui.engine.jobs.service import JobService
     from iris_gui.engine.remote.host_runners import HostRunners
-    from iris_gui.engine.sweep.sweep import run_sweep
+    from iris_gui.engine.workers.in_process import InProcessRunner
 
     stop = StopOnInterrupt()
     progress = _Progress(spec, line) if show_progress else None
     hosts = HostRunners(status=status_line, parallel=parallel)
     try:
-        hosts.check_parallel(spec.devices)
-        with stop.installed():
-            return hosts.sweep(spec, lambda part, relay, begins: run_sweep(
-                part, relay, stop, begins), progress, stop,
-                progress.starting if progress is not None else None)
+        with stop.installed(), open_store(save) as store:
+            service = JobService(Places(InProcessRunner(), hosts, "in-process"), store,
+                                 _SavingGuard())
+            kept = service.sweep(spec, progress,
+                                 progress.starting if progress is not None else None, stop)
+            if kept.unsaved:
+                sys.stderr.write(f"iris-gui: the sweep was not saved: {kept.unsaved}\n")
+            return kept.result, kept.sweep_id, bool(kept.unsaved) + (
+                store.kept_nowhere if store is not None else 0)
     finally:
         hosts.close()
         if progress is not None:
             progress.close()
+
+
+class _SavingGuard:
+    """A signal while the sweep is saved waits until it is."""
+
+    def running(self, config: object) -> AbstractContextManager[object]:
+        return nullcontext()
+
+    def saving(self) -> AbstractContextManager[object]:
+        return GUARD.saving()
 
 
 def exit_status(result: SweepResult) -> int:

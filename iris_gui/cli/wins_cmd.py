@@ -11,7 +11,6 @@ from dataclasses import replace
 
 from iris_gui.cli.output import print_json
 from iris_gui.cli.session import open_store
-from iris_gui.cli.signals import GUARD
 from iris_gui.engine.records.note_list import ITEMS, PARALLEL_MATHS, NoteAnswer, answers
 
 KEYS = [item.key for item in ITEMS]
@@ -63,12 +62,9 @@ def wins_command(args: argparse.Namespace) -> int:
         if not args.json:  # its sweep's progress follows on stderr
             print(f"{item.claim} ({item.key}): measuring its sweep", file=sys.stderr)
         try:
-            result = measure(spec, args.parallel, show_progress=not args.json)
+            result, _, kept_nowhere = measure(spec, args.parallel, show_progress=not args.json)
         except ConfigError as error:
             args.command_parser.error(str(error))
-        with GUARD.saving(), open_store(True) as store:
-            store.save_sweep(result)
-            kept_nowhere = store.kept_nowhere
         status = max(status, exit_status(result), 2 if kept_nowhere else 0)
         if status == 130:
             break  # Ctrl+C stops the whole list, keeping what was measured

@@ -21,7 +21,7 @@ from support.model_sources import counting_model
 from support.signalled import running
 
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.workers.apart import train_apart
+from iris_gui.engine.workers.apart import ApartRunner
 from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS
 
 # The three that start a Python of their own for the command (seconds of imports each) run
@@ -67,6 +67,15 @@ def test_os_exit_in_forward_fails_the_api_run_and_returns_it_with_its_epochs(tmp
     assert [r.id for r in lab.runs()] == [run.id]
 
 
+def test_os_exit_in_forward_while_explained_ends_the_explain_in_one_line(tmp_path):
+    model = _model(tmp_path, in_forward="os._exit(5)", when="self.calls > 30")
+    done = run_cli(["explain", "--model", model, "--epochs", "20"], tmp_path / "data")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, describe(done)
+    [line] = done.stderr.splitlines()  # the command lived to say it
+    assert line.startswith("iris-gui explain: ") and "exited during the explain (exit code 5)" \
+        in line, line
+
+
 def test_a_forward_that_never_returns_is_ended_after_the_grace_and_kept_as_stopped(tmp_path):
     # The first chunk heard asks the stop and, through a marker file, sends the next forward
     # to sleep for an hour: the stop is never answered.
@@ -79,7 +88,11 @@ def test_a_forward_that_never_returns_is_ended_after_the_grace_and_kept_as_stopp
 
     config = RunConfig(model=_model(tmp_path, in_forward="time.sleep(3600)",
                                     when=f"Path({str(marker)!r}).exists()"), epochs=100_000)
-    result = train_apart(config, observer=observer, stop=heard.is_set)
+    runner = ApartRunner()
+    stopper = threading.Thread(target=lambda: heard.wait(60) and runner.request_stop(),
+                               daemon=True)
+    stopper.start()
+    result = runner.run(config, observer)
     assert result.status.value == "stopped", result.message
     assert f"did not answer within {STOP_GRACE_SECONDS:g} s and was ended" in result.message
     assert 0 < result.epochs_completed < 100_000

@@ -26,6 +26,8 @@ from support.slurm import Cluster, slurm_if_here
 from support.sshd import LoopbackSshd, alive, wait_for
 
 from iris_gui import __version__
+from iris_gui.engine.jobs.places import Places
+from iris_gui.engine.jobs.service import JobService
 from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.records.result import RunStatus
 from iris_gui.engine.records.sweep_model import SweepSpec
@@ -36,6 +38,7 @@ from iris_gui.engine.remote.runner import RemoteRunner
 from iris_gui.engine.remote.ssh import SETUP_VENV, SSH_CONFIG_ENV
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.workers.in_process import InProcessRunner
 from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS, WorkerError
 
 PYTHON_IRIS_GUI = f"{shlex.quote(sys.executable)} -m iris_gui"
@@ -236,10 +239,14 @@ def test_stop_from_another_thread_within_the_grace(lab: RemoteRunner) -> None:
     assert again.status is RunStatus.COMPLETED and again.epochs_completed == 50
 
 
-def test_host_runners_run_turns_a_stop_callable_into_a_stop(hosts: HostRunners,
-                                                          lab: RemoteRunner) -> None:
+def test_the_job_service_turns_a_stop_callable_into_the_hosts_stop(hosts: HostRunners,
+                                                                   lab: RemoteRunner) -> None:
     observer = Chunks(count=2)
-    result = hosts.run(RunConfig(epochs=LONG, device="lab:cpu"), observer, observer.enough.is_set)
+    service = JobService(Places(InProcessRunner(), hosts, "in-process"))
+    kept = service.run(RunConfig(epochs=LONG, device="lab:cpu"), observer,
+                       observer.enough.is_set)
+    result = kept.result
+    assert kept.run_id is None  # no keeper given: nothing saved
     assert result.status is RunStatus.STOPPED
     assert len(observer.chunks) >= 2 and result.epochs_completed < LONG
     assert lab.alive
@@ -256,15 +263,15 @@ def test_explain_on_the_host(lab: RemoteRunner) -> None:
 
 
 def test_a_sweep_across_this_machine_and_the_host(hosts: HostRunners, lab: RemoteRunner) -> None:
-    from iris_gui.engine.sweep.sweep import run_sweep
-
     spec = SweepSpec(rows=(100, 1000), hidden=(10,), devices=("cpu", "lab:cpu"),
                      engines=("eager",), threads=("1",), min_seconds=0.05, min_epochs=5)
     seen: list[tuple[str, int, int]] = []
     begun: list[tuple[int, int]] = []
-    result = hosts.sweep(spec, lambda part, relay, begins: run_sweep(part, relay, None, begins),
-                         lambda point, done, total: seen.append((point.device, done, total)),
-                         lambda: False, lambda done, total: begun.append((done, total)))
+    service = JobService(Places(InProcessRunner(), hosts, "in-process"))
+    kept = service.sweep(spec, lambda point, done, total: seen.append((point.device, done, total)),
+                         lambda done, total: begun.append((done, total)))
+    result = kept.result
+    assert kept.sweep_id is None
     # Each point's start heard before it, here and through the host's worker, counted alike.
     assert [done for done, _ in begun] == [0, 1, 2, 3] and begun[-1][1] == 4
     assert result.status == "completed", result.message

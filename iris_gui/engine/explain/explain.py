@@ -55,6 +55,7 @@ from iris_gui.engine.words import numbers
 MIN_WINDOW, MAX_WINDOW = 10, 100_000
 MAX_WARMUP = 100_000
 MAX_REPLICATES = 100
+DEFAULT_REPLICATES = 5
 # Profiled but discarded epochs: the profiler's first moments (buffers, CUPTI start-up) are
 # its own cost, not the loop's.
 PROFILER_WARMUP = 10
@@ -170,7 +171,8 @@ def _check(epochs: int, warmup: int, replicates: int) -> None:
                               f"from {low:,} to {high:,}")
 
 
-def explain(config: RunConfig, epochs: int = 200, warmup: int = 50, replicates: int = 5,
+def explain(config: RunConfig, epochs: int = 200, warmup: int = 50,
+            replicates: int = DEFAULT_REPLICATES,
             stop: StopCheck | None = None, trace: Path | None = None) -> Breakdown:
     """Profile ``epochs`` epochs of ``config`` after ``warmup`` and reduce them to a Breakdown.
     The unprofiled time and the paired costs come from ``replicates`` x ``epochs`` unprofiled

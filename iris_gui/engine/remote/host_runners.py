@@ -1,47 +1,21 @@
 """The remote runners of one session, one per host, each connected on first use and kept.
 
-The CLI and the window ask ``for_device(device)``: None for this machine's devices (their own
-runner trains them), else the host's ``RemoteRunner``. ``run`` takes a ``stop`` callable, as
-the trainer does, and turns it into the runner's stop message. With ``parallel`` above 1 a
-sweep measures each Slurm host on that many jobs at once (job_pool.py).
+The job service (engine/jobs/places.py) asks ``for_device(device)``: None for this machine's
+devices (their own runner trains them), else the host's ``RemoteRunner``. With ``parallel``
+above 1 a sweep measures each Slurm host on that many jobs at once (``pool``, job_pool.py).
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Callable
 
-from iris_gui.engine.records.result import RunResult
-from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.remote.hosts import Host, find_host, load_hosts
 from iris_gui.engine.remote.job_pool import JobPool
 from iris_gui.engine.remote.names import split_device
 from iris_gui.engine.remote.runner import RemoteRunner
 from iris_gui.engine.remote.slurm import starts_jobs
-from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
-
-
-@contextmanager
-def stop_watched(runner: Any, stop: Callable[[], bool]) -> Iterator[None]:
-    """While the block runs, ``stop()`` turning true calls ``runner.request_stop()`` once."""
-    finished = threading.Event()
-
-    def watch() -> None:
-        while not finished.wait(0.05):
-            if stop():
-                runner.request_stop()
-                return
-
-    watcher = threading.Thread(target=watch, daemon=True, name="iris-gui-remote-stop")
-    watcher.start()
-    try:
-        yield
-    finally:
-        finished.set()
-        watcher.join()
+from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS
 
 
 class HostRunners:
@@ -94,25 +68,9 @@ class HostRunners:
         self._pools.append(pool)
         return pool
 
-    def run(self, config: RunConfig, observer: Any, stop: Callable[[], bool]) -> RunResult:
-        """Train ``config`` on its host; ``stop()`` turning true stops it as a local run is."""
-        runner = self.for_device(config.device)
-        assert runner is not None, "a device of this machine has no remote runner"
-        with stop_watched(runner, stop):
-            return runner.run(config, observer)
-
-    def sweep(self, spec: SweepSpec, local_sweep: Any, observer: Any,
-              stop: Callable[[], bool], starting: Any = None) -> SweepResult:
-        """``spec`` across this machine (``local_sweep(spec, observer, starting)``) and its
-        hosts."""
-        from iris_gui.engine.remote.sweep_across import sweep_across
-
-        with stop_watched(self, stop):
-            return sweep_across(spec, local_sweep, self, observer, self.pool, starting)
-
-    def request_stop(self) -> None:
+    def request_stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
         for runner in self._runners.values():
-            runner.request_stop()
+            runner.request_stop(grace)
         for pool in self._pools:
             pool.request_stop()
 

@@ -155,10 +155,14 @@ class RemoteRunner(Connection):
                     f"({reason})"))
                 return self._kept(result, config)
 
-    def explain(self, config: RunConfig, window: int, trace: str | None = None
-                ) -> dict[str, Any]:
+    def explain(self, config: RunConfig, window: int, trace: str | None = None,
+                replicates: int | None = None) -> dict[str, Any]:
         """As ProcessRunner.explain; a host keeps no trace here (``trace`` is not sent: the
-        file would be on the host)."""
+        file would be on the host), and profiles with explain's own number of replicates."""
+        if replicates is not None:
+            raise ConfigError(f"a host explains with its own number of replicates; explain "
+                              f"{config.device} without --repeat, or a device of this machine "
+                              f"with --repeat {replicates}")
         try:
             _, local = split_device(config.device)
             asked = replace(config, device=local)

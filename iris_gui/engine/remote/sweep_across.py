@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Protocol
 
 from iris_gui.engine.records.sweep_model import (
     SweepPoint,
@@ -20,17 +20,24 @@ from iris_gui.engine.records.sweep_model import (
     is_no_accelerator_note,
 )
 from iris_gui.engine.remote.names import split_device
+from iris_gui.engine.workers.jobs import PointObserver, Starting
 
 # local_sweep(spec, observer, starting): this machine's part, its points to observer(point,
 # done, total) and each point's start to starting(done, total).
-LocalSweep = Callable[[SweepSpec, Any, Any], SweepResult]
+LocalSweep = Callable[[SweepSpec, PointObserver | None, Starting | None], SweepResult]
+
+
+class Sweeper(Protocol):
+    """What sweeps a host's part: its runner on one connection, or a pool of its jobs."""
+
+    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None,
+              starting: Starting | None = None) -> SweepResult: ...
 
 
 class HostsSource(Protocol):
-    """Where a host's runner comes from (HostRunners, or the window's worker): named here
-    rather than imported, since host_runners imports this module."""
+    """Where a host's runner comes from (the job service's picker over HostRunners)."""
 
-    def for_device(self, device: str) -> Any: ...
+    def for_device(self, device: str) -> Sweeper | None: ...
 
 
 def devices_by_machine(devices: tuple[str, ...]) -> dict[str | None, tuple[str, ...]]:
@@ -45,7 +52,7 @@ def devices_by_machine(devices: tuple[str, ...]) -> dict[str | None, tuple[str, 
 
 def sweep_across(spec: SweepSpec, local_sweep: LocalSweep, hosts: HostsSource,
                  observer: Callable[[SweepPoint, int, int], None] | None = None,
-                 pooled: Callable[[str], Any] | None = None,
+                 pooled: Callable[[str], Sweeper | None] | None = None,
                  starting: Callable[[int, int], None] | None = None) -> SweepResult:
     """``pooled(device)``: a sweeper of that device's host on several jobs (a JobPool), or
     None to sweep the host on its one connection. ``starting(done, total)``: point ``done +

@@ -78,16 +78,18 @@ class InProcessRunner:
         finally:
             self._stop.clear()  # cleared at the end, so a stop sent before the start counts
 
-    def explain(self, config: RunConfig, window: int, trace: str | None = None
-                ) -> dict[str, Any]:
+    def explain(self, config: RunConfig, window: int, trace: str | None = None,
+                replicates: int | None = None) -> dict[str, Any]:
         """As ProcessRunner.explain: WorkerCancelled on a stop, JobFailed on an error."""
         from pathlib import Path
 
-        from iris_gui.engine.explain.explain import explain
+        from iris_gui.engine.explain.explain import DEFAULT_REPLICATES, explain
 
         try:
             kept = Path(trace) if trace else None
-            return explain(config, window, stop=self._stop.is_set, trace=kept).to_dict()
+            blocks = DEFAULT_REPLICATES if replicates is None else replicates
+            return explain(config, window, stop=self._stop.is_set, trace=kept,
+                           replicates=blocks).to_dict()
         except RunCancelled:
             raise WorkerCancelled("explain stopped") from None
         except EngineError:

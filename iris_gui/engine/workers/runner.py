@@ -233,16 +233,18 @@ class ProcessRunner:
                     self.close()
                 return result
 
-    def explain(self, config: RunConfig, window: int, trace: str | None = None
-                ) -> dict[str, Any]:
+    def explain(self, config: RunConfig, window: int, trace: str | None = None,
+                replicates: int | None = None) -> dict[str, Any]:
         """Profile ``window`` epochs of ``config`` in the worker; Breakdown.to_dict() back.
-        ``trace``: where the worker keeps the profiled window's trace.
+        ``trace``: where the worker keeps the profiled window's trace; ``replicates``: of the
+        unprofiled blocks (None: explain's own number).
 
         Profiling checks no stop flag (it is a few seconds), so a stop kills the worker at
         once; it is restarted for the next job. A stop raises WorkerCancelled; the worker's
         death, WorkerCrashed; an error inside explain, JobFailed.
         """
-        kind, payload = self._answer(("explain", (config.to_dict(), window, trace)), "explain")
+        kind, payload = self._answer(("explain", (config.to_dict(), window, trace, replicates)),
+                                     "explain")
         return self._answered(Asked(0, "explain", config), kind, payload, "explain")
 
     def check_model(self, config: RunConfig) -> tuple[int, float]:

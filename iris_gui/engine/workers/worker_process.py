@@ -1,8 +1,8 @@
 """The worker process's side: import torch once, report the devices, then train or explain
 whatever the parent sends, answering every job, whatever goes wrong inside it.
 
-Messages in: ("run", config dict), ("explain", (config dict, window)), ("sweep", spec dict),
-("model", config dict), ("devices", None), ("quit", None). Out: ("ready", devices, accelerator and torch version),
+Messages in: ("run", config dict), ("explain", (config dict, window, trace, replicates)),
+("sweep", spec dict), ("model", config dict), ("devices", None), ("quit", None). Out: ("ready", devices, accelerator and torch version),
 ("devices", devices and accelerator), ("chunk", Chunk), ("result", (record,
 losses, chunks)), ("breakdown", dict), ("sweep-point", (point dict, done, total)),
 ("sweep-next", (done, total)), ("sweep-result", dict), ("model", (parameters, FLOPs a
@@ -179,17 +179,19 @@ def model_job(config: dict[str, Any]) -> tuple[str, Any]:
         return ("failed", f"{type(error).__name__}: {error}")
 
 
-def explain_job(config: dict[str, Any], window: int, trace: str | None = None
-                ) -> tuple[str, Any]:
+def explain_job(config: dict[str, Any], window: int, trace: str | None = None,
+                replicates: int | None = None) -> tuple[str, Any]:
     """``trace``: a file for the profiled window's trace (a local worker's only: a host's
-    request never names one)."""
+    request never names one); ``replicates``: None for explain's own number."""
     from pathlib import Path
 
-    from iris_gui.engine.explain.explain import explain
+    from iris_gui.engine.explain.explain import DEFAULT_REPLICATES, explain
 
     try:
         kept = Path(trace) if trace else None
-        return ("breakdown", explain(RunConfig.from_dict(config), window, trace=kept).to_dict())
+        blocks = DEFAULT_REPLICATES if replicates is None else replicates
+        return ("breakdown", explain(RunConfig.from_dict(config), window, trace=kept,
+                                     replicates=blocks).to_dict())
     except EngineError as error:
         return ("error", str(error))
     except Exception as error:  # as for a run

@@ -1,0 +1,204 @@
+"""JobService: every run and sweep, from the window, the command line and the Python API, is
+run, stopped and saved here.
+
+A front end builds the service over its ``Places`` (which runner does a job), its ``Keeper``
+(the runs store, or None not to save) and its ``Guard`` (the command line's signal handling
+around a run and a save), then hands it jobs with an observer and a stop. What stays in the
+front end is only its own: widgets and signals, argparse and printing, keyword arguments and
+records. A run whose runner raised something other than a refusal (EngineError, which the
+front end says in one line) is a failed row, never a lost one; a save that fails leaves the
+run returned, with the reason in ``Kept.unsaved``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from iris_gui.engine.jobs.places import Places
+from iris_gui.engine.jobs.stopping import Stop, Sweeping, never, stop_watched
+from iris_gui.engine.records.chunk import Chunk
+from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfinished_result
+from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
+from iris_gui.engine.remote.host_runners import HostRunners
+from iris_gui.engine.remote.job_pool import JobPool
+from iris_gui.engine.remote.sweep_across import Sweeper, sweep_across
+from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.workers.jobs import Observer, PointObserver, Starting
+
+log = logging.getLogger(__name__)
+
+
+class Keeper(Protocol):
+    """Where results are kept: the runs store (store/runs.py), in the caller's thread."""
+
+    def save(self, result: RunResult) -> int | None: ...
+
+    def save_sweep(self, result: SweepResult) -> int | None: ...
+
+    def save_breakdown(self, run_id: int, breakdown: dict[str, Any]) -> None: ...
+
+
+class Guard(Protocol):
+    """What the command line puts around a run (a signal during a compile keeps it as stopped)
+    and a save (a signal waits until it is done): cli/signals.py."""
+
+    def running(self, config: RunConfig) -> AbstractContextManager[object]: ...
+
+    def saving(self) -> AbstractContextManager[object]: ...
+
+
+class Unguarded:
+    def running(self, config: RunConfig) -> AbstractContextManager[object]:
+        return nullcontext()
+
+    def saving(self) -> AbstractContextManager[object]:
+        return nullcontext()
+
+
+class Progress(Protocol):
+    """A run's progress shown while it trains (a bar): its chunks, then closed."""
+
+    def __call__(self, chunk: Chunk) -> None: ...
+
+    def close(self) -> None: ...
+
+
+# progress(config, index, count): the progress of run ``index`` of ``count``, or None.
+ProgressFor = Callable[[RunConfig, int, int], "Progress | None"]
+
+
+@dataclass(frozen=True)
+class Kept:
+    result: RunResult
+    run_id: int | None  # None: not asked to save, kept in a recovery file, or not saved
+    unsaved: str = ""  # why the save failed, in one line; "" when it did not
+
+
+@dataclass(frozen=True)
+class KeptBreakdown:
+    record: dict[str, Any]  # Breakdown.to_dict()
+    unsaved: str = ""  # why it could not be kept with its run; "" when it was, or not asked
+
+
+@dataclass(frozen=True)
+class KeptSweep:
+    result: SweepResult
+    sweep_id: int | None
+    unsaved: str = ""
+
+
+class JobService:
+    def __init__(self, places: Places, keeper: Keeper | None = None,
+                 guard: Guard | None = None) -> None:
+        self.places, self.keeper = places, keeper
+        self.guard: Guard = guard if guard is not None else Unguarded()
+
+    def run(self, config: RunConfig, observer: Observer | None = None,
+            stop: Stop = never) -> Kept:
+        """``config`` trained where it belongs, each chunk to ``observer``, stopped at its next
+        chunk once ``stop()`` turns true, and saved. EngineError: refused, nothing ran."""
+        runner = self.places.runner_for(config)
+        with stop_watched(runner, stop), self.guard.running(config):
+            try:
+                result = runner.run(config, observer)
+            except EngineError:
+                raise
+            except Exception as error:  # the pipe broke, say: a failed row, never a hang
+                log.exception("a run failed in its runner")
+                env = EnvRecord(device=config.device, threads=config.threads,
+                                execution=self.places.execution)
+                result = unfinished_result(config, RunStatus.FAILED,
+                                           f"{type(error).__name__}: {error}", env)
+        return self._kept(result)
+
+    def runs(self, configs: list[RunConfig], stop: Stop = never,
+             progress: ProgressFor | None = None) -> list[Kept]:
+        """Each config in turn, saved as it ends; a stopped run ends the list."""
+        done: list[Kept] = []
+        for index, config in enumerate(configs):
+            shown = progress(config, index, len(configs)) if progress is not None else None
+            try:
+                done.append(self.run(config, shown, stop))
+            finally:
+                if shown is not None:
+                    shown.close()
+            if stop() or done[-1].result.status is RunStatus.STOPPED:
+                break
+        return done
+
+    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None,
+              starting: Starting | None = None, stop: Stop = never) -> KeptSweep:
+        """``spec`` swept on each machine it names in turn (a Slurm host's on several jobs
+        when the hosts are asked to), each point to ``observer``, stopped at the next chunk
+        once ``stop()`` turns true, then saved."""
+        hosts = self.places.hosts
+        hosts.check_parallel(spec.devices)
+        now = Sweeping()
+
+        def local_sweep(part: SweepSpec, relay: PointObserver | None,
+                        begins: Starting | None) -> SweepResult:
+            return now.becomes(self.places.here).sweep(part, relay, begins)
+
+        def pooled(device: str) -> JobPool | None:
+            pool = hosts.pool(device)
+            return now.becomes(pool) if pool is not None else None
+
+        with stop_watched(now, stop):
+            result = sweep_across(spec, local_sweep, _Picker(hosts, now), observer, pooled,
+                                  starting)
+        return self.keep_sweep(result)
+
+    def keep_sweep(self, result: SweepResult) -> KeptSweep:
+        """``result`` saved (a sweep that failed before it had one is kept as failed too)."""
+        if self.keeper is None:
+            return KeptSweep(result, None)
+        with self.guard.saving():
+            try:
+                return KeptSweep(result, self.keeper.save_sweep(result))
+            except EngineError as error:
+                return KeptSweep(result, None, str(error))
+
+    def explain(self, config: RunConfig, window: int, trace: str | None = None,
+                stop: Stop = never, replicates: int | None = None,
+                run_id: int | None = None) -> KeptBreakdown:
+        """``config``'s ``window`` epochs profiled where it belongs (``replicates`` blocks of
+        each variant unprofiled; None: explain's own number), kept with stored run ``run_id``
+        if one is named. WorkerCancelled once ``stop()`` has turned true; EngineError for what
+        was refused or failed."""
+        runner = self.places.runner_for(config)
+        with stop_watched(runner, stop):
+            record = runner.explain(config, window, trace, replicates)
+        if run_id is None or self.keeper is None:
+            return KeptBreakdown(record)
+        with self.guard.saving():
+            try:
+                self.keeper.save_breakdown(run_id, record)
+            except EngineError as error:
+                return KeptBreakdown(record, str(error))
+        return KeptBreakdown(record)
+
+    def _kept(self, result: RunResult) -> Kept:
+        if self.keeper is None:
+            return Kept(result, None)
+        with self.guard.saving():
+            try:
+                return Kept(result, self.keeper.save(result))
+            except EngineError as error:
+                return Kept(result, None, str(error))
+
+
+class _Picker:
+    """What sweep_across asks for a host's runner on one connection: it becomes the one
+    sweeping now."""
+
+    def __init__(self, hosts: HostRunners, now: Sweeping) -> None:
+        self.hosts, self.now = hosts, now
+
+    def for_device(self, device: str) -> Sweeper | None:
+        runner = self.hosts.for_device(device)
+        return self.now.becomes(runner) if runner is not None else None
