@@ -93,15 +93,17 @@ class MainWindow(QMainWindow):
                      self.crossover_dock):
             self.view_menu.addAction(dock.toggleViewAction())
         self.theme = ThemeController(self)
+        # Runs and sweeps other processes save (the CLI) join the views as they land.
+        self.store_watch = StoreWatch(store, self)
+        controller.keep_in(store.path)  # the job service saves there, in the worker's thread
         views = Views(store, controller, self.status, self.controls, self.plot, self.results,
-                      self.explain, self.ladder, self.crossover, self.actions, self.ladder_dock)
+                      self.explain, self.ladder, self.crossover, self.actions, self.ladder_dock,
+                      self.store_watch)
         self.ladder_presenter = LadderPresenter(views, self)
         self.presenter = RunPresenter(views, self.ladder_presenter, self)
         self.explain_presenter = ExplainPresenter(views, self)
         self.crossover_presenter = CrossoverPresenter(views, self)
         self.hosts_presenter = HostsPresenter(views, self)
-        # Runs and sweeps other processes save (the CLI) join the views as they land.
-        self.store_watch = StoreWatch(store, self)
         self.store_watch.changed.connect(self.results.refresh)
         self.store_watch.changed.connect(self.crossover_presenter.refresh_history)
         self.machine_presenter = MachinePresenter(views, self.machine_notice, settings, self)

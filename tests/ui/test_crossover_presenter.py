@@ -1,5 +1,5 @@
 """The Crossover view wired to a controller and a store: Start queues the settings' sweep, each
-point grows the view and the progress, the finished sweep is saved and listed, an earlier one
+point grows the view and the progress, the finished sweep (saved by the job service) is listed, an earlier one
 is reopened, a store that fails is said in the status bar; and the Crossover dock of the window.
 
 The presenter is driven through fakes of the controller and the store (the same signals and
@@ -31,7 +31,7 @@ class FakeController(QObject):
     devices_ready = Signal(list)
     sweep_point = Signal(object, int, int)
     sweep_next = Signal(int, int)
-    sweep_finished = Signal(object)
+    sweep_kept = Signal(object, object, str)
 
     def __init__(self) -> None:
         super().__init__()
@@ -77,6 +77,22 @@ class FakeStore:
         raise StoreError(f"no sweep {sweep_id} in the store (see iris-gui sweeps list)")
 
 
+class FakeWatch:
+    def __init__(self) -> None:
+        self.absorbed = 0
+
+    def absorb(self) -> None:
+        self.absorbed += 1
+
+
+def sweep_ends(window, result: SweepResult) -> None:
+    """What the job service does as a sweep ends: saves it, then says so."""
+    try:
+        window.controller.sweep_kept.emit(result, window.store.save_sweep(result), "")
+    except StoreError as error:
+        window.controller.sweep_kept.emit(result, None, str(error))
+
+
 class FakeControls:
     def execution(self) -> str:
         return "process"
@@ -90,6 +106,7 @@ class FakeWindow(QObject):
         self.store = store
         self.controls = FakeControls()
         self.status = QStatusBar()
+        self.watch = FakeWatch()
 
 
 @pytest.fixture
@@ -139,7 +156,7 @@ def test_a_sweep_runs_from_start_to_a_stored_result(window, qtbot) -> None:
 
     result = SweepResult(SweepSpec(), status="stopped", message="stopped after 13 of 30 points",
                          points=points[:13], env={"accelerators": ["cuda:0"]}).analyse()
-    controller.sweep_finished.emit(result)
+    sweep_ends(window, result)
     controller.set_state(RunState.IDLE)
     assert window.store.sweeps[-1].result is result
     assert panel.result() is result and panel.start_button.isEnabled()
@@ -168,7 +185,7 @@ def test_a_sweep_the_store_cannot_keep_is_still_shown_and_said(window) -> None:
     window.crossover.start_button.click()
     window.store.fail = "cannot save the sweep: disk I/O error"
     result = sample_sweep()
-    window.controller.sweep_finished.emit(result)
+    sweep_ends(window, result)
     assert window.crossover.result() is result
     assert window.status.currentMessage() == ("The sweep could not be saved: cannot save the "
                                               "sweep: disk I/O error")
@@ -201,7 +218,7 @@ def test_the_note_list_answers_from_the_store_sweeps_an_item_and_shows_its_sweep
                          "completed", epoch_us=us, epochs=20, flops_per_epoch=1e6 * width,
                          cpu_wait_share=0.0)
               for (device, width), us in times.items()]
-    window.controller.sweep_finished.emit(SweepResult(cnn, points=points).analyse())
+    sweep_ends(window, SweepResult(cnn, points=points).analyse())
     window.controller.set_state(RunState.IDLE)
     assert tab.answer_text("cnn").startswith(
         "Sweep 2: cuda:0/eager overtakes cpu/eager/2 threads from ~")

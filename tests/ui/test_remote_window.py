@@ -128,7 +128,7 @@ def test_stop_keeps_a_remote_run_and_closing_the_window_ends_the_next_quickly(
     window.actions.train.trigger()
     qtbot.waitUntil(lambda: bool(chunks), timeout=CONNECT_MS)
     # The host is this machine: the worker's pid there can be watched from here.
-    remote_pid = window.controller._worker._remote["lab"].remote_pid
+    remote_pid = window.controller._worker._hosts.for_device("lab:cpu").remote_pid
     assert _running(remote_pid)
     started = time.monotonic()
     window.close()

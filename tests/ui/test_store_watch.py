@@ -69,6 +69,21 @@ def test_the_windows_own_saves_reload_nothing_twice(qtbot, window_on, data_dir):
     assert len(resets) == 2 and _shown_ids(window) == [1, 2]
 
 
+def test_a_run_the_job_service_saves_for_the_window_reloads_it_once(qtbot, open_window):
+    # The service saves in the worker's thread, on a connection of its own: to the watch that
+    # is another connection's commit, which the presenter absorbs as it refreshes for it.
+    window = open_window(epochs=50, execution="in-process")
+    resets = []
+    window.results.model.modelReset.connect(lambda: resets.append(1))
+    with qtbot.waitSignal(window.controller.run_kept, timeout=60_000) as kept:
+        window.controls.train_button.click()
+    _, result, run_id, unsaved = kept.args
+    assert unsaved == "" and run_id == 1 and result.status.value == "completed"
+    assert _shown_ids(window) == [1] and window.results.selected_ids() == [1]
+    assert not window.store_watch.poll()
+    assert len(resets) == 1
+
+
 def _sample_result():
     from iris_gui.ui.panels.samples.runs import sample_results
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QObject, QThread, Signal
 
@@ -48,18 +49,21 @@ class TrainingController(QObject):
     run_started = Signal(int, object)
     chunk_ready = Signal(int, object)
     run_finished = Signal(int, object)
+    run_kept = Signal(int, object, object, str)  # token, RunResult, run id or None, why unsaved
     run_refused = Signal(int, str)  # token, one-line reason: the job ended without a result
     message = Signal(str)
     hosts_connecting = Signal(list)  # the names of the hosts being connected
     host_failed = Signal(str, str)  # host name, one-line reason (the others are listed)
     host_status = Signal(str)  # a line while a host connects (a job waiting in Slurm's queue)
     queue_changed = Signal(int)  # runs still waiting
-    # run id or None, RunConfig, breakdown dict, its profiled window's trace file ("": none)
-    explained = Signal(object, object, dict, str)
+    # run id or None, RunConfig, breakdown dict, its profiled window's trace file ("": none),
+    # why the breakdown could not be kept with its run ("": it was, or no run was named)
+    explained = Signal(object, object, dict, str, str)
     explain_failed = Signal(object, object, str)  # run id or None, RunConfig, one-line reason
     sweep_point = Signal(object, int, int)  # SweepPoint, points done, points in all
     sweep_next = Signal(int, int)  # points done, points in all: the next one begins
     sweep_finished = Signal(object)  # SweepResult
+    sweep_kept = Signal(object, object, str)  # SweepResult, sweep id or None, why unsaved
     # RunConfig, (parameters, FLOPs a step) or None, the one-line reason ("" when it can train)
     model_checked = Signal(object, object, str)
     _run_requested = Signal(int, object, str)
@@ -92,6 +96,8 @@ class TrainingController(QObject):
         self._worker.sweep_point.connect(self._on_sweep_point)
         self._worker.sweep_next.connect(self._on_sweep_next)
         self._worker.sweep_finished.connect(self._on_sweep_finished)
+        self._worker.sweep_kept.connect(self._on_sweep_kept)
+        self._worker.run_kept.connect(self.run_kept)
         self._refresh_requested.connect(self._worker.refresh_devices)
         self._reconnect_requested.connect(self._worker.reconnect_hosts)
         self._worker.hosts_connecting.connect(self.hosts_connecting)
@@ -103,6 +109,10 @@ class TrainingController(QObject):
         self._worker.chunk_ready.connect(self._on_chunk)
         self._worker.run_finished.connect(self._on_finished)
         self._worker.run_rejected.connect(self._on_rejected)
+
+    def keep_in(self, path: Path) -> None:
+        """Save the runs and sweeps in the store at ``path``; before ``start``."""
+        self._worker.keep_in(path)
 
     def start(self) -> None:
         self._thread.start()
@@ -214,8 +224,8 @@ class TrainingController(QObject):
         self._after_run()
 
     def _on_explained(self, token: int, run_id: int | None, config: RunConfig,
-                      breakdown: dict, trace: str) -> None:
-        self.explained.emit(run_id, config, breakdown, trace)
+                      breakdown: dict, trace: str, unsaved: str) -> None:
+        self.explained.emit(run_id, config, breakdown, trace, unsaved)
         self._after_run()
 
     def _on_explain_failed(self, token: int, run_id: int | None, config: RunConfig,
@@ -235,6 +245,9 @@ class TrainingController(QObject):
     def _on_sweep_point(self, token: int, point: object, done: int, total: int) -> None:
         if token == self._token:
             self.sweep_point.emit(point, done, total)
+
+    def _on_sweep_kept(self, token: int, result: object, sweep_id: object, unsaved: str) -> None:
+        self.sweep_kept.emit(result, sweep_id, unsaved)
 
     def _on_sweep_finished(self, token: int, result: object) -> None:
         self.sweep_finished.emit(result)

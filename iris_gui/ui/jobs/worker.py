@@ -1,12 +1,14 @@
-"""TrainingWorker: a QObject living in a QThread that hands configs to a runner.
+"""TrainingWorker: a QObject living in a QThread that hands jobs to the job service.
 
-The thread only relays: the computation runs in the worker process (or, when asked, in this
-thread, to show why it should not), or on a host through ssh for a ``HOST:...`` device. Signals
-carry plain data (numpy chunks, RunResult), never device tensors, and every one carries the
-run's token so nothing from an old run reaches a panel that has moved on.
+The thread only relays: the service (engine/jobs/) runs, stops and saves each job, the
+computation itself in the worker process (or, when asked, in this thread, to show why it
+should not), or on a host through ssh for a ``HOST:...`` device. Signals carry plain data
+(numpy chunks, RunResult), never device tensors, and every one carries the run's token so
+nothing from an old run reaches a panel that has moved on.
 
-A stop names the job it is for (the controller's token) and reaches only the runners doing that
-job: a stop left set on an idle runner would stop its next run at once.
+A stop names the job it is for (the controller's token): the job's stop turns true, and the
+service stops the runner doing it. A stop left set on an idle runner would stop its next run
+at once, so no runner hears a stop of a job it is not doing.
 """
 
 from __future__ import annotations
@@ -16,23 +18,23 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from iris_gui.engine.records.result import EnvRecord, RunStatus, unfinished_result
+from iris_gui.engine.jobs.places import Places
+from iris_gui.engine.jobs.service import JobService
+from iris_gui.engine.jobs.stopping import Stop, stop_watched
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.remote.host_runners import HostRunners
 from iris_gui.engine.remote.hosts import HostsError, load_hosts
-from iris_gui.engine.remote.runner import RemoteRunner
-from iris_gui.engine.remote.sweep_across import sweep_across
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.spec.models import is_model_file
 from iris_gui.engine.workers.in_process import InProcessRunner
-from iris_gui.engine.workers.jobs import Runner
 from iris_gui.engine.workers.runner import ProcessRunner, WorkerCancelled
 from iris_gui.ui.jobs.host_connect import connect_hosts
+from iris_gui.ui.jobs.keeper import StoreKeeper
 from iris_gui.ui.window.settings import IN_PROCESS_MODEL_FILE
 
 log = logging.getLogger(__name__)
@@ -49,13 +51,18 @@ class TrainingWorker(QObject):
     run_started = Signal(int, object)  # token, RunConfig
     chunk_ready = Signal(int, object)  # token, Chunk
     run_finished = Signal(int, object)  # token, RunResult
+    # token, RunResult, its run id or None, why it was not saved ("": it was, or not asked)
+    run_kept = Signal(int, object, object, str)
     run_rejected = Signal(int, str)  # token, one-line reason (bad config, absent device)
-    # token, run id or None, RunConfig, breakdown, the profiled window's trace file ("": none)
-    explained = Signal(int, object, object, dict, str)
+    # token, run id or None, RunConfig, breakdown, the profiled window's trace file ("": none),
+    # why the breakdown could not be kept with its run ("": it was, or no run was named)
+    explained = Signal(int, object, object, dict, str, str)
     explain_failed = Signal(int, object, object, str)  # token, run id or None, RunConfig, reason
     sweep_point = Signal(int, object, int, int)  # token, SweepPoint, points done, points in all
     sweep_next = Signal(int, int, int)  # token, points done, points in all: the next begins
     sweep_finished = Signal(int, object)  # token, SweepResult
+    # token, SweepResult, its sweep id or None, why it was not saved
+    sweep_kept = Signal(int, object, object, str)
     # token, RunConfig, parameters and FLOPs a step or None, the one-line reason ("" when fine)
     model_checked = Signal(int, object, object, str)
 
@@ -65,11 +72,10 @@ class TrainingWorker(QObject):
         self._active = "process"
         self._local_devices: list = []
         self._hosts = HostRunners([])
-        self._remote: dict[str, RemoteRunner] = {}  # every host runner made, for the close
-        self._lock = threading.Lock()  # the job's runners and the stop, shared with the GUI
-        self._job_token: int | None = None
-        self._job_runners: list = []
+        self._keeper: StoreKeeper | None = None  # where results are saved; None: nowhere
+        self._lock = threading.Lock()  # the stop and the hosts' generation, shared with the GUI
         self._stop_token: int | None = None
+        self._closing = False
         self._generation = 0  # of the hosts' connecting: a later one, or close, supersedes
         # The explained windows' traces, for the Explain view's Save trace…: kept while the
         # window is open, in a folder of this session's made at the first explain (a window
@@ -113,8 +119,6 @@ class TrainingWorker(QObject):
 
     def _connect_hosts(self, announce_without_hosts: bool) -> None:
         self._hosts.close()
-        with self._lock:
-            self._remote.clear()
         try:
             hosts = load_hosts()
         except HostsError as error:
@@ -129,7 +133,7 @@ class TrainingWorker(QObject):
             return
         self.hosts_connecting.emit([host.name for host in hosts])
         # Any device of a host names its runner; each host has a cpu.
-        runners = [r for r in (self._remote_runner(f"{h.name}:cpu") for h in hosts) if r]
+        runners = [r for r in (self._hosts.for_device(f"{h.name}:cpu") for h in hosts) if r]
         with self._lock:
             self._generation += 1
             generation = self._generation
@@ -156,53 +160,35 @@ class TrainingWorker(QObject):
         except RuntimeError:
             log.info("after close: %s", line)
 
-    def _remote_runner(self, device: str) -> RemoteRunner | None:
-        """The host's runner for a ``HOST:...`` device; None for this machine's devices."""
-        runner = self._hosts.for_device(device)
-        if runner is not None:
-            with self._lock:
-                self._remote[runner.host.name] = runner
-        return runner
+    def keep_in(self, path: Path) -> None:
+        """Save results in the store at ``path`` (the window's), from this thread; before the
+        thread starts."""
+        self._keeper = StoreKeeper(path)
 
-    def _runner_for(self, token: int, config: RunConfig, execution: str) -> Runner:
-        runner = self._remote_runner(config.device)
-        if runner is None and execution == "in-process" and is_model_file(config.model):
+    def _service(self, execution: str) -> JobService:
+        return JobService(Places(self._runners[execution], self._hosts, execution), self._keeper)
+
+    def _stop_for(self, token: int) -> Stop:
+        """Job ``token``'s stop: asked for it (now, or before it began), or the window closes."""
+        return lambda: self._closing or self._stop_token == token
+
+    def _refuse_own_code_here(self, config: RunConfig, execution: str) -> None:
+        if (execution == "in-process" and is_model_file(config.model)
+                and self._hosts.for_device(config.device) is None):
             raise EngineError(IN_PROCESS_MODEL_FILE)  # e.g. a stored run trained again
-        runner = runner or self._runners[execution]
-        self._working(token, [runner] if isinstance(runner, RemoteRunner)
-                      else list(self._runners.values()))
-        return runner
-
-    def _working(self, token: int, runners: list[Runner]) -> None:
-        """``runners`` now do job ``token``; a stop that came before they began still counts."""
-        with self._lock:
-            self._job_token, self._job_runners = token, runners
-            stop_now = self._stop_token == token
-        if stop_now:
-            for runner in runners:
-                runner.request_stop()
-
-    def _done(self) -> None:
-        with self._lock:
-            self._job_token, self._job_runners = None, []
 
     @Slot(int, object, str)
     def run(self, token: int, config: RunConfig, execution: str) -> None:
         self.run_started.emit(token, config)
         try:
-            runner = self._runner_for(token, config, execution)
-            result = runner.run(config, lambda chunk: self.chunk_ready.emit(token, chunk))
+            self._refuse_own_code_here(config, execution)
+            kept = self._service(execution).run(
+                config, lambda chunk: self.chunk_ready.emit(token, chunk), self._stop_for(token))
         except EngineError as error:
             self.run_rejected.emit(token, str(error))
             return
-        except Exception as error:  # e.g. the pipe broke: a failed row, never a hang
-            log.exception("run failed in the worker thread")
-            env = EnvRecord(device=config.device, threads=config.threads, execution=execution)
-            result = unfinished_result(config, RunStatus.FAILED,
-                                       f"{type(error).__name__}: {error}", env)
-        finally:
-            self._done()
-        self.run_finished.emit(token, result)
+        self.run_kept.emit(token, kept.result, kept.run_id, kept.unsaved)
+        self.run_finished.emit(token, kept.result)
 
     @Slot(int, object, object, int, str)
     def explain(self, token: int, run_id: int | None, config: RunConfig, window: int,
@@ -211,8 +197,9 @@ class TrainingWorker(QObject):
             self._traces = tempfile.mkdtemp(prefix="iris-gui-traces-")
         trace = os.path.join(self._traces, f"explain-{token}.json")
         try:
-            breakdown = self._runner_for(token, config, execution).explain(config, window,
-                                                                            trace)
+            self._refuse_own_code_here(config, execution)
+            kept = self._service(execution).explain(config, window, trace,
+                                                    self._stop_for(token), run_id=run_id)
         except WorkerCancelled:
             self.run_rejected.emit(token, "")  # the user stopped it: nothing to report
             return
@@ -221,48 +208,35 @@ class TrainingWorker(QObject):
                 log.exception("explain failed in the worker thread")
             self.explain_failed.emit(token, run_id, config, str(error))
             return
-        finally:
-            self._done()
         # A host's explain keeps no trace here: the profiler ran there.
-        self.explained.emit(token, run_id, config, breakdown,
-                            trace if os.path.isfile(trace) else "")
+        self.explained.emit(token, run_id, config, kept.record,
+                            trace if os.path.isfile(trace) else "", kept.unsaved)
 
     @Slot(int, object, str)
     def sweep(self, token: int, spec: SweepSpec, execution: str) -> None:
-        local = self._runners[execution]
-
-        def local_sweep(part: SweepSpec, observer, starting) -> SweepResult:
-            self._working(token, [local])
-            return local.sweep(part, observer, starting)
-
-        def remote_for_device(device: str) -> RemoteRunner | None:
-            runner = self._remote_runner(device)
-            self._working(token, [runner])
-            return runner
-
         try:
-            result = sweep_across(
-                spec, local_sweep, _HostPicker(remote_for_device),
-                lambda point, done, total: self.sweep_point.emit(token, point, done, total),
-                starting=lambda done, total: self.sweep_next.emit(token, done, total))
+            kept = self._service(execution).sweep(
+                spec, lambda point, done, total: self.sweep_point.emit(token, point, done, total),
+                lambda done, total: self.sweep_next.emit(token, done, total),
+                self._stop_for(token))
         except EngineError as error:
             self.run_rejected.emit(token, str(error))
             return
         except Exception as error:  # the pipe broke, say: a failed sweep, never a hang
             log.exception("sweep failed in the worker thread")
             result = SweepResult(spec, status="failed", message=f"{type(error).__name__}: {error}")
-        finally:
-            self._done()
-        self.sweep_finished.emit(token, result)
+            kept = self._service(execution).keep_sweep(result)
+        self.sweep_kept.emit(token, kept.result, kept.sweep_id, kept.unsaved)
+        self.sweep_finished.emit(token, kept.result)
 
     @Slot(int, object)
     def check_model(self, token: int, config: RunConfig) -> None:
         """A model file just chosen, built in the worker process (never this one), whatever
         the execution chosen for runs."""
         runner = self._runners["process"]
-        self._working(token, [runner])
         try:
-            cost = runner.check_model(config)
+            with stop_watched(runner, self._stop_for(token)):
+                cost = runner.check_model(config)
         except WorkerCancelled:
             self.run_rejected.emit(token, "")
             return
@@ -273,25 +247,26 @@ class TrainingWorker(QObject):
             log.exception("the model check failed in the worker thread")
             self.model_checked.emit(token, config, None, f"{type(error).__name__}: {error}")
             return
-        finally:
-            self._done()
         self.model_checked.emit(token, config, cost, "")
 
     def request_stop(self, grace: float | None = None, token: int | None = None) -> None:
         """Thread-safe: called from the GUI thread while a job blocks this one. ``token``: stop
         that job (now, or when it begins); None: stop everything, hosts being connected too
-        (the window is closing)."""
-        with self._lock:
-            if token is None:
-                runners = [*self._runners.values(), *self._remote.values()]
-            else:
+        (the window is closing), each runner within ``grace``."""
+        if token is not None:
+            with self._lock:
                 self._stop_token = token
-                runners = list(self._job_runners) if self._job_token == token else []
-        for runner in runners:
+            return
+        self._closing = True
+        for runner in self._runners.values():
             if grace is None:
                 runner.request_stop()
             else:
                 runner.request_stop(grace)
+        if grace is None:
+            self._hosts.request_stop()
+        else:
+            self._hosts.request_stop(grace)
 
     def close(self) -> None:
         """Only once the thread has finished: the runners are not shared across threads."""
@@ -302,11 +277,3 @@ class TrainingWorker(QObject):
         self._hosts.close()
         if self._traces:
             shutil.rmtree(self._traces, ignore_errors=True)
-
-
-class _HostPicker:
-    """What sweep_across asks for a host's runner: the machine sweeping now is the one a stop
-    reaches (HostRunners.sweep's own stop would reach every host, idle ones too)."""
-
-    def __init__(self, for_device: Callable[[str], RemoteRunner | None]) -> None:
-        self.for_device = for_device

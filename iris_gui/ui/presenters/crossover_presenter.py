@@ -38,7 +38,7 @@ class CrossoverPresenter(QObject):
         self.panel.reopen_requested.connect(self.reopen)
         controller.sweep_point.connect(self._on_point)
         controller.sweep_next.connect(self._on_next)
-        controller.sweep_finished.connect(self._on_finished)
+        controller.sweep_kept.connect(self._on_finished)
         controller.state_changed.connect(self._on_state)
         controller.devices_ready.connect(self.panel.set_devices)
         if controller.devices:
@@ -90,15 +90,15 @@ class CrossoverPresenter(QObject):
         self._left.add(point, done, total, self.clock())
         self.panel.show_progress(done, total, self._left.seconds_left)
 
-    def _on_finished(self, result: SweepResult) -> None:
+    def _on_finished(self, result: SweepResult, sweep_id: int | None, unsaved: str) -> None:
+        """The sweep ended and the job service has saved it (in the worker's thread)."""
         self._left = None
         self.panel.set_running(False)
-        try:
-            sweep_id = self.views.store.save_sweep(result)
-        except EngineError as error:
+        if unsaved:
             self.panel.set_result(result)
-            self._say(f"The sweep could not be saved: {error}")
+            self._say(f"The sweep could not be saved: {unsaved}")
             return
+        self.views.watch.absorb()  # the window's own save: the watch need not reload for it
         self.refresh_history()
         self.panel.set_result(result)
         found = sum(1 for c in result.crossovers if c.at is not None)

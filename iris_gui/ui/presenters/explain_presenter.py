@@ -62,15 +62,16 @@ class ExplainPresenter(QObject):
         if state is RunState.IDLE:
             w.explain.set_busy(False)
 
-    def _on_explained(self, run_id: int | None, config: RunConfig, data: dict,
-                      trace: str = "") -> None:
+    def _on_explained(self, run_id: int | None, config: RunConfig, data: dict, trace: str,
+                      unsaved: str) -> None:
+        """The job service has explained the run and kept the breakdown with it (in the
+        worker's thread), or says why it could not."""
         w = self.views
-        if run_id is not None:
-            try:
-                w.store.save_breakdown(run_id, data)
-                w.results.refresh()
-            except EngineError as error:
-                w.status.showMessage(f"The breakdown could not be saved: {error}", 8000)
+        if unsaved:
+            w.status.showMessage(f"The breakdown could not be saved: {unsaved}", 8000)
+        elif run_id is not None:
+            w.watch.absorb()  # the window's own save: the watch need not reload for it
+            w.results.refresh()
         w.explain.add_breakdown(owned_label(run_id, config), Breakdown.from_dict(data), trace)
 
     def save_trace(self, source: str) -> str | None:

@@ -1,8 +1,8 @@
 """RunPresenter: the path of a run through the window.
 
 Controls ask for runs -> the controller queues them -> chunks grow the live curve and the
-status bar -> the result is saved in one transaction, its row appears and is selected, and its
-curve stays in the plot as that stored run.
+status bar -> the job service saves the result in one transaction -> its row appears and is
+selected, and its curve stays in the plot as that stored run.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ class RunPresenter(QObject):
         controller.run_started.connect(self._on_started)
         controller.chunk_ready.connect(w.plot.append_chunk)
         controller.chunk_ready.connect(w.status.update_chunk)
-        controller.run_finished.connect(self._on_finished)
+        controller.run_kept.connect(self._on_finished)
         controller.run_refused.connect(self._on_refused)
         controller.message.connect(self._on_problem)
         controller.queue_changed.connect(self._on_queue)
@@ -211,13 +211,12 @@ class RunPresenter(QObject):
         self.views.plot.begin_live(token, label, config.epochs, config.recording.stride)
         self.views.status.begin(token, label, config.epochs)
 
-    def _on_finished(self, token: int, result: RunResult) -> None:
+    def _on_finished(self, token: int, result: RunResult, run_id: int | None,
+                     unsaved: str) -> None:
+        """The run ended and the job service has saved it (in the worker's thread)."""
         w = self.views
-        run_id = None
-        try:
-            run_id = w.store.save(result)
-        except EngineError as error:
-            self._on_problem(f"The run could not be saved: {error}")
+        if unsaved:
+            self._on_problem(f"The run could not be saved: {unsaved}")
         if result.status is RunStatus.FAILED:  # Help → Open Log Folder finds it there too
             log.warning("run %s (%s) %s: %s", run_id if run_id is not None else "(not saved)",
                         run_label(result.config), result.failed_at, result.message)
@@ -229,6 +228,7 @@ class RunPresenter(QObject):
         if run_id is None:
             return
         previous = w.results.selected_ids()
+        w.watch.absorb()  # the window's own save: the watch need not reload for it
         w.results.refresh()
         w.plot.clear_live()  # the stored run's own curve takes its place
         w.results.select_ids([*previous, run_id])

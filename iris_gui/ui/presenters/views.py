@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from iris_gui.ui.panels.run.panel import ControlsPanel
     from iris_gui.ui.panels.run.status import RunStatusBar
     from iris_gui.ui.window.menus import WindowActions
+    from iris_gui.ui.window.store_watch import StoreWatch
 
 
 @dataclass(frozen=True)
@@ -38,3 +39,4 @@ class Views:
     crossover: CrossoverPanel
     actions: WindowActions
     ladder_dock: QDockWidget  # the Ladder's tab: raised for a ladder, watched for visibility
+    watch: StoreWatch  # told of the window's own saves, which it need not reload for

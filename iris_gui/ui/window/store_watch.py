@@ -2,8 +2,9 @@
 
 The CLI saves into the same file while the window is open. Once a second the watch reads the
 store's change counter (RunStore.change_counter: a read of the file's header, no table), which
-moves only when another connection commits; the window's own saves and deletes leave it, so
-they refresh the views once, where they happen, and never again from here. ``changed`` is
+moves only when another connection commits; the window's own deletes leave it, and its job
+service's saves (on the worker thread's connection) are absorbed as the views refresh for
+them, so they refresh the views once, where they happen, and never again from here. ``changed`` is
 emitted when it moved: the views reload then, and only then.
 """
 
@@ -45,6 +46,13 @@ class StoreWatch(QObject):
         self._seen = now
         self.changed.emit()
         return True
+
+    def absorb(self) -> None:
+        """The window's worker has just saved (on a connection of its own): take the counter
+        as it is now, before the views refresh, so that only later work of others reloads."""
+        now = self._store.change_counter()
+        if now is not None:
+            self._seen = now
 
     def stop(self) -> None:
         self._timer.stop()
