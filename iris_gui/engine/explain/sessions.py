@@ -25,7 +25,7 @@ from iris_gui.engine.rungs.base import Stepper
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.spec.errors import RunCancelled
-from iris_gui.engine.train.assemble import build_run, prepare_run
+from iris_gui.engine.train.assemble import build_run, prepare_run, to_device
 from iris_gui.engine.train.batching import Batches, LoaderBatches, plan_of
 from iris_gui.engine.train.clock import synced_clock
 from iris_gui.engine.train.faults import fault_from_env
@@ -71,12 +71,8 @@ class Sessions:
         self.shape = (data.n_features, data.n_classes)
         self.rows = len(data.x_train)
         self.fault = fault_from_env()
-        self.x = torch.from_numpy(data.x_train).to(device)
-        self.y = torch.from_numpy(data.y_train).to(device)
-        # The loader's host tensors, as the trainer makes them (Prepared casts to the storage).
-        loader = config.data_path == "loader"
-        self.x_host = torch.from_numpy(data.x_train) if loader else None
-        self.y_host = torch.from_numpy(data.y_train) if loader else None
+        # One copy on the device for every variant, as the trainer puts it there.
+        self.data = to_device(config, device, data.x_train, data.y_train)
         self._loaders: list[LoaderBatches] = []
 
     @property
@@ -87,8 +83,7 @@ class Sessions:
         """A session of the config with this recording and call style for ``epochs`` epochs;
         ``annotate``: its steps' phases in profiler ranges, where the rung has them."""
         config = self.config.replace(record=record, call=call, epochs=epochs)
-        prepared = prepare_run(config, self.device, self.x, self.y, classes=self.shape[1],
-                               x_host=self.x_host, y_host=self.y_host)
+        prepared = prepare_run(config, self.device, self.data, classes=self.shape[1])
         if isinstance(prepared.batches, LoaderBatches):
             self._loaders.append(prepared.batches)
         stepper = build_run(prepared, self.fault, phase=in_range if annotate else None)

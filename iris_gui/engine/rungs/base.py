@@ -34,7 +34,7 @@ class Prepared:
     device: torch.device
     model: nn.Module  # on the device, initialised from config.seed
     criterion: nn.Module
-    x: torch.Tensor
+    x: torch.Tensor  # on the device in the storage dtype (train/assemble.to_device)
     y: torch.Tensor
     recorder: LossRecorder  # the recording choice's recorder; a rung may bring its own
     # Mini-batches or the loader path (batching.py); None: the note's full batch, resident.
@@ -48,9 +48,6 @@ class Prepared:
     def __post_init__(self) -> None:
         if self.precision is None:
             self.precision = precision_of(self.config, self.device)
-        if self.x.dtype != self.precision.storage:
-            self.x = self.x.to(self.precision.storage)
-            self.model.to(self.precision.storage)
         if self.batches is None and (self.config.batch or self.config.data_path == "loader"):
             self.batches = make_batches(self.config, self.x, self.y, self.x_host, self.y_host)
 

@@ -52,7 +52,7 @@ from iris_gui.engine.spec.engines import unsupported_batching
 from iris_gui.engine.spec.errors import ConfigError, EngineError
 from iris_gui.engine.spec.models import FAMILIES
 from iris_gui.engine.sweep.shapes import point_config, point_flops, row_values, values_held
-from iris_gui.engine.train.assemble import build_run, prepare_run
+from iris_gui.engine.train.assemble import build_run, prepare_run, to_device
 from iris_gui.engine.train.current_device import on_device
 from iris_gui.engine.train.devices import describe_devices, resolve_device
 from iris_gui.engine.train.environment import cpu_model
@@ -224,8 +224,8 @@ def _measure(spec: SweepSpec, config: RunConfig, device: torch.device, point: Sw
     x_host, y_host = synthetic(point.rows, features, spec.classes, spec.seed)
     warm_process(device)
     warm_step(config, device, point.batch or point.rows, features, spec.classes)
-    x, y = torch.from_numpy(x_host).to(device), torch.from_numpy(y_host).to(device)
-    stepper = build_run(prepare_run(config, device, x, y, classes=spec.classes))
+    data = to_device(config, device, x_host, y_host)
+    stepper = build_run(prepare_run(config, device, data, classes=spec.classes))
     # The window: until both min_seconds and min_epochs are reached, judged at the chunk
     # boundaries (so it overruns by at most a chunk, or an epoch when an epoch is longer).
     start = time.perf_counter()

@@ -28,7 +28,7 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError, RunCancelled
 from iris_gui.engine.timing.contention import cores_free
 from iris_gui.engine.train import loop
-from iris_gui.engine.train.assemble import build_run, new_model, prepare_run
+from iris_gui.engine.train.assemble import build_run, new_model, prepare_run, to_device
 from iris_gui.engine.train.batching import LoaderBatches, wait_share
 from iris_gui.engine.train.clock import synced_clock
 from iris_gui.engine.train.current_device import on_device
@@ -112,20 +112,13 @@ def _run_phases(
     result.env.warm_up = warm_up(config, device, len(data.x_train), data.n_features,
                                  data.n_classes)
     precision = precision_of(config, device)
-    storage = precision.storage
     t_transfer = synced_clock(device)
-    x_train = torch.from_numpy(data.x_train).to(device, storage)
-    y_train = torch.from_numpy(data.y_train).to(device)
-    x_test = torch.from_numpy(data.x_test).to(device, storage)
-    y_test = torch.from_numpy(data.y_test).to(device)
-    model.to(device, storage)
+    train = to_device(config, device, data.x_train, data.y_train, precision)
+    test = to_device(config, device, data.x_test, data.y_test, precision, host_copies=False)
+    model.to(device, precision.storage)
     t2 = synced_clock(device)
-    # The loader's host tensors are made in setup: the loader path copies every batch inside
-    # the loop, which is what it measures.
-    x_host = torch.from_numpy(data.x_train).to(storage) if config.data_path == "loader" else None
-    y_host = torch.from_numpy(data.y_train) if x_host is not None else None
-    prepared = prepare_run(config, device, x_train, y_train, model, precision=precision,
-                           x_host=x_host, y_host=y_host)
+    x_train, y_train, x_test, y_test = train.x, train.y, test.x, test.y
+    prepared = prepare_run(config, device, train, model)
     t_setup = time.perf_counter()
     # What the rung prepares beyond setup (compiling, capturing) is timed on its own, and
     # never inside the loop: compile_seconds.

@@ -8,6 +8,8 @@ import math
 import re
 from pathlib import Path
 
+import torch
+
 from iris_gui.engine.explain import explain, sessions
 from iris_gui.engine.records.sweep_model import SweepSpec
 from iris_gui.engine.spec.config import RunConfig
@@ -45,6 +47,33 @@ def test_the_trainer_the_sweep_and_explain_assemble_through_the_seam(monkeypatch
     explain.explain(RunConfig(engine="manual", record="device"), epochs=10, warmup=2,
                     replicates=1)
     assert built[:2] == ["manual", "manual"] and len(built) >= 4  # explain: its variants
+
+
+def test_only_the_seam_moves_a_runs_data_to_its_device():
+    moving = re.compile(r"from_numpy\(.*\)\.to\(")
+    places = sorted({path.relative_to(ENGINE).as_posix()
+                     for path in ENGINE.rglob("*.py")
+                     if moving.search(path.read_text())})
+    assert places == ["train/assemble.py"]
+
+
+def test_the_trainer_the_sweep_and_explain_train_on_data_in_the_storage_dtype(monkeypatch):
+    # float64 and the loader path: explain once trained float32 rows cast on the device.
+    config = RunConfig(engine="eager", precision="float64", data_path="loader", batch=40)
+    seen = []
+    build_run = assemble.build_run
+
+    def recorded(prepared, fault=None, phase=None):
+        seen.append((prepared.x.dtype, prepared.x_host.dtype,
+                     {p.dtype for p in prepared.model.parameters()}))
+        return build_run(prepared, fault, phase)
+
+    for module in (trainer, sweep, sessions):
+        monkeypatch.setattr(module, "build_run", recorded)
+    trainer.train(config.replace(epochs=4))
+    explain.explain(config, epochs=10, warmup=2, replicates=1)
+    float64 = (torch.float64, torch.float64, {torch.float64})
+    assert seen and all(one == float64 for one in seen), seen
 
 
 def test_a_loops_steady_state_covers_every_epoch_its_clocks_ran():
