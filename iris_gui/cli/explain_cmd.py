@@ -14,6 +14,7 @@ from iris_gui.cli.run_options import checked_config
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.breakdown_text import op_kind_words, overhead_words, paired_words
 from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK, range_us
+from iris_gui.engine.records.standing_words import busy_share
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.counted import counted
 
@@ -120,7 +121,7 @@ def _report(b: Breakdown) -> list[str]:
 
 
 def _busy_mark(b: Breakdown) -> str:
-    return f" (CPU busy {b.cpu_wait_share:.0%})" if b.cpu_busy else ""
+    return f" ({busy_share(b.cpu_wait_share)})" if b.cpu_busy else ""
 
 
 def _paired(b: Breakdown, us: float, pct: float) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from iris_gui.cli.output import number, print_json, seconds, status_line, table
 from iris_gui.cli.parser import config_from_args
+from iris_gui.engine.records import standing_words as words
 from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.spec.engines import ENGINES
 from iris_gui.figures.ladder.ladder_text import SLOWER, SLOWER_ANY, is_slower
@@ -162,7 +163,8 @@ def _ladder_table(ladder: list, unavailable: list[dict[str, Any]], chosen: list)
     title = f"{first.dataset}, {first.epochs:,} epochs: the engine ladder" if first else ""
     notes = [f"  {row['device']}/{row['engine']}: {row['message']}" for row in unavailable]
     legend = ("speedup = the note's loop us/epoch / the row's, on the same device (steady state; "
-              "~: within the noise; CPU busy, noisy, other data: not a result); "
+              f"~: {words.WITHIN_NOISE}; {words.BUSY}, {words.NOISY}, {words.OTHER_DATA}: not a "
+              "result); "
               "curve dev = largest relative difference from eager's loss curve")
     unfit_notes = [f"  {line.device}/{line.engine}: not a result: {line.standing_reason}"
                    for line in ladder if line.unfit]

@@ -7,6 +7,8 @@ import argparse
 from iris_gui.cli.output import PARTIAL_LEGEND, number, partial, print_json, seconds, table
 from iris_gui.cli.session import open_store
 from iris_gui.engine.records.standing import Kind, measurable
+from iris_gui.engine.records.standing_words import NOISY, RERUN_HINT, busy_for
+from iris_gui.engine.timing.contention import BUSY_SHARE
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.model_words import model_name
 from iris_gui.engine.words.plain import shown
@@ -50,9 +52,8 @@ def _list(args: argparse.Namespace, store) -> int:
 
 
 # After a steady state that is no result on its own (records/standing.py ``measurable``).
-MARK_LEGEND = ("busy: the CPU was busy with other work for 10% of the run's loop or more; noisy: "
-               "its steady state's IQR is over 10% of the median. Neither is a result to compare: "
-               "re-run it when the machine is quieter")
+MARK_LEGEND = (f"busy: {busy_for(BUSY_SHARE, 'the run')}'s loop or more; {NOISY}: its steady "
+               f"state's IQR is over 10% of the median. Neither is a result to compare: {RERUN_HINT}")
 
 
 def timing_mark(result) -> str:

@@ -14,7 +14,7 @@ from iris_gui.cli.model_options import SWEEP_MODEL_FIELDS
 from iris_gui.cli.output import number, print_json, status_line, table
 from iris_gui.cli.session import StopOnInterrupt, open_store
 from iris_gui.cli.signals import GUARD
-from iris_gui.engine.records.standing import BUSY_MARK
+from iris_gui.engine.records.standing_words import BUSY_SUFFIX
 from iris_gui.engine.records.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.batch_settings import batch_text
 from iris_gui.engine.timing.contention import BUSY_SHARE
@@ -114,7 +114,7 @@ class _Progress:
     def __call__(self, point, done: int, total: int) -> None:
         self.left.add(point, done, total, time.monotonic())
         batch = f", batch {batch_text(point.batch)}" if point.batch else ""
-        busy = BUSY_MARK if point.cpu_busy else ""
+        busy = BUSY_SUFFIX if point.cpu_busy else ""
         self._say(f"{progress_text(done, total, self.left.seconds_left)}: {point.series}, "
                   f"{point.rows:,} rows x {point.hidden:,} hidden{batch}: "
                   f"{number(point.epoch_us)} us/epoch{busy}")

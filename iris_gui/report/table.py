@@ -15,13 +15,19 @@ import math
 from iris_gui.engine.records.compare import baseline_index, steady_speedup
 from iris_gui.engine.records.result import RunResult, Timings
 from iris_gui.engine.records.standing import (
-    NOISY_MARK,
     Kind,
     Standing,
     data_words,
     mark_busy,
     measurable,
     standing,
+)
+from iris_gui.engine.records.standing_words import (
+    BUSY_MARK,
+    MARK,
+    NOISY,
+    NOISY_SUFFIX,
+    WITHIN_NOISE,
 )
 from iris_gui.engine.words.labels import SEPARATOR, setting_parts
 from iris_gui.engine.words.numbers import measured
@@ -39,9 +45,9 @@ MISSING = "-"
 BASELINE = "baseline"
 PARTIAL_MARK = " (partial)"  # as the results table marks a run that failed part-way
 LEGEND = ("× vs baseline: the first run's steady-state µs per epoch over each run's (the first run "
-          "that did not fail part-way, when the first did); ≈: within the noise (the two "
-          "ranges, median ± IQR/2, overlap). ⚠: a noisy steady state (IQR over 10% of the "
-          "median). ⚠ CPU busy: the run waited for a core 10% of its loop or more (other work "
+          f"that did not fail part-way, when the first did); ≈: {WITHIN_NOISE} (the two "
+          f"ranges, median ± IQR/2, overlap). {MARK}: a {NOISY} steady state (IQR over 10% of the "
+          f"median). {BUSY_MARK}: the run waited for a core 10% of its loop or more (other work "
           "on the machine). A ratio measured on a busy CPU, a noisy one or on other data is not "
           "a result: the cell says why instead. (partial): the run failed part-way; its "
           "timings cover only the epochs before the failure, with no speedup for it or against "
@@ -93,7 +99,7 @@ def steady_text(timings: Timings) -> str:
         return MISSING
     iqr = timings.epoch_us_iqr if timings.has_spread else None
     text = measured(timings.epoch_us, iqr)
-    return text + (NOISY_MARK if timings.noisy else "")
+    return text + (NOISY_SUFFIX if timings.noisy else "")
 
 
 def _partial(result: RunResult, text: str) -> str:

@@ -12,7 +12,7 @@ import pytest
 from support.cli import status_out_err
 from support.wait_share import FixedWait
 
-BUSY = ("not measured: the CPU was busy with other work (38% of the time); rerun when the "
+BUSY = ("not measured: the CPU was busy with other work (38% of the time); re-run it when the "
         "machine is quieter")
 NEGATIVE = re.compile(r"(?<![\w.])-\d")  # a figure with a minus sign
 FAST = ["explain", "--epochs", "20", "--repeat", "1"]

@@ -19,7 +19,7 @@ from iris_gui.report.markdown_page import markdown_page
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.samples.breakdowns import cpu_breakdown
 
-BUSY = ("not measured: the CPU was busy with other work (38% of the time); rerun when the "
+BUSY = ("not measured: the CPU was busy with other work (38% of the time); re-run it when the "
         "machine is quieter")
 NEGATIVE = re.compile(r"(?<![\w.#])-\d")
 

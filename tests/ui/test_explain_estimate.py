@@ -21,7 +21,7 @@ from iris_gui.ui.panels.explain.panel import ExplainPanel
 from iris_gui.ui.panels.samples.breakdowns import CPU_LABEL, cpu_breakdown, gpu_breakdown
 from iris_gui.ui.window.geometry import fit_geometry
 
-BUSY = ("not measured: the CPU was busy with other work (38% of the time); rerun when the "
+BUSY = ("not measured: the CPU was busy with other work (38% of the time); re-run it when the "
         "machine is quieter")
 NEGATIVE = re.compile(r"(?<![\w.])-\d")
 
@@ -101,7 +101,8 @@ def test_a_busy_measurement_shows_not_measured_and_no_figure(panel) -> None:
     said = []
     panel.message.connect(said.append)
     panel.add_breakdown(CPU_LABEL, b)
-    assert said and "(the CPU was busy 38% of the time: not comparable;" in said[-1]
+    assert said and ("(the CPU was busy with other work for 38% of the time: not comparable; "
+                     "re-run it when the machine is quieter)") in said[-1]
     text = shown(panel)
     assert f"profiler overhead {BUSY}" in text
     assert f"Syncing the loss every epoch: {BUSY}" in text

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from iris_gui.engine.records.ladder import ladder_rows
-from iris_gui.figures.ladder.ladder_text import BUSY_MARK
+from iris_gui.engine.records.standing_words import BUSY_MARK
 from iris_gui.ui.panels.ladder.panel import LadderPanel
 from iris_gui.ui.panels.samples.ladder import sample_results
 

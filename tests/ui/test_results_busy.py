@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from support.details import open_dialog, section
 
-from iris_gui.engine.records.standing import BUSY_MARK
+from iris_gui.engine.records.standing_words import BUSY_SUFFIX
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.panels.results.model import COLUMNS
 from iris_gui.ui.panels.results.panel import ResultsPanel
@@ -50,7 +50,7 @@ def test_the_busy_run_is_marked_in_the_table_and_its_tooltip_says_how_busy(qtbot
     panel = shown_panel(qtbot, store)
     data = column_reader(panel, STEADY)
 
-    assert data(busy).endswith(BUSY_MARK)
+    assert data(busy).endswith(BUSY_SUFFIX)
     assert "busy with other work for 38% of this run" in data(busy, Qt.ItemDataRole.ToolTipRole)
     assert data(busy, Qt.ItemDataRole.ForegroundRole) is not None
     for calm in (quiet, old):
@@ -103,4 +103,4 @@ def test_a_busy_and_noisy_run_gets_one_mark(qtbot, tmp_path, data_dir):
         panel = ResultsPanel(store)
         qtbot.addWidget(panel)
         text = panel.model.index(panel.model.row_of(run_id), STEADY).data()
-    assert text.endswith(BUSY_MARK) and text.count("⚠") == 1
+    assert text.endswith(BUSY_SUFFIX) and text.count("⚠") == 1

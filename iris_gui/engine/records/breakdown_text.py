@@ -3,7 +3,7 @@ the words every surface (window, command line, report) shows for its figures. No
 
 Two rules hold for every wall-clock figure (the paired costs, the profiler's overhead). A
 measurement made while the CPU was busy with other work is no figure: it reads "not measured:
-the CPU was busy with other work (38% of the time); rerun when the machine is quieter". And a
+the CPU was busy with other work (38% of the time); re-run it when the machine is quieter". And a
 difference at or below zero is noise around "no cost", never a saving or a negative
 overhead: it reads "within the noise (≤ 0 µs)". The record keeps the raw medians (JSON, CSV)
 beside its wait share, for whoever analyses them; no text shows them.
@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from iris_gui.engine.records import standing_words as words
 from iris_gui.engine.records.gpu_estimate import NEXT_STEP, range_us
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.counted import counted
@@ -28,8 +29,7 @@ NOISE = "within the noise (≤ 0{unit})"
 
 
 def busy_words(share: float) -> str:
-    return (f"not measured: the CPU was busy with other work ({share:.0%} of the time); "
-            "rerun when the machine is quieter")
+    return f"not measured: {words.WAS_BUSY} ({share:.0%} of the time); {words.RERUN_HINT}"
 
 
 def paired_words(b: Breakdown, us: float, pct: float, unit: str = "µs") -> str:

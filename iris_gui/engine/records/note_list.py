@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from iris_gui.engine.records.standing import BUSY_MARK
+from iris_gui.engine.records.standing_words import BUSY_SUFFIX, not_a_finding
 from iris_gui.engine.records.sweep_model import Crossover, SweepPoint, SweepResult, SweepSpec
 
 
@@ -171,7 +171,7 @@ def _cpu_range(result: SweepResult, wanted: NoteItem) -> str:
 def _figure(point: SweepPoint, unit: str) -> str:
     """A point's time in ``unit``, marked as every view marks a figure measured on a busy
     CPU."""
-    return f"{point.epoch_us:,.0f} {unit}" + (BUSY_MARK if point.cpu_busy else "")
+    return f"{point.epoch_us:,.0f} {unit}" + (BUSY_SUFFIX if point.cpu_busy else "")
 
 
 def _on_cpu(series: str) -> bool:
@@ -196,4 +196,4 @@ def _sentence(c: Crossover, wanted: NoteItem) -> str:
         text = f"{gpu} overtakes {cpu} from ~{wanted.size(c.at)} ({held})"
     else:
         text = f"{cpu} overtakes {gpu} again from ~{wanted.size(c.at)} ({held})"
-    return f"not a finding (measured while the CPU was busy): {text}" if c.cpu_busy else text
+    return not_a_finding(text) if c.cpu_busy else text

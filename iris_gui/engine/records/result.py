@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from iris_gui.engine.records.jsonable import json_ready, nan_if_none
+from iris_gui.engine.records.standing_words import busy_sentence
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.timing.contention import busy_sentence, is_busy
+from iris_gui.engine.timing.contention import is_busy
 from iris_gui.engine.timing.stats import NOISY_IQR_FRACTION
 
 

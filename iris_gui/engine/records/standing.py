@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 from enum import Enum
 
+from iris_gui.engine.records import standing_words as words
 from iris_gui.engine.records.result import RunResult, Timings
 from iris_gui.engine.spec.config import RunConfig
 
@@ -31,13 +32,8 @@ class Kind(Enum):
 
 
 # The table cell's word where a kind is not a result.
-SHORT = {Kind.PARTIAL: "partial", Kind.OTHER_DATA: "other data", Kind.BUSY: "CPU busy",
-         Kind.NOISY: "noisy"}
-RERUN_HINT = "re-run it when the machine is quieter"
-# After a steady state's figure, as the results table and the report write it: a noisy one's,
-# or a busy one's alone where both apply (the busy CPU is why it is noisy).
-NOISY_MARK = " ⚠"
-BUSY_MARK = " ⚠ CPU busy"
+SHORT = {Kind.PARTIAL: words.PARTIAL, Kind.OTHER_DATA: words.OTHER_DATA, Kind.BUSY: words.BUSY,
+         Kind.NOISY: words.NOISY}
 
 
 @dataclass(frozen=True)
@@ -69,7 +65,7 @@ def mark_busy(text: str, timings: Timings) -> str:
     the noisy one when the run waited for a core; "-" (no figure) stays as it is."""
     if not timings.cpu_busy or text == "-":
         return text
-    return text.removesuffix(NOISY_MARK) + BUSY_MARK
+    return text.removesuffix(words.NOISY_SUFFIX) + words.BUSY_SUFFIX
 
 
 def data_identity(result: RunResult) -> tuple[object, ...]:
@@ -116,13 +112,14 @@ def standing(baseline: RunResult, result: RunResult, name: str = "this run",
     for run, who in ((result, name), (baseline, baseline_name)):
         if run.timings.cpu_busy:
             share = run.timings.cpu_wait_share
-            return Standing(Kind.BUSY, f"the CPU was busy with other work during {who} "
-                                       f"({share:.0%} of its loop waited for a core): the ratio "
-                                       f"is the machine's load as much as the work; {RERUN_HINT}")
+            return Standing(Kind.BUSY, f"{words.WAS_BUSY} during {who} ({share:.0%} of its "
+                                       "loop waited for a core): the ratio is the machine's load "
+                                       f"as much as the work; {words.RERUN_HINT}")
     for run, who in ((result, name), (baseline, baseline_name)):
         if run.timings.noisy:
-            return Standing(Kind.NOISY, f"{who}'s steady state is noisy (IQR over 10% of its "
-                                        f"median): the ratio is not a result; {RERUN_HINT}")
+            return Standing(Kind.NOISY, f"{who}'s steady state is {words.NOISY} (IQR over 10% of "
+                                        f"its median): the ratio is not a result; "
+                                        f"{words.RERUN_HINT}")
     if overlaps(result.timings, baseline.timings):
         return Standing(Kind.WITHIN_NOISE, "the two steady states' ranges (median ± IQR/2) "
                                            "overlap: neither is faster beyond the noise")
@@ -139,9 +136,9 @@ def measurable(result: RunResult, name: str = "this run") -> Standing:
 def verdict(ratio: float, stand: Standing) -> str:
     """"faster", "slower", "as fast", "within the noise" or "not comparable: CPU busy"."""
     if not stand.is_result:
-        return f"not comparable: {stand.short}"
+        return f"{words.NOT_COMPARABLE}: {stand.short}"
     if stand.kind is Kind.WITHIN_NOISE:
-        return "within the noise"
+        return words.WITHIN_NOISE
     if not math.isfinite(ratio):
         return "not measured"
     return "faster" if ratio > 1 else "slower" if ratio < 1 else "as fast"

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-NOT_A_FINDING = "not a finding: measured while the CPU was busy"
+from iris_gui.engine.records.standing_words import not_a_finding
 
 
 class PointLike(Protocol):
@@ -148,7 +148,7 @@ class Crossover:
                     f"({self.where()})")
         else:
             text = f"{self.faster_above} is faster than {other} above {self.place()} ({self.where()})"
-        return f"{NOT_A_FINDING}: {text}" if self.cpu_busy else text
+        return not_a_finding(text) if self.cpu_busy else text
 
 
 def fitted_points(points: Sequence[PointLike]) -> list[PointLike]:

@@ -25,7 +25,6 @@ from typing import Any
 
 from iris_gui.engine.records.jsonable import json_ready, nan_if_none
 from iris_gui.engine.records.sweep_fit import (
-    NOT_A_FINDING,
     Crossover,
     SeriesFit,
     batch_size,
@@ -37,7 +36,7 @@ from iris_gui.engine.records.sweep_fit import (
 )
 from iris_gui.engine.timing.contention import is_busy
 
-__all__ = ["NOT_A_FINDING", "Crossover", "SeriesFit", "SweepPoint", "SweepResult",
+__all__ = ["Crossover", "SeriesFit", "SweepPoint", "SweepResult",
            "SweepSpec", "batch_size", "find_crossovers", "fit_all", "fit_series",
            "fitted_points", "flops_per_epoch", "series_label", "steps_per_epoch"]
 

@@ -38,6 +38,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
+from iris_gui.engine.records.standing_words import busy_for
 from iris_gui.engine.records.sweep_model import (
     NO_ACCELERATOR_NOTE,
     SweepPoint,
@@ -263,9 +264,8 @@ def measure_calmly(spec: SweepSpec, device_id: str, engine: str, threads: int | 
         second.cpu_wait_share > first.cpu_wait_share) else first
     kept.remeasured = True
     which = "second" if kept is second else "first"
-    kept.message = (f"re-measured once: the CPU was busy with other work for "
-                    f"{first.cpu_wait_share:.0%} of the first measurement and "
-                    f"{_share(second)} of the second; kept the {which}")
+    kept.message = (f"re-measured once: {busy_for(first.cpu_wait_share, 'the first measurement')}"
+                    f" and {_share(second)} of the second; kept the {which}")
     return kept
 
 

@@ -154,17 +154,3 @@ def cores_free() -> float:
 
 def is_busy(share: float | None) -> bool:
     return share is not None and math.isfinite(share) and share >= BUSY_SHARE
-
-
-def busy_sentence(share: float | None, what: str = "this run", threads: int | None = None,
-                  free: float | None = None) -> str:
-    """"the CPU was busy with other work for 38% of this run: timings are not comparable",
-    with the threads asked against the cores free when that explains it; "" when not busy."""
-    if not is_busy(share):
-        return ""
-    hint = ""
-    if threads is not None and free is not None and math.isfinite(free) and threads > free:
-        hint = (f" ({threads} thread{'s' if threads != 1 else ''} asked, about {free:.1f} "
-                "cores free at the start)")
-    return (f"the CPU was busy with other work for {share:.0%} of {what}{hint}: "
-            "timings are not comparable")

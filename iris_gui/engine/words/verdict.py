@@ -7,6 +7,7 @@ import math
 
 from iris_gui.engine.records.compare import Comparison
 from iris_gui.engine.records.standing import Kind
+from iris_gui.engine.records.standing_words import WITHIN_NOISE
 from iris_gui.engine.words.counted import counted
 
 
@@ -65,7 +66,7 @@ def verdict(comparison: Comparison, times: str = "×") -> str:
     else:
         parts.append(f"no row differs from the baseline (row {base_number}) beyond the noise")
     if even:
-        parts.append(f"{rows_words(even)} {'is' if len(even) == 1 else 'are'} within the noise")
+        parts.append(f"{rows_words(even)} {'is' if len(even) == 1 else 'are'} {WITHIN_NOISE}")
     if unfit:
         why = ", ".join(dict.fromkeys(reasons))
         them = "it" if len(unfit) == 1 else "them"

@@ -10,11 +10,12 @@ import pyqtgraph as pg
 from PySide6 import QtGui
 from PySide6.QtCore import Qt
 
+from iris_gui.engine.records.standing_words import BUSY, NO_FINDING
 from iris_gui.engine.records.sweep_model import Crossover
 from iris_gui.figures.crossover import crossover_text as words
 from iris_gui.figures.plot_theme import CAUTION, FIT_GREY, LIGHT
 
-BUSY_LEGEND = "CPU busy: not a finding"
+BUSY_LEGEND = f"{BUSY}: {NO_FINDING}"
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,16 @@ import math
 from collections.abc import Iterable
 from html import escape
 
+from iris_gui.engine.records.standing_words import (
+    NO_FINDING,
+    NOT_A_FINDING,
+    WHILE_BUSY,
+    not_a_finding,
+)
 from iris_gui.engine.records.sweep_model import (
     FIT_TOLERANCE,
     NO_ACCELERATOR_NOTE,
     NO_ACCELERATOR_SERIES,
-    NOT_A_FINDING,
     Crossover,
     SeriesFit,
     SweepPoint,
@@ -144,7 +149,7 @@ def throughout_sentences(crossovers: Iterable[Crossover]) -> list[str]:
         losers = [c.b if c.faster_above == c.a else c.a for c in group]
         text = (f"{first.faster_above} was faster than {_and(losers)} throughout "
                 f"{first.span()} ({first.where()})")
-        sentences.append(f"{NOT_A_FINDING}: {text}" if first.cpu_busy else text)
+        sentences.append(not_a_finding(text) if first.cpu_busy else text)
     return sentences
 
 
@@ -153,11 +158,9 @@ def fit_sentence(fit: SeriesFit) -> str:
     mini-batches ``98 µs per step + work at ...``."""
     error = fit.max_rel_error
     within = f"within {error:.0%}" if error <= FIT_TOLERANCE else f"off by up to {error:.0%}"
-    busy = (f"; {fit.busy_left_out} measured while the CPU was busy left out"
-            if fit.busy_left_out else "")
+    busy = (f"; {fit.busy_left_out} {WHILE_BUSY} left out" if fit.busy_left_out else "")
     if fit.busy_included:
-        busy = (f"; includes {fit.busy_included} measured while the CPU was busy: "
-                "not a finding")
+        busy = f"; includes {fit.busy_included} {WHILE_BUSY}: {NO_FINDING}"
     step = " per step" if fit.mini_batch else ""
     return (f"{fit.series}: {fit.floor_us:,.0f} µs{step} + work at {gflops_text(fit.gflops)} "
             f"GFLOP/s ({within} at {fit.points} points{busy})")
@@ -193,8 +196,8 @@ def status_notes(result: SweepResult) -> list[str]:
         notes.append(f"{result.status}: {result.message}" if result.message else result.status)
     busy = sum(1 for p in result.points if p.cpu_busy)
     if busy:
-        notes.append(f"{busy} point{'s were' if busy > 1 else ' was'} measured while the CPU was "
-                     "busy with other work (even when measured again): their timings are not "
+        notes.append(f"{busy} point{'s were' if busy > 1 else ' was'} {WHILE_BUSY} with other "
+                     "work (even when measured again): their timings are not "
                      "comparable, the fits leave them out (or say they include them) and their "
                      "crossings are not findings")
     # A stored sweep's note in its former words is the same note.
@@ -284,7 +287,7 @@ def findings_html(notes: list[str], crossings: list[tuple[int, Crossover, str]],
     busy_items = [item.replace(f"{NOT_A_FINDING}: ", "", 1) for item in
                   _crossing_items(busy) + [escape(s) for s in throughout if s not in plain]]
     if busy_items:
-        parts.append(_section("Not findings: measured while the CPU was busy", busy_items))
+        parts.append(_section(f"Not findings: {WHILE_BUSY}", busy_items))
     if fits:
         parts.append(_section(fits_heading, [escape(s) for s in fits]))
     if misfits:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from iris_gui.engine.records import standing_words as words
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK, GpuEstimate, range_us
 
@@ -63,4 +64,4 @@ def busy_words(breakdown: Breakdown) -> str:
     """The words at a busy run's bar end; "" for a run measured on a quiet CPU."""
     if not breakdown.cpu_busy:
         return ""
-    return f"⚠ CPU busy ({breakdown.cpu_wait_share:.0%}): not comparable"
+    return f"{words.BUSY_MARK} ({breakdown.cpu_wait_share:.0%}): {words.NOT_COMPARABLE}"

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from html import escape
 
+from iris_gui.engine.records import standing_words as words
 from iris_gui.engine.records.ladder import LadderRow
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.standing import Kind
@@ -45,10 +46,8 @@ SLOWER = {"lean": ("slower here than the note's loop: at this size its switches 
                    "its optimizer and backward against the note's loop's.")}
 SLOWER_ANY = ("slower here than the note's loop: what this rung removes costs less on this "
               "device, at this size, than what it adds")
-NOISY_MARK = "⚠ noisy"  # as the results table marks a noisy steady state
-BUSY_MARK = "⚠ CPU busy"  # as the results table marks a run that waited for a core
 REFERENCE_MARK = "no framework"
-PARTIAL_MARK = "partial"  # a run that failed part-way (LadderRow.partial)
+PARTIAL_MARK = words.PARTIAL  # a run that failed part-way (LadderRow.partial)
 
 
 @dataclass(frozen=True)
@@ -139,7 +138,7 @@ def unfit_head(row: LadderRow) -> str:
     """"not a result" where the bar's own ⚠ mark says why (bar_html), "not a result (noisy
     reference)" where the note's loop it is against is why, "not a result: other data"."""
     head = "not a result"
-    own = {NOISY_MARK.removeprefix("⚠ "): row.noisy, BUSY_MARK.removeprefix("⚠ "): row.cpu_busy}
+    own = {words.NOISY: row.noisy, words.BUSY: row.cpu_busy}
     if row.unfit in own:
         return head if own[row.unfit] else f"{head} ({row.unfit} reference)"
     return f"{head}: {row.unfit}"
@@ -208,7 +207,7 @@ def hover_text(row: LadderRow, facts: RunFacts | None = None) -> str:
         if is_slower(row):
             lines.append(SLOWER.get(row.engine, SLOWER_ANY))
         if row.standing == Kind.WITHIN_NOISE.value:
-            lines.append(f"within the noise: {row.standing_reason}")
+            lines.append(f"{words.WITHIN_NOISE}: {row.standing_reason}")
         lines.append(WHICH_SPEEDUP)
     else:
         lines.append(f"no run of the note's loop on {row.device} to compare with")
@@ -257,7 +256,7 @@ def bar_html(row: LadderRow, compact: bool = False) -> str:
         head, sep, tail = text.partition(" · ")
         text = f"<b>{head}</b>{sep}{tail}"
     if row.noisy:
-        text += f' <span style="color:{CAUTION}">{NOISY_MARK}</span>'
+        text += f' <span style="color:{CAUTION}">{words.NOISY_MARK}</span>'
     if row.cpu_busy:
-        text += f' <span style="color:{CAUTION}">{BUSY_MARK}</span>'
+        text += f' <span style="color:{CAUTION}">{words.BUSY_MARK}</span>'
     return text

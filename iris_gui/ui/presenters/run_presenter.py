@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QMessageBox
 from iris_gui.engine.records.ladder import ladder_configs
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.standing import measurable
+from iris_gui.engine.records.standing_words import MARK, NOT_COMPARABLE, busy_share
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.spec.models import input_shape
@@ -90,7 +91,7 @@ def result_summary(run_id: int | None, result: RunResult) -> str:
     if t.epoch_us == t.epoch_us:
         text += f" ({figure(t.epoch_us)} µs/epoch)"
     if t.cpu_busy:
-        text += f" ⚠ CPU busy {t.cpu_wait_share:.0%}: not comparable"
+        text += f" {MARK} {busy_share(t.cpu_wait_share)}: {NOT_COMPARABLE}"
     return text + (f" — {result.message}" if result.message else "")
 
 

@@ -17,7 +17,7 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.timing import contention
 from iris_gui.engine.timing.contention import is_busy
 
-BUSY = ("not measured: the CPU was busy with other work (38% of the time); rerun when the "
+BUSY = ("not measured: the CPU was busy with other work (38% of the time); re-run it when the "
         "machine is quieter")
 SIZES = {"epochs": 20, "warmup": 5, "replicates": 1}
 NEGATIVE = re.compile(r"(?<![\w.])-\d")  # a figure with a minus sign

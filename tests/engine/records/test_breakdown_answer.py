@@ -36,7 +36,7 @@ def test_a_busy_cpu_keeps_the_counts_and_the_estimate_and_sets_nothing_against_t
     assert answer.startswith("A GPU would launch about 15 kernels and wait for 1 sync each "
                              "epoch: 55-350 µs of overhead")
     assert answer.endswith("; this CPU's own epoch is not measured: the CPU was busy with other "
-                           "work (40% of the time); rerun when the machine is quieter.")
+                           "work (40% of the time); re-run it when the machine is quieter.")
     assert "120" not in answer
 
 

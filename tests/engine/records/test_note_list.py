@@ -73,7 +73,7 @@ def test_a_crossing_drawn_from_busy_points_is_not_a_finding() -> None:
     result = _rows_sweep(cpu=[40, 90, 900, 9_000], gpu=[120, 130, 200, 600], busy=0.9)
     found = answer("data", result)
     assert found.state == "not a finding" and found.at is None
-    assert found.text.startswith("not a finding (measured while the CPU was busy): ")
+    assert found.text.startswith("not a finding: measured while the CPU was busy: ")
 
 
 def test_the_newest_sweep_with_an_accelerator_answers_before_a_newer_cpu_only_one() -> None:

@@ -11,8 +11,8 @@ import math
 
 import pytest
 
+from iris_gui.engine.records.standing_words import NOT_A_FINDING
 from iris_gui.engine.records.sweep_model import (
-    NOT_A_FINDING,
     SweepPoint,
     SweepResult,
     SweepSpec,

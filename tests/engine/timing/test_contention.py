@@ -10,9 +10,10 @@ import pytest
 
 from iris_gui.engine.records.ladder import ladder_rows
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
+from iris_gui.engine.records.standing_words import busy_sentence
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.timing import contention
-from iris_gui.engine.timing.contention import BUSY_SHARE, WaitMeter, busy_sentence, is_busy
+from iris_gui.engine.timing.contention import BUSY_SHARE, WaitMeter, is_busy
 from iris_gui.engine.train.trainer import train
 
 

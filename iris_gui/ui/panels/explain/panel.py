@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.standing_words import NOT_COMPARABLE, RERUN_HINT, busy_for
 from iris_gui.figures.explain.explain import LEAST_ROW_LINES, ROW_LINES, ExplainFigure
 from iris_gui.figures.explain.explain_marks import estimate_tip
 from iris_gui.figures.plot_theme import ERROR, PlotTheme, plot_theme_for, theme_changed_by
@@ -192,8 +193,8 @@ class ExplainPanel(QWidget):
             self._items.append((label, breakdown))
         self._current = label
         self._redraw()
-        busy = (f" (the CPU was busy {breakdown.cpu_wait_share:.0%} of the time: not "
-                "comparable; rerun when the machine is quieter)" if breakdown.cpu_busy else "")
+        busy = (f" ({busy_for(breakdown.cpu_wait_share, 'the time')}: {NOT_COMPARABLE}; "
+                f"{RERUN_HINT})" if breakdown.cpu_busy else "")
         self.message.emit(f"Explained {label}: {breakdown.epoch_us_profiled:,.0f} µs "
                           f"per profiled epoch{busy}")
 

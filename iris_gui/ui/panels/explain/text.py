@@ -13,6 +13,7 @@ import math
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.breakdown_text import op_kind_words, overhead_words
 from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK, GpuEstimate, range_us
+from iris_gui.engine.records.standing_words import BUSY
 from iris_gui.engine.words.numbers import plain
 from iris_gui.figures.plot_theme import NOTE
 
@@ -99,7 +100,7 @@ def count_rows(breakdown: Breakdown) -> list[tuple[str, str]]:
     A run that fetches batches (mini-batches, the loader) first has its per-step view."""
     missing = ("n/a on the CPU" if not breakdown.on_accelerator
                else f"n/a: the profiler saw no activity on {breakdown.device}")
-    busy = " (CPU busy)" if breakdown.cpu_busy else ""
+    busy = f" ({BUSY})" if breakdown.cpu_busy else ""
 
     def shown(value: float | None, unit: str = "") -> str:
         return missing if value is None else f"{value:g}{unit}"

@@ -14,13 +14,13 @@ from datetime import datetime
 from iris_gui.engine.records.compare import comparable
 from iris_gui.engine.records.result import RunResult, Timings
 from iris_gui.engine.records.standing import (
-    NOISY_MARK,
     RESULT,
     Kind,
     Standing,
     mark_busy,
     verdict,
 )
+from iris_gui.engine.records.standing_words import NOISY_SUFFIX, WITHIN_NOISE
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.numbers import figure, measured, plain, spread, spread_decimals
@@ -67,7 +67,7 @@ def steady_text(t: Timings) -> str:
     if finite(t.epoch_us) is None:
         return MISSING
     text = measured(t.epoch_us, t.epoch_us_iqr if t.has_spread else math.nan)
-    return text + (NOISY_MARK if t.noisy else "")
+    return text + (NOISY_SUFFIX if t.noisy else "")
 
 
 # What the steady state is, as engine/timing/steady.py computes it.
@@ -168,7 +168,7 @@ def speedup_tip(run_id: int, result: RunResult, baseline_id: int | None,
     if baseline is None or baseline_id is None:
         return ("No baseline: select a run and press Set as baseline to see how many times "
                 "faster each run is than it")
-    base_us = steady_text(baseline.timings).removesuffix(NOISY_MARK)
+    base_us = steady_text(baseline.timings).removesuffix(NOISY_SUFFIX)
     if run_id == baseline_id:
         text = (f"Run {run_id} is the baseline ({base_us} µs/epoch): every other row's "
                 "× vs baseline is this run's steady state over that row's")
@@ -179,11 +179,11 @@ def speedup_tip(run_id: int, result: RunResult, baseline_id: int | None,
         return f"Not a result: {stand.reason}."
     if value is None:
         return f"No steady state to compare with the baseline, run {baseline_id}"
-    mine = steady_text(result.timings).removesuffix(NOISY_MARK)
+    mine = steady_text(result.timings).removesuffix(NOISY_SUFFIX)
     said = verdict(value, stand or RESULT)
     text = (f"{speedup_text(value)} vs baseline: this run's steady state is {mine} µs/epoch, "
             f"the baseline's (run {baseline_id}) {base_us} µs/epoch; baseline ÷ this run")
-    if said == "within the noise":
+    if said == WITHIN_NOISE:
         return f"{text}.\nWithin the noise: {stand.reason if stand else ''}."
     return f"{text}, so this run is {said}"
 

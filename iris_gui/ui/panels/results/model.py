@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor, QFont
 from iris_gui.engine.records.compare import steady_speedup
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.standing import Standing, measurable, standing
+from iris_gui.engine.records.standing_words import BUSY_MARK, MARK, NOISY
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.model_words import (
     flops_compact,
@@ -92,8 +93,8 @@ def _words(key: str, title: str, tip: str, value: Callable[[StoredRun], str]) ->
 
 STEADY_HEADER_TIP = (
     f"Steady-state microseconds per epoch ± IQR: {STEADY_MEANING}; ± is the interquartile "
-    "range of those chunks.\n⚠ marks a noisy one (IQR > 10% of the median); ⚠ CPU busy, a run "
-    "that waited for a core more than 10% of its time (other work on the CPU).\nA figure "
+    f"range of those chunks.\n{MARK} marks a {NOISY} one (IQR > 10% of the median); {BUSY_MARK}, "
+    "a run that waited for a core more than 10% of its time (other work on the CPU).\nA figure "
     "without ± came from one chunk or, for a run too short for chunks, is the mean of the "
     "epochs after the first.\n(partial): the run failed part-way, not comparable with "
     "completed runs")
