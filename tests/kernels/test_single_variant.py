@@ -2,7 +2,7 @@
 timed loop. Triton caches a compiled variant under a key computed from the launch's arguments
 (an int equal to 1 becomes a constant, divisibility by 16 and pointer alignment are keyed), so
 two launches share a binary exactly when their keys are equal; the keys here come from
-Triton's own binder (kernels/persistent_aot.py), so the check runs under the interpreter,
+Triton's own binder (tests/support/triton_variants.py), so the check runs under the interpreter,
 which compiles nothing, as well as on a GPU."""
 
 from __future__ import annotations
@@ -27,6 +27,14 @@ def persistent_aot():
     return persistent_aot
 
 
+@pytest.fixture
+def variants():
+    pytest.importorskip("triton", reason="Triton is not installed (make test-kernels installs it)")
+    from support import triton_variants
+
+    return triton_variants
+
+
 def _launch(rows: int, first: int, count: int, lr: float = 0.1) -> tuple[tuple, dict]:
     """A launch's arguments as the rung passes them (Iris's widths, any rows)."""
     tensors = [torch.zeros(n) for n in (rows * 4, rows, 40, 10, 30, 3, 40, 10, 30, 3, 300)]
@@ -40,29 +48,29 @@ CALLS = [(rows, first, count) for rows in (1, 16, 120, 65_536) for first in (0, 
          for count in (1, 2, 16, 1024)]
 
 
-def test_the_values_the_loop_passes_do_not_make_variants(persistent_aot):
-    key = persistent_aot.variant_keyer()
+def test_the_values_the_loop_passes_do_not_make_variants(variants):
+    key = variants.variant_keyer()
     keys = {key(*_launch(*call)) for call in CALLS}
     keys |= {key(*_launch(120, 0, 1, lr)) for lr in (1.0, 0.5, 1e-3)}
     assert len(keys) == 1, keys
 
 
-def test_every_launch_is_the_variant_compiled_ahead_of_time(persistent_aot):
+def test_every_launch_is_the_variant_compiled_ahead_of_time(persistent_aot, variants):
     # test_kernel_fits.py compiles this signature with no specialised attribute; one row, the
     # case whose constant 1 did not compile, launches exactly that.
     for call in [(1, 1, 1), (120, 16, 1024), (65_536, 0, 17)]:
-        types, attributes = persistent_aot.launch_signature(*_launch(*call))
+        types, attributes = variants.launch_signature(*_launch(*call))
         assert attributes == {}, call
         expected = persistent_aot.signature(persistent_aot.jit_function())
         assert types == {k: v for k, v in expected.items() if v != "constexpr"}, call
 
 
-def test_the_check_sees_the_variants_of_a_specialising_kernel(persistent_aot):
+def test_the_check_sees_the_variants_of_a_specialising_kernel(persistent_aot, variants):
     # The same function jitted as Triton does by default: the check must tell them apart.
     from triton.runtime.jit import JITFunction
 
     plain = JITFunction(persistent_aot.jit_function().fn)
-    key = persistent_aot.variant_keyer(plain)
+    key = variants.variant_keyer(plain)
     assert len({key(*_launch(*call)) for call in CALLS}) > 3
 
 
@@ -89,11 +97,10 @@ class _LaunchRecorder:
         return launch
 
 
-def test_a_run_launches_only_the_variant_its_build_compiled(device, persistent_aot,
-                                                            monkeypatch):
+def test_a_run_launches_only_the_variant_its_build_compiled(device, variants, monkeypatch):
     from iris_gui.engine.kernels import persistent_mlp
 
-    recorder = _LaunchRecorder(persistent_mlp.train_epochs, persistent_aot.variant_keyer())
+    recorder = _LaunchRecorder(persistent_mlp.train_epochs, variants.variant_keyer())
     monkeypatch.setattr(persistent_mlp, "train_epochs", recorder)
     caches = getattr(recorder.kernel, "device_caches", None)
     before = _compiled_count(caches)

@@ -14,6 +14,7 @@ import re
 import shlex
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -298,13 +299,21 @@ def test_a_sweep_on_two_jobs_at_once_measures_every_point_once(
 def test_a_job_cancelled_mid_sweep_gives_its_size_to_another_job(
         ssh_config_env: str, slurm: Cluster) -> None:
     host = docs_host("hpcp").host
-    pool = JobPool(host, 2)
+    # Each slot's runner, as its thread made it: the observer hears a point in the thread of
+    # the job that measured it.
+    made = threading.local()
+
+    def runner(of: Host) -> RemoteRunner:
+        made.runner = RemoteRunner(of)
+        return made.runner
+
+    pool = JobPool(host, 2, runner=runner)
     cancelled: list[str] = []
 
     def observe(point: object, done: int, total: int) -> None:
         # The first point of a size: its second series has 1.5 s to go on that job.
         if not cancelled:
-            cancelled.append(pool.current_job())
+            cancelled.append(made.runner.placement["SLURM_JOB_ID"])
             slurm.command("scancel", cancelled[0])
 
     # Two sizes, one a job: the cancelled job's size is the one left to measure again.

@@ -1,12 +1,13 @@
-"""The persistent kernel compiled ahead of time for a GPU this machine need not have, and the
-key Triton files each launch under: the checks ``make test-kernels`` runs on a CPU-only machine.
+"""The persistent kernel compiled ahead of time for a GPU this machine need not have: what the
+checks ``make test-kernels`` runs on a CPU-only machine compile and measure.
 
 Triton compiles for any ``GPUTarget`` without the device (its ``ptxas`` and ``cuobjdump`` ship in
 the wheel), so the shared memory, registers and local-memory stack of each padded shape on an
 A100 (sm_80) or H100/H200 (sm_90) are known before any of them runs it. And the key Triton
 computes from a launch's arguments (the value 1 made a constant, divisibility by 16, pointer
-alignment) is what decides whether a call reuses a compiled variant: computed here with Triton's
-own binder, so that it can be checked under the interpreter, which compiles nothing.
+alignment) is what decides whether a call reuses a compiled variant: the kernel tests compute it
+with Triton's own binder (tests/support/triton_variants.py), so that it is checked under the
+interpreter, which compiles nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-from triton.runtime.jit import JITFunction, create_function_from_signature
+from triton.runtime.jit import JITFunction
 
 from iris_gui.engine.kernels import persistent_mlp
 
@@ -99,36 +100,6 @@ def jit_function() -> JITFunction:
                        do_not_specialize_on_alignment=options.get(
                            "do_not_specialize_on_alignment"))
 
-
-def _binder(jit: JITFunction, arch: int):
-    from triton.compiler import make_backend
-
-    return create_function_from_signature(jit.signature, jit.params,
-                                          make_backend(GPUTarget("cuda", arch, 32)))
-
-
-def variant_keyer(jit: JITFunction | None = None, arch: int = 90):
-    """A function of a launch's ``(args, kwargs)`` giving the key under which Triton caches its
-    compiled variant: two launches with the same key run the same binary."""
-    binder = _binder(jit or jit_function(), arch)
-
-    def key(args: tuple, kwargs: dict) -> str:
-        _, specialization, options = binder(*args, **kwargs)
-        return str(specialization) + str(options)
-
-    return key
-
-
-def launch_signature(args: tuple, kwargs: dict) -> tuple[dict[str, str], dict]:
-    """The types and the specialised attributes (alignment, constant 1) Triton derives from a
-    launch's arguments: what ``compile_for`` must match to build the variant a launch runs."""
-    jit = jit_function()
-    _, specialization, _ = _binder(jit, 90)(*args, **kwargs)
-    # One (kind, attribute) per parameter, constexprs included.
-    named = list(zip(jit.arg_names, specialization, strict=True))
-    types = {name: kind for name, (kind, _) in named if kind != "constexpr"}
-    attributes = {name: attr for name, (kind, attr) in named if kind != "constexpr" and attr}
-    return types, attributes
 
 def main() -> None:
     """Print the resource table for every padded shape on both targets (the README's)."""

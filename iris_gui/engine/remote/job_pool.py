@@ -53,12 +53,6 @@ class JobPool:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._runners: list[RemoteRunner] = []
-        self._slot = threading.local()
-
-    def current_job(self) -> str:
-        """The Slurm job of the calling slot (for an observer: which job measured a point)."""
-        runner = getattr(self._slot, "runner", None)
-        return runner.placement.get("SLURM_JOB_ID", "") if runner is not None else ""
 
     def sweep(self, spec: SweepSpec, observer: Any = None, starting: Any = None) -> SweepResult:
         """Every size of ``spec`` (this host's devices, ``HOST:...``) on up to ``jobs`` jobs.
@@ -112,7 +106,6 @@ class JobPool:
         runner.on_status = self._status
         with self._lock:
             self._runners.append(runner)
-        self._slot.runner = runner
         return runner
 
     def request_stop(self) -> None:
