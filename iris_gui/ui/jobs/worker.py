@@ -19,12 +19,14 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from iris_gui.engine.jobs.places import Places
 from iris_gui.engine.jobs.service import JobService
 from iris_gui.engine.jobs.stopping import Stop, stop_watched
+from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.remote.host_runners import HostRunners
 from iris_gui.engine.remote.hosts import HostsError, load_hosts
@@ -33,11 +35,34 @@ from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.spec.models import is_model_file
 from iris_gui.engine.workers.in_process import InProcessRunner
 from iris_gui.engine.workers.runner import ProcessRunner, WorkerCancelled
+from iris_gui.store.runs import RunStore
 from iris_gui.ui.jobs.host_connect import connect_hosts
-from iris_gui.ui.jobs.keeper import StoreKeeper
 from iris_gui.ui.window.settings import IN_PROCESS_MODEL_FILE
 
 log = logging.getLogger(__name__)
+
+
+class StoreKeeper:
+    """The window's saves, made by the job service in this thread. A store is one connection
+    per thread (store/runs.py) and the window's own is the GUI thread's: this thread opens the
+    same file for each save, on a connection of its own, so a save that waits for another
+    process's lock waits here, never in the GUI thread. The views refresh when the result
+    arrives (their StoreWatch absorbs the change, and reloads for other processes' alone)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def save(self, result: RunResult) -> int | None:
+        with RunStore.open(self.path) as store:
+            return store.save(result)
+
+    def save_sweep(self, result: SweepResult) -> int | None:
+        with RunStore.open(self.path) as store:
+            return store.save_sweep(result)
+
+    def save_breakdown(self, run_id: int, breakdown: dict[str, Any]) -> None:
+        with RunStore.open(self.path) as store:
+            store.save_breakdown(run_id, breakdown)
 
 
 class TrainingWorker(QObject):
