@@ -21,7 +21,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.remote.hosts import Host
@@ -29,6 +28,7 @@ from iris_gui.engine.remote.placement import placement_words
 from iris_gui.engine.remote.runner import RemoteRunner
 from iris_gui.engine.spec.batch_settings import batch_text
 from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.workers.jobs import PointObserver, Starting
 
 ATTEMPTS = 2  # a size is measured at most this often: once, and once more if its job ends
 Size = tuple[int, int, int]  # rows, hidden, batch
@@ -54,7 +54,8 @@ class JobPool:
         self._stopping = threading.Event()
         self._runners: list[RemoteRunner] = []
 
-    def sweep(self, spec: SweepSpec, observer: Any = None, starting: Any = None) -> SweepResult:
+    def sweep(self, spec: SweepSpec, observer: PointObserver | None = None,
+              starting: Starting | None = None) -> SweepResult:
         """Every size of ``spec`` (this host's devices, ``HOST:...``) on up to ``jobs`` jobs.
         ``starting`` goes unheard: several points run at once, none of them the next."""
         sizes = sizes_of(spec)
@@ -130,7 +131,8 @@ def spec_of(spec: SweepSpec, size: Size) -> SweepSpec:
 class _PoolRun:
     """One pooled sweep's shared state: the sizes left, the parts kept, the notes."""
 
-    def __init__(self, spec: SweepSpec, sizes: list[Size], observer: Any) -> None:
+    def __init__(self, spec: SweepSpec, sizes: list[Size], observer: PointObserver | None
+                 ) -> None:
         self.spec, self.sizes, self.observer = spec, sizes, observer
         self.work: queue.Queue[tuple[int, int]] = queue.Queue()
         for index in range(len(sizes)):
