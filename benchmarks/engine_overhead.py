@@ -11,11 +11,14 @@ the median of the per-pair ratios, and the share of each side's CPU work that wa
 neighbour adds, so the pairs where neither side waited more than ``--quiet`` of its time are
 summarised apart; ``--control`` also times the plain loop a second time in the engine's place,
 so the ratio two identical loops read on the machine at that moment is printed beside the
-engine's. Goal: <= 1.02 with every-epoch on the CPU.
+engine's; ``--service`` also times the run as the command line and the API run it, through the
+job service (engine/jobs: the in-process runner's message check on every chunk, the stop
+watched by its thread), against the plain loop. Goal: <= 1.02 with every-epoch on the CPU,
+for the engine and the service alike.
 
     python benchmarks/engine_overhead.py [--epochs 20000] [--repeat 5] [--device cpu]
                                          [--records every-epoch,every:200,device,none]
-                                         [--quiet 0.02] [--control]
+                                         [--quiet 0.02] [--control] [--service]
 """
 
 from __future__ import annotations
@@ -106,6 +109,22 @@ def engine_waited(config: RunConfig) -> tuple[float, float]:
     return timings.train_seconds, timings.cpu_wait_share
 
 
+def service_waited(config: RunConfig) -> tuple[float, float]:
+    """The run as ``iris-gui train`` and ``lab.train`` run it: through the job service, with a
+    stop it watches, saved nowhere (the save is after the loop, outside its seconds)."""
+    import threading
+
+    from iris_gui.engine.jobs.places import Places
+    from iris_gui.engine.jobs.service import JobService
+    from iris_gui.engine.remote.host_runners import HostRunners
+    from iris_gui.engine.workers.in_process import InProcessRunner
+
+    stop = threading.Event()
+    service = JobService(Places(InProcessRunner(), HostRunners([]), "in-process"))
+    timings = service.run(config, stop=stop.is_set).result.timings
+    return timings.train_seconds, timings.cpu_wait_share
+
+
 @dataclass
 class Side:
     """One side's replicates: training loop seconds and the share spent waiting for a core."""
@@ -150,6 +169,9 @@ def main() -> None:
     parser.add_argument("--quiet", type=float, default=0.02,
                         help="a pair is quiet when neither side waited for a core more than "
                              "this share of its CPU work")
+    parser.add_argument("--service", action="store_true",
+                        help="also time the run through the job service, as the command line "
+                             "and the API run it (service / plain)")
     parser.add_argument("--control", action="store_true",
                         help="also time the plain loop a second time (plain again / plain): "
                              "the ratio two identical loops read here, the noise floor")
@@ -166,14 +188,19 @@ def main() -> None:
         config = RunConfig(epochs=args.epochs, device=device.id, record=record)
         plain, engine = Side("plain", plain_loop_waited), Side("engine", engine_waited)
         control = Side("plain again", plain_loop_waited)
-        measure(config, [plain, engine, control] if args.control else [plain, engine],
-                args.repeat)
+        service = Side("service", service_waited)
+        measure(config, [plain, engine, *([service] if args.service else []),
+                         *([control] if args.control else [])], args.repeat)
         print(ratio_row(record, plain, engine, args.quiet), flush=True)
+        if args.service:
+            print(ratio_row("  (service)", plain, service, args.quiet), flush=True)
         if args.control:
             print(ratio_row("  (control)", plain, control, args.quiet), flush=True)
     print("engine/plain = ratio of the medians; pair med = median of the per-pair ratios; "
           "waited = median share of each side's CPU work spent waiting for a core; quiet pairs "
           f"= median ratio over the pairs where neither side waited more than {args.quiet:.0%}"
+          + ("; service = the run through the job service in the engine's column"
+             if args.service else "")
           + ("; control = the plain loop again in the engine's column" if args.control else ""))
 
 if __name__ == "__main__":
