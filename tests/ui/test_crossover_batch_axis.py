@@ -63,7 +63,7 @@ def test_a_batch_sweep_is_shown_along_the_batch_size(panel) -> None:
     (cpu,) = plot.series_lines()["cpu/eager/1 thread"]
     assert list(cpu.xData) == [16, 64, 256, 1_024, 2_048, ROWS]  # the full batch at its rows
     # The model is exact here: its dashed line meets the measured ends.
-    (fit,) = plot.fit_lines()["cpu/eager/1 thread"]
+    (fit,) = plot.figure.fits["cpu/eager/1 thread"]
     assert fit.xData[0] == pytest.approx(16) and fit.xData[-1] == pytest.approx(ROWS)
     assert fit.yData[0] == pytest.approx(cpu.yData[0]) and fit.yData[-1] == pytest.approx(
         cpu.yData[-1])
@@ -77,7 +77,7 @@ def test_the_crossing_is_marked_and_worded_as_a_batch_size(panel) -> None:
     assert sentence.startswith("cuda:0/eager is faster than cpu/eager/1 thread above batch "
                                "size ~1,1")
     assert sentence.endswith("(4,096 rows, hidden 10)")
-    (_, line, tag) = panel.plot.tags()[0]
+    (_, line, tag) = panel.plot.figure.tags[0]
     assert line.toolTip() == sentence and tag.toolTip() == sentence
     findings = panel.findings.toPlainText()
     assert sentence in findings

@@ -24,7 +24,7 @@ def test_a_busy_point_is_ringed_and_says_why_it_is_no_finding(qtbot) -> None:
     panel.resize(1200, 760)
     panel.show()
     panel.set_result(result)
-    rings = panel.plot.busy_rings()
+    rings = panel.plot.figure.busy
     assert len(rings) == 1
     xs, ys = rings[0].getData()
     busy = points[chosen]
@@ -34,6 +34,6 @@ def test_a_busy_point_is_ringed_and_says_why_it_is_no_finding(qtbot) -> None:
     assert len(tips) == 1
     assert "45% of it waiting for a core): not a finding" in tips[0]
     assert "measured twice" in tips[0]
-    legend = [label.text for _, label in panel.plot.legend.items]
+    legend = [label.text for _, label in panel.plot.figure.legend.items]
     assert BUSY_LEGEND in legend
     assert math.isclose(xs[0], math.log10(busy.rows))

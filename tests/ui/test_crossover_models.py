@@ -121,7 +121,7 @@ def test_a_small_cnn_sweep_runs_from_the_view_and_reopens_into_the_form(qtbot, o
                 for x in item.getData()[0])
     # The plot's axes are logarithmic: it holds the decades of each point's own FLOPs.
     assert xs == pytest.approx(sorted(math.log10(p.flops_per_epoch) for p in measured))
-    assert all(math.isfinite(y) for items in plot.fit_lines().values() for item in items
+    assert all(math.isfinite(y) for items in plot.figure.fits.values() for item in items
                for y in item.getData()[1])
     assert plot.axis_combo.itemText(plot.axis_combo.findData("hidden")) == "cnn width"
     plot.set_axis("hidden")
@@ -130,7 +130,7 @@ def test_a_small_cnn_sweep_runs_from_the_view_and_reopens_into_the_form(qtbot, o
         "all", "40 rows", "80 rows"]
     assert view.table.horizontalHeaderItem(2).text() == "Width"
     # Along the width, the dashed fit follows the points' own FLOPs: it meets them.
-    for items in plot.fit_lines().values():
+    for items in plot.figure.fits.values():
         assert all(math.isfinite(y) for item in items for y in item.getData()[1])
     # Saved in the test's folder, to be looked at by hand (pytest keeps the last three).
     assert view.grab().save(str(tmp_path / "crossover_models_sweep.png"))

@@ -89,32 +89,32 @@ def test_each_series_is_one_line_of_its_points_in_its_own_colour(shown) -> None:
         x, y = xy(item)
         assert x == ROWS
         assert y == [p.epoch_us for p in result.points if p.series == series]
-    colours = {shown.plot.colour(series) for series in SERIES}
+    colours = {shown.plot.figure.colours[series] for series in SERIES}
     assert len(colours) == len(SERIES)
-    assert [label.text for _, label in shown.plot.legend.items][:6] == SERIES
+    assert [label.text for _, label in shown.plot.figure.legend.items][:6] == SERIES
     assert shown.plot.plot_item.getAxis("bottom").logMode
     assert shown.plot.plot_item.getAxis("left").logMode
 
 
 def test_the_fitted_model_is_dashed_in_the_series_colour_across_its_range(shown) -> None:
     fits = {fit.series: fit for fit in shown.result().fits}
-    for series, (item,) in shown.plot.fit_lines().items():
+    for series, (item,) in shown.plot.figure.fits.items():
         pen = item.opts["pen"]
         assert pen.style() == Qt.PenStyle.DashLine
-        assert pen.color().name() == QColor(shown.plot.colour(series)).name()
+        assert pen.color().name() == QColor(shown.plot.figure.colours[series]).name()
         x, y = xy(item)
         assert x[0] == pytest.approx(120) and x[-1] == pytest.approx(1_000_000)
         work = flops_per_epoch(1_000_000, 4, (10,), 3)
         assert y[-1] == pytest.approx(fits[series].predict_us(work))
-    assert set(shown.plot.fit_lines()) == set(SERIES)
-    assert "fitted model" in [label.text for _, label in shown.plot.legend.items]
+    assert set(shown.plot.figure.fits) == set(SERIES)
+    assert "fitted model" in [label.text for _, label in shown.plot.figure.legend.items]
 
 
 def test_each_crossing_is_a_numbered_line_at_its_x_with_its_sentence_below(shown) -> None:
     crossed = sorted((c for c in shown.result().crossovers if c.at is not None),
                      key=lambda c: c.at)
     assert len(crossed) == 8
-    tags = shown.plot.tags()
+    tags = shown.plot.figure.tags
     assert [crossing.crossover for crossing, _, _ in tags] == crossed
     text = findings(shown)
     for number, (crossing, line, tag) in enumerate(tags, start=1):
@@ -124,7 +124,7 @@ def test_each_crossing_is_a_numbered_line_at_its_x_with_its_sentence_below(shown
         assert line.angle == 90
         assert tag.pos().x() == pytest.approx(math.log10(c.at))
         assert tag.textItem.toPlainText() == str(number)
-        assert line.pen.color().name() == QColor(shown.plot.colour(c.faster_above)).name()
+        assert line.pen.color().name() == QColor(shown.plot.figure.colours[c.faster_above]).name()
         assert line.toolTip() == c.sentence()
         assert f"{number}  {c.sentence()}" in text
     # Where the GPU starts to win: cuda:0/eager passes the last CPU series between 10^4
@@ -140,7 +140,7 @@ def test_the_tags_sit_above_the_data_and_inside_the_plot(shown) -> None:
     highest = max(math.log10(p.epoch_us) for p in shown.result().points)
     view = vb.sceneBoundingRect()
     boxes = []
-    for _crossing, _, tag in shown.plot.tags():
+    for _crossing, _, tag in shown.plot.figure.tags:
         assert highest < tag.pos().y() < top
         box = tag.sceneBoundingRect()
         assert view.left() - 1 <= box.left() and box.right() <= view.right() + 1
@@ -157,10 +157,10 @@ def test_pairs_that_never_cross_are_said_faster_throughout(shown) -> None:
 
 
 def test_a_point_the_model_misses_is_hollow_and_said(shown) -> None:
-    (hollow,) = shown.plot.hollow_points()
+    (hollow,) = shown.plot.figure.hollow
     assert xy(hollow) == ([1_000_000.0], [shown.result().points[-5].epoch_us])
     assert hollow.opts["symbolBrush"].color().name() == "#ffffff"
-    assert MISFIT in [label.text for _, label in shown.plot.legend.items]
+    assert MISFIT in [label.text for _, label in shown.plot.figure.legend.items]
     assert ("the model does not fit here: cpu/eager/16 threads at 1,000,000 rows, hidden 10 "
             "(the fit is 23% below the measurement)") in findings(shown)
     table = shown.table
@@ -185,7 +185,7 @@ def test_the_x_axis_switches_to_hidden_width_and_to_flops(shown) -> None:
     lines = plot.series_lines()
     assert all(len(items) == 5 for items in lines.values())  # one point per row count
     assert all(xy(item)[0] == [10.0] for items in lines.values() for item in items)
-    assert plot.crossings() == [] and plot.fit_lines() == {}
+    assert plot.crossings() == [] and plot.figure.fits == {}
     assert "one hidden width was swept" in findings(shown)
 
     plot.axis_combo.setCurrentIndex(plot.axis_combo.findData("flops"))
@@ -216,7 +216,7 @@ def test_with_two_widths_each_is_a_line_and_one_can_be_chosen(panel) -> None:
     plot.set_axis("hidden")  # along the width, per row count
     assert all(xy(item)[0] == [10.0, 100.0] for items in plot.series_lines().values()
                for item in items)
-    assert len(plot.fit_lines()["cpu/eager/1 thread"]) == 5
+    assert len(plot.figure.fits["cpu/eager/1 thread"]) == 5
 
 
 def test_without_an_accelerator_the_plot_and_findings_say_so(panel) -> None:
@@ -242,12 +242,12 @@ def test_points_added_live_grow_the_plot_fits_crossings_and_progress(panel) -> N
     for done, point in enumerate(points[:6], start=1):
         panel.add_point(point)
         panel.show_progress(done, len(points), 2.0 * (len(points) - done))
-    assert len(panel.plot.series_lines()) == 6 and panel.plot.fit_lines() == {}
+    assert len(panel.plot.series_lines()) == 6 and panel.plot.figure.fits == {}
     assert panel.progress_bar.value() == 6 and panel.progress_bar.maximum() == 30
     assert panel.progress_bar.text() == "point 6 of 30 · about 48 s left"
     for point in points[6:12]:
         panel.add_point(point)
-    assert set(panel.plot.fit_lines()) == set(SERIES)  # two points make a fit
+    assert set(panel.plot.figure.fits) == set(SERIES)  # two points make a fit
     numbers = [c.number for c in panel.plot.crossings()]
     assert numbers == list(range(1, len(numbers) + 1))
     for point in points[12:]:
@@ -255,9 +255,9 @@ def test_points_added_live_grow_the_plot_fits_crossings_and_progress(panel) -> N
     panel.show_progress(30, 30, 0.0)
     assert panel.progress_bar.text() == "point 30 of 30"
     assert len(panel.plot.crossings()) == 8 and panel.table.rowCount() == 30
-    colours = {s: panel.plot.colour(s) for s in SERIES}
+    colours = {s: panel.plot.figure.colours[s] for s in SERIES}
     panel.set_result(sample_sweep())
-    assert {s: panel.plot.colour(s) for s in SERIES} == colours
+    assert {s: panel.plot.figure.colours[s] for s in SERIES} == colours
 
 
 def test_start_and_stop_follow_the_running_state(panel, qtbot) -> None:
@@ -382,7 +382,7 @@ def test_png_export_is_the_width_asked_with_the_series_colours(shown, tmp_path) 
     colours = {image.pixelColor(x, y).name() for x in range(0, image.width(), 2)
                for y in range(0, image.height(), 2)}
     for series in SERIES:
-        assert QColor(shown.plot.colour(series)).name() in colours
+        assert QColor(shown.plot.figure.colours[series]).name() in colours
 
 
 def test_svg_export_has_the_lines_dashed_fits_and_the_key(shown, tmp_path) -> None:
@@ -395,7 +395,7 @@ def test_svg_export_has_the_lines_dashed_fits_and_the_key(shown, tmp_path) -> No
             key = (group.get("stroke"), "stroke-dasharray" in group.attrib)
             strokes[key] = strokes.get(key, 0) + 1
     for series in SERIES:
-        colour = QColor(shown.plot.colour(series)).name()
+        colour = QColor(shown.plot.figure.colours[series]).name()
         assert (colour, False) in strokes and (colour, True) in strokes, series
     words = " ".join(text.text or "" for text in root.iter(f"{SVG}text"))
     for fragment in ("cuda:0/graph", "fitted model", "100k",
@@ -501,6 +501,6 @@ def test_a_cpu_only_sweep_keeps_its_legend_in_sight_in_a_docked_view(qtbot) -> N
     qtbot.waitExposed(panel)
     panel.set_result(sample_cpu_sweep())
     view = panel.plot.plot_item.getViewWidget()
-    qtbot.waitUntil(lambda: panel.plot.legend.isVisible())
-    legend = panel.plot.legend.sceneBoundingRect()
+    qtbot.waitUntil(lambda: panel.plot.figure.legend.isVisible())
+    legend = panel.plot.figure.legend.sceneBoundingRect()
     assert legend.width() > 0 and legend.right() <= view.width() + 1, (legend, view.width())

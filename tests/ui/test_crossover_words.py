@@ -76,7 +76,7 @@ def test_start_the_plot_and_the_tabs_share_the_docked_view(docked) -> None:
 def test_the_legend_names_every_series_whole_beside_the_plot(docked) -> None:
     plot = docked.plot
     scene = plot._view.mapToScene(plot._view.viewport().rect()).boundingRect()
-    labels = [label for _, label in plot.legend.items]
+    labels = [label for _, label in plot.figure.legend.items]
     assert [label.text for label in labels][:6] == [
         "cpu/eager/1 thread", "cpu/eager/16 threads", "cpu/manual/1 thread",
         "cpu/manual/16 threads", "cuda:0/eager", "cuda:0/graph"]
@@ -122,7 +122,7 @@ def test_a_sample_sweep_says_so_on_the_plot_and_a_measured_one_never(docked) -> 
     box = mark.item.sceneBoundingRect()
     assert docked.plot.plot_item.vb.sceneBoundingRect().contains(box)
     assert not any(box.intersects(label.sceneBoundingRect())
-                   for _, label in docked.plot.legend.items)
+                   for _, label in docked.plot.figure.legend.items)
     docked.set_result(measured(sample_sweep()))
     assert not mark.is_shown()
     docked.set_result(sample_sweep())

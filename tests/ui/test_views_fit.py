@@ -168,7 +168,7 @@ def test_the_crossover_legend_names_every_series_whole(qtbot, laptop):
     switch_to(qtbot, laptop, "Crossover")
     plot = laptop.crossover.plot
     scene = plot._view.mapToScene(plot._view.viewport().rect()).boundingRect()
-    names = [label for _, label in plot.legend.items]
+    names = [label for _, label in plot.figure.legend.items]
     assert {label.text for label in names} >= {"cpu/eager/16 threads", "cuda:0/graph"}
     for label in names:
         assert scene.contains(label.sceneBoundingRect()), label.text

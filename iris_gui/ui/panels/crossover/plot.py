@@ -52,10 +52,6 @@ class CrossoverPlot(QWidget):
         return self.figure.layout_item
 
     @property
-    def legend(self) -> pg.LegendItem:
-        return self.figure.legend
-
-    @property
     def sample_mark(self) -> SampleMark:
         return self.figure.sample_mark
 
@@ -63,27 +59,12 @@ class CrossoverPlot(QWidget):
         """The measured lines by series (one per fixed width or row count)."""
         return {series: list(items) for series, items in self.figure.lines.items()}
 
-    def fit_lines(self) -> dict[str, list[pg.PlotDataItem]]:
-        return {series: list(items) for series, items in self.figure.fits.items()}
-
     def crossings(self) -> list[marks.Crossing]:
         return list(self.figure.crossings)
-
-    def tags(self) -> list[tuple[marks.Crossing, pg.InfiniteLine, pg.TextItem]]:
-        return list(self.figure.tags)
-
-    def hollow_points(self) -> list[pg.PlotDataItem]:
-        return list(self.figure.hollow)
-
-    def busy_rings(self) -> list[pg.PlotDataItem]:
-        return list(self.figure.busy)
 
     def misfits(self) -> list[str]:
         """A sentence per shown point the model misses by more than FIT_TOLERANCE."""
         return list(self.figure.misfits)
-
-    def colour(self, series: str) -> str:
-        return self.figure.colours[series]
 
     def axis(self) -> str:
         return self.axis_combo.value()
