@@ -155,13 +155,10 @@ class JobService:
 
     def keep_sweep(self, result: SweepResult) -> KeptSweep:
         """``result`` saved (a sweep that failed before it had one is kept as failed too)."""
-        if self.keeper is None:
+        keeper = self.keeper
+        if keeper is None:
             return KeptSweep(result, None)
-        with self.guard.saving():
-            try:
-                return KeptSweep(result, self.keeper.save_sweep(result))
-            except EngineError as error:
-                return KeptSweep(result, None, str(error))
+        return KeptSweep(result, *self._saved(lambda: keeper.save_sweep(result)))
 
     def explain(self, config: RunConfig, window: int, trace: str | None = None,
                 stop: Stop = never, replicates: int | None = None,
@@ -173,23 +170,25 @@ class JobService:
         runner = self.places.runner_for(config)
         with stop_watched(runner, stop):
             record = runner.explain(config, window, trace, replicates)
-        if run_id is None or self.keeper is None:
+        keeper = self.keeper
+        if run_id is None or keeper is None:
             return KeptBreakdown(record)
-        with self.guard.saving():
-            try:
-                self.keeper.save_breakdown(run_id, record)
-            except EngineError as error:
-                return KeptBreakdown(record, str(error))
-        return KeptBreakdown(record)
+        _, unsaved = self._saved(lambda: keeper.save_breakdown(run_id, record))
+        return KeptBreakdown(record, unsaved)
 
     def _kept(self, result: RunResult) -> Kept:
-        if self.keeper is None:
+        keeper = self.keeper
+        if keeper is None:
             return Kept(result, None)
+        return Kept(result, *self._saved(lambda: keeper.save(result)))
+
+    def _saved(self, save: Callable[[], int | None]) -> tuple[int | None, str]:
+        """``save()`` under the guard: the id it gives and "", or None and why it failed."""
         with self.guard.saving():
             try:
-                return Kept(result, self.keeper.save(result))
+                return save(), ""
             except EngineError as error:
-                return Kept(result, None, str(error))
+                return None, str(error)
 
 
 class _Picker:
