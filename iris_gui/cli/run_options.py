@@ -18,6 +18,7 @@ from iris_gui.cli.signals import GUARD
 from iris_gui.engine.spec.batch_settings import restart_warning
 from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.spec.engines import ENGINES, default_recording, recording_note
+from iris_gui.engine.spec.models import is_model_file, model_file_path
 from iris_gui.engine.words.labels import table_label
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ def checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
         config = config_from_args(args, **{**engine_default, **overrides})
         check_device(config.device)
         check_data_on_host(config)
+        if is_model_file(config.model):
+            model_file_path(config.model)  # before a worker starts for it: one line at once
     except ConfigError as error:
         args.command_parser.error(str(error))
     if engine_default:

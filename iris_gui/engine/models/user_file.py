@@ -20,7 +20,7 @@ from typing import Any
 from torch import nn
 
 from iris_gui.engine.spec.errors import ConfigError
-from iris_gui.engine.spec.models import model_file_parts
+from iris_gui.engine.spec.models import model_file_parts, model_file_path
 
 MODULE_PREFIX = "iris_gui_user_model_"
 
@@ -29,16 +29,8 @@ def load_user_model(model: str, shape: tuple[int, ...],
                     classes: int) -> tuple[nn.Module, dict[str, Any]]:
     """The module ``NAME(shape, classes)`` builds, and the record of the file it came from
     (path, size and SHA-256 of the very bytes that ran), kept with the run as a CSV's is."""
-    path_text, name = model_file_parts(model)
-    path = Path(path_text).expanduser()
-    try:
-        exists = path.is_file()
-    except OSError as error:  # a name too long for the file system, a loop of links
-        raise ConfigError(f"model file {path} cannot be read ({error.strerror or error}); give "
-                          "--model FILE.py:NAME with the path of a Python file") from None
-    if not exists:
-        raise ConfigError(f"model file {path} does not exist; give --model FILE.py:NAME with "
-                          "the path of a Python file")
+    _, name = model_file_parts(model)
+    path = model_file_path(model)
     try:
         source = path.read_bytes()
     except OSError as error:

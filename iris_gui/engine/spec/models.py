@@ -17,6 +17,7 @@ the same for every family); ``input_shape`` says how a family sees one row.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from iris_gui.engine.spec.errors import ConfigError
@@ -38,6 +39,21 @@ def model_file_parts(model: str) -> tuple[str, str]:
     its own, as a Windows drive's does); ("", model) where there is none."""
     path, _, name = model.rpartition(":")
     return path, name
+
+
+def model_file_path(model: str) -> Path:
+    """``FILE.py:NAME``'s file, there to be read; ConfigError in one line where it is not
+    (checked before any worker starts for it, and again as it is read)."""
+    path = Path(model_file_parts(model)[0]).expanduser()
+    try:
+        exists = path.is_file()
+    except OSError as error:  # a name too long for the file system, a loop of links
+        raise ConfigError(f"model file {path} cannot be read ({error.strerror or error}); give "
+                          "--model FILE.py:NAME with the path of a Python file") from None
+    if not exists:
+        raise ConfigError(f"model file {path} does not exist; give --model FILE.py:NAME with "
+                          "the path of a Python file")
+    return path
 
 
 def is_model_file(model: str) -> bool:
