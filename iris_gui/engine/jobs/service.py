@@ -1,5 +1,5 @@
-"""JobService: every run and sweep, from the window, the command line and the Python API, is
-run, stopped and saved here.
+"""JobService: every run, explain and sweep, from the window, the command line and the Python
+API, is run, stopped and saved here.
 
 A front end builds the service over its ``Places`` (which runner does a job), its ``Keeper``
 (the runs store, or None not to save) and its ``Guard`` (the command line's signal handling
@@ -118,7 +118,8 @@ class JobService:
 
     def runs(self, configs: list[RunConfig], stop: Stop = never,
              progress: ProgressFor | None = None) -> list[Kept]:
-        """Each config in turn, saved as it ends; a stopped run ends the list."""
+        """Each config in turn, saved as it ends; once ``stop()`` has turned true, the run under
+        way is the last (a run a host stopped on its own, its Slurm job cancelled, is not)."""
         done: list[Kept] = []
         for index, config in enumerate(configs):
             shown = progress(config, index, len(configs)) if progress is not None else None
@@ -127,7 +128,7 @@ class JobService:
             finally:
                 if shown is not None:
                     shown.close()
-            if stop() or done[-1].result.status is RunStatus.STOPPED:
+            if stop():
                 break
         return done
 
