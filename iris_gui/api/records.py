@@ -3,6 +3,8 @@
 prints it, ``to_frame()`` where pandas is installed (a row per run as ``runs export --csv``
 writes it, a row per sweep point as the sweep's CSV), and ``_repr_html_`` for a notebook
 (display.py). A run's fields read through: ``run.final_loss``, ``run.timings.epoch_us``.
+Printed, a record is one line a person reads (``Run 3: cpu · eager · every-epoch · forward:
+completed, 2,000 epochs, 238 ± 8 µs/epoch``); the whole record is ``to_dict()``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from typing import Any
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepResult
+from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.labels import run_label
+from iris_gui.engine.words.numbers import measured
 from iris_gui.store.export import flat_record
 from iris_gui.store.run_rows import StoredRun
 from iris_gui.store.sweep_csv import sweep_rows
@@ -28,7 +33,21 @@ def _frame(rows: list[dict[str, Any]]) -> Any:
     return pandas.DataFrame(rows)
 
 
-class _ReadsThrough:
+class _Shown:
+    """A record shown in a notebook: its table and figure (``_shown``) as a mime bundle, with
+    its one line as the plain text."""
+
+    def _shown(self) -> Any:
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        return self._shown().html
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        return self._shown().bundle(repr(self))
+
+
+class _ReadsThrough(_Shown):
     """Fields the wrapper lacks are read from the record it holds (``THROUGH``)."""
 
     THROUGH = "result"
@@ -39,7 +58,17 @@ class _ReadsThrough:
         return getattr(getattr(self, self.THROUGH), name)
 
 
-@dataclass
+def _run_line(run: Run) -> str:
+    """``Run 3: cpu · eager · every-epoch · forward: completed, 2,000 epochs, 238 ± 8 µs/epoch``."""
+    r, t = run.result, run.result.timings
+    name = f"Run {run.id}" if run.id is not None else "Run (not saved)"
+    steady = (f", {measured(t.epoch_us, t.epoch_us_iqr)} µs/epoch" if t.epoch_us == t.epoch_us
+              else "")
+    return (f"{name}: {run_label(r.config)}: {r.status.value}, "
+            f"{r.epochs_completed:,} epochs{steady}")
+
+
+@dataclass(repr=False)
 class Run(_ReadsThrough):
     """One run: its id in the store (None when not saved) and its record."""
 
@@ -61,13 +90,16 @@ class Run(_ReadsThrough):
         """The run as TensorBoard event files in ``folder``/run-<id>; that folder."""
         return _tensorboard([self], folder)[0]
 
-    def _repr_html_(self) -> str:
-        from iris_gui.api.display import runs_html
+    def __repr__(self) -> str:
+        return _run_line(self)
 
-        return runs_html([self.stored()], [self.id is not None])
+    def _shown(self) -> Any:
+        from iris_gui.api.display import runs_shown
+
+        return runs_shown([self.stored()], [self.id is not None])
 
 
-class Runs(list):
+class Runs(_Shown, list):
     """Several runs (a comparison, a ladder, the store's list), shown as one table."""
 
     def to_dict(self) -> list[dict[str, Any]]:
@@ -80,10 +112,14 @@ class Runs(list):
         """Each run as TensorBoard event files in ``folder``/run-<id>; those folders."""
         return _tensorboard(list(self), folder)
 
-    def _repr_html_(self) -> str:
-        from iris_gui.api.display import runs_html
+    def __repr__(self) -> str:
+        return "\n".join([counted(len(self), "run") + (":" if self else ""),
+                          *(f"  {_run_line(run)}" for run in self)])
 
-        return runs_html([run.stored() for run in self], [run.id is not None for run in self])
+    def _shown(self) -> Any:
+        from iris_gui.api.display import runs_shown
+
+        return runs_shown([run.stored() for run in self], [run.id is not None for run in self])
 
 
 def _tensorboard(runs: list[Run], folder: str | Path) -> list[Path]:
@@ -102,14 +138,14 @@ def _tensorboard(runs: list[Run], folder: str | Path) -> list[Path]:
 class Ladder(Runs):
     """The engine ladder's runs: the note's loop first, then each rung; shown as the ladder."""
 
-    def _repr_html_(self) -> str:
-        from iris_gui.api.display import runs_html
+    def _shown(self) -> Any:
+        from iris_gui.api.display import runs_shown
 
-        return runs_html([run.stored() for run in self], [run.id is not None for run in self],
-                         ladder=True)
+        return runs_shown([run.stored() for run in self], [run.id is not None for run in self],
+                          ladder=True)
 
 
-@dataclass
+@dataclass(repr=False)
 class Sweep(_ReadsThrough):
     """One sweep: its id in the store (None when not saved) and its record."""
 
@@ -122,13 +158,20 @@ class Sweep(_ReadsThrough):
     def to_frame(self) -> Any:
         return _frame(sweep_rows(self.result))
 
-    def _repr_html_(self) -> str:
-        from iris_gui.api.display import sweep_html
+    def __repr__(self) -> str:
+        r = self.result
+        found = sum(1 for c in r.crossovers if c.at is not None)
+        name = f"Sweep {self.id}" if self.id is not None else "Sweep (not saved)"
+        return (f"{name}: {r.status}, {counted(len(r.points), 'point')}, "
+                f"{counted(len(r.fits), 'series fit')}, {counted(found, 'crossing')}")
 
-        return sweep_html(self.id, self.result)
+    def _shown(self) -> Any:
+        from iris_gui.api.display import sweep_shown
+
+        return sweep_shown(self.id, self.result)
 
 
-@dataclass
+@dataclass(repr=False)
 class Explanation(_ReadsThrough):
     """Where an epoch's time goes (explain's breakdown), with its sentences."""
 
@@ -144,7 +187,11 @@ class Explanation(_ReadsThrough):
         return _frame([{"category": name, "us_per_epoch": us}
                        for name, us in self.breakdown.to_dict()["categories"].items()])
 
-    def _repr_html_(self) -> str:
-        from iris_gui.api.display import explain_html
+    def __repr__(self) -> str:
+        b = self.breakdown
+        return f"Explanation of {b.device} · {b.engine}: {b.answer()}"
 
-        return explain_html(self.breakdown)
+    def _shown(self) -> Any:
+        from iris_gui.api.display import explain_shown
+
+        return explain_shown(self.breakdown)

@@ -15,6 +15,7 @@ import time
 import pytest
 
 import iris_gui as lab
+from iris_gui.api.records import Runs
 from iris_gui.engine.records.result import RunStatus
 
 
@@ -109,6 +110,21 @@ def test_the_records_show_themselves_in_a_notebook_and_as_frames() -> None:
     assert list(frame["id"]) == [1] and frame.loc[0, "epochs_completed"] == 200
     unsaved = lab.train(epochs=20, save=False, progress=False)
     assert "<td style=\"text-align:right\">not saved</td>" in unsaved._repr_html_()
+
+
+def test_a_record_prints_as_a_line_and_the_stores_list_draws_its_curves() -> None:
+    run = lab.train(epochs=200, progress=False)
+    assert repr(run) == str(run)
+    assert repr(run).startswith("Run 1: cpu · eager · every-epoch · forward: completed, "
+                                "200 epochs, ") and "\n" not in repr(run)
+    listed = lab.runs()  # from the store's list: the curves are not loaded with it
+    data, metadata = listed._repr_mimebundle_()
+    assert data["text/plain"] == f"1 run:\n  {run!r}"
+    assert data["image/png"] and metadata["image/png"]["alt"] == "Loss per epoch of run 1"
+    assert 'alt="Loss per epoch of run 1"' in data["text/html"]
+    nothing, _ = Runs()._repr_mimebundle_()  # no run, no figure
+    assert "image/png" not in nothing and "<img" not in nothing["text/html"]
+    assert nothing["text/plain"] == "0 runs"
 
 
 def test_importing_the_package_loads_neither_torch_nor_qt() -> None:

@@ -1,6 +1,8 @@
 """examples/why-is-the-gpu-slower.ipynb executed headless by nbclient with a real ipykernel, on
 the CPU, its parameter cell set to small sizes (as papermill would): no cell errs, each
-record's cell shows its table and figure inline, and the last cell's record holds."""
+record's cell shows its table and figure inline and its figure as a PNG beside, with alt text
+and a one-line plain text, nbconvert converts it to HTML without a warning, the kernel's
+environment is left as it was (no platform chosen for it), and the last cell's record holds."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "why-is-the-gpu-slower.ipynb"
 SMALL = ("EPOCHS = 200\nSWEEP_ROWS = [100, 400]\nSWEEP_SECONDS = 0.02\nEXPLAIN_WINDOW = 20\n"
          "REPEAT = 1")
-# The cells whose output is a record shown by its _repr_html_, by the variable they show.
+# The cells whose output is a record shown by its mime bundle, by the variable they show.
 SHOWN = ("run", "compared", "ladder", "swept", "explained")
 
 
@@ -28,11 +30,16 @@ def executed(tmp_path_factory):
     book = nbformat.read(NOTEBOOK, as_version=4)
     (parameters,) = [c for c in book.cells if "parameters" in c.metadata.get("tags", [])]
     parameters.source = SMALL
+    # What the drawing left in the kernel's environment, read after every figure.
+    book.cells.append(nbformat.v4.new_code_cell(
+        'import os\nos.environ.get("QT_QPA_PLATFORM", "unset")'))
     # The kernel inherits this environment: the test's data directory, offscreen Qt, and
     # Jupyter's and IPython's own folders (the connection file, the profile) in the test's.
     with pytest.MonkeyPatch.context() as env:
         env.setenv("IRIS_GUI_DATA_DIR", str(data / "data"))
-        env.setenv("QT_QPA_PLATFORM", "offscreen")
+        # No platform given: the kernel has no display, and a figure's drawing asks for the
+        # offscreen one only while its QApplication starts.
+        env.delenv("QT_QPA_PLATFORM", raising=False)
         env.setenv("JUPYTER_RUNTIME_DIR", str(data / "jupyter-runtime"))
         env.setenv("IPYTHONDIR", str(data / "ipython"))
         NotebookClient(book, timeout=240, kernel_name="python3",
@@ -49,7 +56,10 @@ def test_no_cell_errs_and_every_record_shows_its_table_and_figure(executed) -> N
                    and c.source.rstrip().endswith(f"\n{name}")]
         html = "".join(o.data.get("text/html", "") for o in cell.outputs
                        if o.output_type == "execute_result")
-        assert '<img src="data:image/png;base64,' in html, name
+        assert '<img src="data:image/png;base64,' in html and ' alt="' in html, name
+        (shown,) = [o for o in cell.outputs if o.output_type == "execute_result"]
+        assert shown.data["image/png"] and shown.metadata["image/png"]["alt"], name
+        assert len(shown.data["text/plain"]) < 400, name  # a line to read, not the record
     # The progress is one output updated in place, kept at its last state: no wall of redraws.
     run_cell = next(c for c in book.cells if c.source.startswith("run = lab.train"))
     (bar,) = [o for o in run_cell.outputs if o.output_type == "display_data"]
@@ -61,7 +71,7 @@ def test_no_cell_errs_and_every_record_shows_its_table_and_figure(executed) -> N
 
 def test_the_records_are_saved_where_the_window_reads_and_hold_their_fields(executed) -> None:
     book, data = executed
-    last = book.cells[-1].outputs
+    last = book.cells[-2].outputs  # the notebook's own last cell, before the test's
     (line,) = [o.text for o in last if o.output_type == "stream" and o.name == "stdout"]
     record = json.loads(line)
     ladder, points = record.pop("ladder"), record.pop("sweep_points")
@@ -71,3 +81,23 @@ def test_the_records_are_saved_where_the_window_reads_and_hold_their_fields(exec
     assert ladder[0] == "eager" and set(ladder) == {"eager", "lean", "manual"}
     assert points >= 2 and points % 2 == 0
     assert (data / "data" / "runs.sqlite3").is_file()
+
+
+def test_the_kernels_environment_is_left_as_it_was(executed) -> None:
+    book, _ = executed
+    (result,) = [o for o in book.cells[-1].outputs if o.output_type == "execute_result"]
+    assert result.data["text/plain"] == "'unset'"
+
+
+def test_nbconvert_converts_the_executed_notebook_without_a_warning(executed, caplog) -> None:
+    import logging
+
+    from nbconvert import HTMLExporter
+
+    book, _ = executed
+    exporter = HTMLExporter()
+    with caplog.at_level(logging.WARNING):
+        exporter.log.propagate = True
+        html, _ = exporter.from_notebook_node(book)
+    assert "No description has been provided for this image" not in html
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
