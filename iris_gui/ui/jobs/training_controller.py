@@ -96,8 +96,6 @@ class TrainingController(QObject):
         self._worker.sweep_point.connect(self._on_sweep_point)
         self._worker.sweep_next.connect(self._on_sweep_next)
         self._worker.sweep_finished.connect(self._on_sweep_finished)
-        self._worker.sweep_kept.connect(self._on_sweep_kept)
-        self._worker.run_kept.connect(self.run_kept)
         self._refresh_requested.connect(self._worker.refresh_devices)
         self._reconnect_requested.connect(self._worker.reconnect_hosts)
         self._worker.hosts_connecting.connect(self.hosts_connecting)
@@ -219,7 +217,10 @@ class TrainingController(QObject):
             self._set_state(RunState.RUNNING)
         self.chunk_ready.emit(token, chunk)
 
-    def _on_finished(self, token: int, result: object) -> None:
+    def _on_finished(self, token: int, result: object, run_id: object, unsaved: str) -> None:
+        # Kept (the views show the saved row), finished, and the next job or idle, in one go:
+        # nothing reads the views between the saved row and the controller moving on.
+        self.run_kept.emit(token, result, run_id, unsaved)
         self.run_finished.emit(token, result)
         self._after_run()
 
@@ -246,10 +247,11 @@ class TrainingController(QObject):
         if token == self._token:
             self.sweep_point.emit(point, done, total)
 
-    def _on_sweep_kept(self, token: int, result: object, sweep_id: object, unsaved: str) -> None:
+    def _on_sweep_finished(self, token: int, result: object, sweep_id: object,
+                           unsaved: str) -> None:
+        # Kept (the views show the saved sweep), finished, and the state moved on, in one go:
+        # nothing reads the views between the saved row and the controller turning idle.
         self.sweep_kept.emit(result, sweep_id, unsaved)
-
-    def _on_sweep_finished(self, token: int, result: object) -> None:
         self.sweep_finished.emit(result)
         self._after_run()
 

@@ -75,9 +75,8 @@ class TrainingWorker(QObject):
     host_status = Signal(str)  # a line while a host connects ("hpc: waiting in Slurm's queue")
     run_started = Signal(int, object)  # token, RunConfig
     chunk_ready = Signal(int, object)  # token, Chunk
-    run_finished = Signal(int, object)  # token, RunResult
     # token, RunResult, its run id or None, why it was not saved ("": it was, or not asked)
-    run_kept = Signal(int, object, object, str)
+    run_finished = Signal(int, object, object, str)
     run_rejected = Signal(int, str)  # token, one-line reason (bad config, absent device)
     # token, run id or None, RunConfig, breakdown, the profiled window's trace file ("": none),
     # why the breakdown could not be kept with its run ("": it was, or no run was named)
@@ -85,9 +84,8 @@ class TrainingWorker(QObject):
     explain_failed = Signal(int, object, object, str)  # token, run id or None, RunConfig, reason
     sweep_point = Signal(int, object, int, int)  # token, SweepPoint, points done, points in all
     sweep_next = Signal(int, int, int)  # token, points done, points in all: the next begins
-    sweep_finished = Signal(int, object)  # token, SweepResult
     # token, SweepResult, its sweep id or None, why it was not saved
-    sweep_kept = Signal(int, object, object, str)
+    sweep_finished = Signal(int, object, object, str)
     # token, RunConfig, parameters and FLOPs a step or None, the one-line reason ("" when fine)
     model_checked = Signal(int, object, object, str)
 
@@ -212,8 +210,7 @@ class TrainingWorker(QObject):
         except EngineError as error:
             self.run_rejected.emit(token, str(error))
             return
-        self.run_kept.emit(token, kept.result, kept.run_id, kept.unsaved)
-        self.run_finished.emit(token, kept.result)
+        self.run_finished.emit(token, kept.result, kept.run_id, kept.unsaved)
 
     @Slot(int, object, object, int, str)
     def explain(self, token: int, run_id: int | None, config: RunConfig, window: int,
@@ -251,8 +248,7 @@ class TrainingWorker(QObject):
             log.exception("sweep failed in the worker thread")
             result = SweepResult(spec, status="failed", message=f"{type(error).__name__}: {error}")
             kept = self._service(execution).keep_sweep(result)
-        self.sweep_kept.emit(token, kept.result, kept.sweep_id, kept.unsaved)
-        self.sweep_finished.emit(token, kept.result)
+        self.sweep_finished.emit(token, kept.result, kept.sweep_id, kept.unsaved)
 
     @Slot(int, object)
     def check_model(self, token: int, config: RunConfig) -> None:
