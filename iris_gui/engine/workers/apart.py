@@ -73,6 +73,3 @@ class ApartRunner:
             with self._lock:
                 self._worker, self._stop_asked = None, None
             worker.close()
-
-    def close(self) -> None:
-        self.request_stop()
