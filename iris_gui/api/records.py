@@ -87,7 +87,8 @@ class Run(_ReadsThrough):
         return _frame([{**flat_record(self.stored()), "id": self.id}])
 
     def to_tensorboard(self, folder: str | Path) -> Path:
-        """The run as TensorBoard event files in ``folder``/run-<id>; that folder."""
+        """The run as TensorBoard event files in a folder of its own under ``folder``
+        (``run-0003-cpu-eager-every-epoch``); that folder."""
         return _tensorboard([self], folder)[0]
 
     def __repr__(self) -> str:
@@ -109,7 +110,8 @@ class Runs(_Shown, list):
         return _frame([{**flat_record(run.stored()), "id": run.id} for run in self])
 
     def to_tensorboard(self, folder: str | Path) -> list[Path]:
-        """Each run as TensorBoard event files in ``folder``/run-<id>; those folders."""
+        """Each run as TensorBoard event files in a folder of its own under ``folder``;
+        those folders."""
         return _tensorboard(list(self), folder)
 
     def __repr__(self) -> str:

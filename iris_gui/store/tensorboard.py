@@ -1,15 +1,14 @@
 """Stored runs for TensorBoard (``iris-gui runs export --tensorboard DIR``, ``run.to_tensorboard``,
-File → Export for TensorBoard…): a folder per run (``run-<id>``; ``run-unsaved``, then
-``run-unsaved-2`` and on, for the runs the API did not save) of event files, holding
+File → Export for TensorBoard…): a folder of event files per run, named so that the runs sort
+and say what they are (store/tensorboard_run.py), and one HParams experiment for the folder
+(store/tensorboard_experiment.py). A run's folder holds
 
-- ``loss``: the recorded loss curve, each value at its epoch (``losses[i]`` is epoch
-  ``i * stride``, as the window plots it);
-- ``timings/...``: the phases (setup, transfer, first epoch, loop, eval, compile, in seconds)
-  and the steady state (µs per epoch and its IQR), each a scalar at the run's last epoch;
-- ``accuracy/train`` and ``accuracy/test``;
-- the run's settings as hparams (device, engine, recording, call, batch, precision, model, ...)
-  with its final loss, steady µs per epoch and test accuracy as their metrics, so that
-  TensorBoard's HParams tab compares the runs.
+- ``loss``: the recorded curve, each value at its epoch (``losses[i]`` is epoch
+  ``i * stride``, as the window plots it) and at its moment on the run's own timeline;
+- its settings as typed hparams (the run's folder name is the trial), how it ended, and its
+  one-value figures (the phases, the steady state, the final losses, the epochs completed and
+  the accuracies) as the HParams tab's metrics, each a scalar at the run's end;
+- ``run/description``: the run in words, for the Text tab.
 
 Written by the tensorboard package's own event writer and summary protos, the ones
 ``torch.utils.tensorboard.SummaryWriter`` wraps, without torch: the window exports too, and
@@ -19,62 +18,74 @@ says so.
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+from iris_gui.store import tensorboard_experiment as experiment
+from iris_gui.store import tensorboard_run as tb_run
 from iris_gui.store.paths import StoreError
 from iris_gui.store.run_rows import StoredRun
-
-TIMINGS = {"setup_seconds": "timings/setup_s", "transfer_seconds": "timings/transfer_s",
-           "first_epoch_seconds": "timings/first_epoch_s", "train_seconds": "timings/loop_s",
-           "eval_seconds": "timings/eval_s", "compile_seconds": "timings/compile_s",
-           "epoch_us": "timings/steady_us_per_epoch", "epoch_us_iqr": "timings/steady_iqr_us"}
-SETTINGS = ("dataset", "device", "engine", "record", "call", "batch", "precision", "model",
-            "optimizer", "lr", "epochs", "threads", "seed")
-
 
 # Where the kernel, not a disk, answers: never a place for an export.
 SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
 
 
 def write_tensorboard(runs: list[StoredRun], folder: Path) -> list[Path]:
-    """One event folder per run under ``folder`` (made if missing); their paths. Every
-    target is checked before any is written."""
+    """One event folder per run under ``folder`` (made if missing), and the folder's
+    experiment widened by them; the runs' folders. Every target is checked before any is
+    written."""
+    tb = _tensorboard()
+    folder = _checked_folder(Path(folder))
+    targets = [folder / name for name in tb_run.folder_names(runs)]
+    for run, target in zip(runs, targets, strict=True):
+        _refuse_taken(folder, target, run.id)
+    now = time.time()
+    hparams = [tb_run.hparams(run.result) for run in runs]
+    values = experiment.values_of(hparams)
+    earlier = experiment.earlier_values(folder, tb.api, tb.metadata, tb.loader)
+    for name, seen in earlier.items():
+        values.setdefault(name, set()).update(seen)
+    # The experiment first: a run written later always falls inside its domains.
+    _written(folder / experiment.FILE_NAME, folder, tb,
+             lambda events: events.add(experiment.experiment_summary(values, tb, now), now),
+             place=experiment.place)
+    for run, target, settings in zip(runs, targets, hparams, strict=True):
+        _written(target, folder, tb,
+                 lambda events, run=run, name=target.name, settings=settings:
+                 _write_run(run, name, settings, events, tb, now),
+                 place=os.rename)
+    return targets
+
+
+def _tensorboard() -> SimpleNamespace:
     try:
+        from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
         from tensorboard.compat.proto.event_pb2 import Event
         from tensorboard.compat.proto.summary_pb2 import Summary
+        from tensorboard.plugins.hparams import api_pb2, metadata, plugin_data_pb2
         from tensorboard.plugins.hparams import summary_v2 as hp
+        from tensorboard.plugins.text.summary_v2 import text_pb
         from tensorboard.summary.writer.event_file_writer import EventFileWriter
     except ImportError:
         raise StoreError("writing for TensorBoard needs the tensorboard package, which is not "
                          "installed here (pip install 'iris-gui[tensorboard]')") from None
-    folder = _checked_folder(Path(folder))
-    targets = [folder / name for name in _names(runs)]
-    for target in targets:
-        if os.path.lexists(target):  # a dangling link too: it would be written through
-            raise StoreError(f"{target} exists already: TensorBoard would show two runs as "
-                             "one; choose another folder")
-    for run, target in zip(runs, targets, strict=True):
-        # Written in a hidden folder beside it, renamed into place once whole: a failure
-        # (a full disk) leaves nothing partial, and the export can simply be tried again.
-        try:
-            temporary = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=folder))
-        except OSError as error:
-            raise StoreError(f"cannot write {target}: {error.strerror or error}") from None
-        try:
-            _write_one(run, temporary, EventFileWriter, Event, Summary, hp)
-            os.rename(temporary, target)
-        except Exception as error:  # noqa: BLE001 - the disk's or the writer's: one line
-            shutil.rmtree(temporary, ignore_errors=True)
-            why = error.strerror if isinstance(error, OSError) and error.strerror else error
-            raise StoreError(f"cannot write {target}: {why}; nothing of it was left") from None
-    return targets
+    return SimpleNamespace(loader=EventFileLoader, event=Event, summary=Summary, api=api_pb2,
+                           metadata=metadata, plugin=plugin_data_pb2, hp=hp, text=text_pb, writer=EventFileWriter)
+
+
+def _refuse_taken(folder: Path, target: Path, run_id: int | None) -> None:
+    if os.path.lexists(target):  # a dangling link too: it would be written through
+        raise StoreError(f"{target} exists already: TensorBoard would show two runs as one; "
+                         "choose another folder")
+    owner = target.name.split("-")[1]
+    if run_id and any(entry.split("-")[:2] == ["run", owner] for entry in os.listdir(folder)):
+        raise StoreError(f"run {run_id} is in {folder} already: TensorBoard would show it "
+                         "twice; choose another folder")
 
 
 def _checked_folder(folder: Path) -> Path:
@@ -98,76 +109,61 @@ def _checked_folder(folder: Path) -> Path:
     return folder
 
 
-def _write_one(run: StoredRun, folder: Path, writer: Any, event: Any, summary: Any,
-               hp: Any) -> None:
-    events = _Events(writer(str(folder)), event, summary)
+def _written(target: Path, folder: Path, tb: SimpleNamespace, write: Any, place: Any) -> None:
+    """``write`` an event file in a hidden folder beside ``target``, then ``place`` it: a
+    failure (a full disk) leaves nothing partial, and the export can simply be tried again."""
     try:
-        _write_run(run.result, events.scalar)
-        settings, metrics = _settings(run.result.config), _metrics(run.result)
-        config = hp.hparams_config_pb([hp.HParam(name) for name in settings],
-                                      [hp.Metric(tag) for tag in metrics])
-        events.summary(config)
-        events.summary(hp.hparams_pb(settings, start_time_secs=int(events.now)))
-        last = max(run.result.epochs_completed - 1, 0)
-        for tag, value in metrics.items():
-            events.scalar(tag, value, last)
-    finally:
-        events.writer.close()
-
-
-def _names(runs: Sequence[Any]) -> list[str]:
-    """A folder name per run: its id, or for unsaved runs a number each, so that TensorBoard
-    never shows two runs as one."""
-    names, unsaved = [], 0
-    for run in runs:
-        if run.id:
-            names.append(f"run-{run.id}")
-        else:
-            unsaved += 1
-            names.append("run-unsaved" if unsaved == 1 else f"run-unsaved-{unsaved}")
-    return names
+        temporary = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=folder))
+    except OSError as error:
+        raise StoreError(f"cannot write {target}: {error.strerror or error}") from None
+    try:
+        events = _Events(tb.writer(str(temporary)), tb)
+        try:
+            write(events)
+        finally:
+            events.writer.close()
+        place(temporary, target if place is os.rename else folder)
+    except Exception as error:  # noqa: BLE001 - the disk's or the writer's: one line
+        shutil.rmtree(temporary, ignore_errors=True)
+        why = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise StoreError(f"cannot write {target}: {why}; nothing of it was left") from None
 
 
 class _Events:
-    """One run's event file: scalars and summaries stamped with the export's time."""
+    """One event file: scalars and summaries, each at its own moment."""
 
-    def __init__(self, writer: Any, event: Any, summary: Any) -> None:
-        self.writer, self._event, self._summary = writer, event, summary
-        self.now = time.time()
+    def __init__(self, writer: Any, tb: SimpleNamespace) -> None:
+        self.writer, self._tb = writer, tb
 
-    def scalar(self, tag: str, value: float, step: int) -> None:
-        value_pb = self._summary.Value(tag=tag, simple_value=float(value))
-        self.summary(self._summary(value=[value_pb]), step)
+    def scalar(self, tag: str, value: float, step: int, when: float) -> None:
+        value_pb = self._tb.summary.Value(tag=tag, simple_value=float(value))
+        self.add(self._tb.summary(value=[value_pb]), when, step)
 
-    def summary(self, summary: Any, step: int = 0) -> None:
-        self.writer.add_event(self._event(wall_time=self.now, step=step, summary=summary))
+    def add(self, summary: Any, when: float, step: int = 0) -> None:
+        self.writer.add_event(self._tb.event(wall_time=when, step=step, summary=summary))
 
 
-def _write_run(result: Any, scalar: Any) -> None:
+def _write_run(run: StoredRun, name: str, settings: dict[str, Any], events: _Events,
+               tb: SimpleNamespace, now: float) -> None:
+    result = run.result
+    times = tb_run.Timeline(result, now)
+    start, end = times.start, times.end
+    events.add(tb.hp.hparams_pb(settings, trial_id=name, start_time_secs=start), start)
+    events.add(tb.text("run/description", tb_run.description(run.id, result)), start)
     for index, loss in enumerate(result.losses):
-        scalar("loss", float(loss), index * result.loss_stride)
+        epoch = index * result.loss_stride
+        events.scalar("loss", float(loss), epoch, times.at(epoch))
     last = max(result.epochs_completed - 1, 0)
-    for field, tag in TIMINGS.items():
-        value = getattr(result.timings, field)
-        if math.isfinite(value):
-            scalar(tag, value, last)
-    for split in ("train", "test"):
-        value = getattr(result, f"{split}_accuracy")
-        if value is not None and math.isfinite(value):
-            scalar(f"accuracy/{split}", value, last)
+    for tag, value in tb_run.metrics(result).items():
+        events.scalar(tag, value, last, end)
+    events.add(_session_end(tb, result.status.value, end), end, last)
 
 
-def _settings(config: Any) -> dict[str, Any]:
-    values = {name: getattr(config, name) for name in SETTINGS}
-    values["batch"] = values["batch"] or "full"
-    values["hidden"] = ",".join(str(width) for width in config.hidden)
-    return {name: value if isinstance(value, int | float | str | bool) else str(value)
-            for name, value in values.items()}
-
-
-def _metrics(result: Any) -> dict[str, float]:
-    metrics = {"hparam/final_loss": result.final_loss,
-               "hparam/steady_us_per_epoch": result.timings.epoch_us,
-               "hparam/test_accuracy": result.test_accuracy}
-    return {name: float(value) for name, value in metrics.items()
-            if value is not None and math.isfinite(value)}
+def _session_end(tb: SimpleNamespace, status: str, end: float) -> Any:
+    """How the session ended, as the hparams plugin keeps it: it knows success and failure
+    only, and a stop is what was asked (the ``status`` hparam says which)."""
+    codes = {"completed": tb.api.STATUS_SUCCESS, "stopped": tb.api.STATUS_SUCCESS}
+    info = tb.plugin.SessionEndInfo(status=codes.get(status, tb.api.STATUS_FAILURE),
+                                    end_time_secs=end)
+    data = tb.plugin.HParamsPluginData(session_end_info=info)
+    return experiment.plugin_summary(tb, tb.metadata.SESSION_END_INFO_TAG, data)

@@ -25,5 +25,6 @@ def test_a_process_without_torch_writes_the_event_files(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-c", CODE, str(tmp_path)], capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "run-7"
-    assert any(p.name.startswith("events.out.tfevents") for p in (tmp_path / "run-7").iterdir())
+    assert done.stdout.strip() == "run-0007-cpu-eager-every-epoch"
+    assert any(p.name.startswith("events.out.tfevents")
+               for p in (tmp_path / "run-0007-cpu-eager-every-epoch").iterdir())

@@ -207,8 +207,9 @@ def test_the_selected_runs_export_for_tensorboard_a_folder_each(window, monkeypa
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(out))
     said = export_dialogs.export_tensorboard(window.parent, window)
     assert said == f"Saved 2 runs for TensorBoard in {out}"
-    assert sorted(p.name for p in out.iterdir()) == ["run-1", "run-3"]
-    events = EventAccumulator(str(out / "run-3"), size_guidance={"scalars": 0})
+    (one, three) = sorted(p.name for p in out.iterdir() if p.is_dir())
+    assert one.startswith("run-0001-cpu-") and three.startswith("run-0003-cpu-")
+    events = EventAccumulator(str(out / three), size_guidance={"scalars": 0})
     events.Reload()
     assert len(events.Scalars("loss")) == 500
     told = []
