@@ -77,12 +77,14 @@ def sweep(*, save: bool = True, progress: bool = True, **options: Any) -> Sweep:
     return Sweep(sweep_id, result)
 
 
-def explain(**options: Any) -> Explanation:
+def explain(*, progress: bool = True, **options: Any) -> Explanation:
     """``iris-gui explain``: where an epoch's time goes, each overhead of the note measured."""
+    from iris_gui.api.running import notebook_line
     from iris_gui.cli.explain_cmd import explained
 
     args = parsed("explain", options)
-    return Explanation(_checked(lambda: explained(args)))
+    line = notebook_line() if progress else None
+    return Explanation(_checked(lambda: explained(args, progress, line)))
 
 
 def runs(*ids: int) -> Runs:

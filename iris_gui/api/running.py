@@ -5,7 +5,7 @@ KeyboardInterrupt at once. SIGTERM (a scheduler, ``kill``) keeps the run as stop
 ends the process. Off the main thread (where Python takes no signal handler) Ctrl+C
 is left as it is.
 
-The progress is the command line's bar (cli/output.py): on stderr with a carriage return in a
+The progress is the command line's (cli/progress.py): on stderr with a carriage return in a
 terminal, and in a notebook one output line updated in place through IPython's display (a
 saved notebook then keeps the last state, not every redraw).
 """
@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import TextIO
 
-from iris_gui.cli.output import ProgressBar
+from iris_gui.cli.progress import ProgressBar
 
 # The signals that end a process by default and that a run in progress outlives, saved.
 ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -68,10 +68,7 @@ def progress_bar(total: int, label: str, shown: bool) -> ProgressBar | None:
     is a terminal), or None when not ``shown``."""
     if not shown:
         return None
-    line = _DisplayLine.in_notebook()
-    if line is not None:
-        return ProgressBar(total, label, line, always=True)
-    return ProgressBar(total, label, sys.stderr)
+    return ProgressBar(total, label, notebook_line())
 
 
 def notebook_line() -> TextIO | None:

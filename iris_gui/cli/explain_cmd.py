@@ -6,10 +6,12 @@ import argparse
 import math
 import os
 import sys
-from contextlib import closing
+from contextlib import closing, nullcontext
 from pathlib import Path
+from typing import TextIO
 
 from iris_gui.cli.output import number, print_json, status_line, table
+from iris_gui.cli.progress import ExplainProgress
 from iris_gui.cli.run_options import checked_config
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.breakdown_text import op_kind_words, overhead_words, paired_words
@@ -17,10 +19,11 @@ from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK, range_us
 from iris_gui.engine.records.standing_words import busy_share
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.counted import counted
+from iris_gui.engine.words.labels import table_label
 
 
 def explain_command(args: argparse.Namespace) -> int:
-    breakdown = explained(args)
+    breakdown = explained(args, show_progress=not args.json)
     if args.json:
         # The estimate's sentences apart from the measured ones, as everywhere.
         record = {**breakdown.to_dict(), "answer": breakdown.answer(),
@@ -32,9 +35,11 @@ def explain_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def explained(args: argparse.Namespace) -> Breakdown:
+def explained(args: argparse.Namespace, show_progress: bool = False,
+              line: TextIO | None = None) -> Breakdown:
     """The options' run explained through the job service (here, a model file in a worker
-    of its own, or on its host); a bad option is one line (the parser's error)."""
+    of its own, or on its host); a bad option is one line (the parser's error). Its progress
+    (cli/progress.py) on ``line``, or stderr, when ``show_progress``."""
     from iris_gui.engine.explain.explain import (
         DEFAULT_REPLICATES,
         MAX_REPLICATES,
@@ -58,11 +63,13 @@ def explained(args: argparse.Namespace) -> Breakdown:
     # Kineto prints a line on every profiler start and stop; it has no level that keeps its
     # errors but drops those, and a missing device trace is reported in the notes anyway.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
-    with closing(HostRunners(status=status_line)) as hosts:
+    progress = ExplainProgress(table_label(config), line) if show_progress else None
+    with closing(HostRunners(status=status_line)) as hosts, \
+            closing(progress) if progress is not None else nullcontext():
         service = JobService(Places(InProcessRunner(), hosts, "in-process"))
         blocks = None if args.repeat == DEFAULT_REPLICATES else args.repeat
         kept = service.explain(config, args.epochs, str(trace) if trace else None,
-                               replicates=blocks)
+                               replicates=blocks, progress=progress)
     breakdown = Breakdown.from_dict(kept.record)
     if trace is not None and trace.is_file():
         print(f"kept the profiled window's trace in {trace}: open it in https://ui.perfetto.dev "

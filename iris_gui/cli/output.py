@@ -1,4 +1,4 @@
-"""Text output: aligned tables, numbers with their units, a progress bar for terminals."""
+"""Text output: aligned tables, numbers with their units (progress lines: cli/progress.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.records.jsonable import json_ready
 from iris_gui.engine.records.result import RunResult
-from iris_gui.engine.timing.time_left import TimeLeft, left_text
 from iris_gui.engine.words.plain import clean_lines
 
 PARTIAL_MARK = " (partial)"
@@ -59,44 +57,6 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]
         return "  ".join(out).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
-
-
-class ProgressBar:
-    """Redraws one terminal line per chunk; does nothing when ``stream`` is not a terminal,
-    unless ``always`` (a notebook's output area is none, and redraws a carriage return too)."""
-
-    WIDTH = 30
-
-    def __init__(self, total: int, label: str = "", stream: TextIO | None = None,
-                 always: bool = False) -> None:
-        self.stream = stream or sys.stderr
-        self.enabled = always or self.stream.isatty()
-        self.total, self.label = total, label
-        # The pace of the recent chunks, not since the start: that would count the warm-up.
-        self.pace = TimeLeft(total)
-        self.last_loss: float | None = None
-
-    def __call__(self, chunk: Chunk) -> None:
-        if not self.enabled:
-            return
-        if len(chunk.losses):
-            self.last_loss = float(chunk.losses[-1])
-        self.pace.add(chunk.epochs_done, chunk.stamp)
-        rate = self.pace.rate
-        pace = f"{rate:,.0f}/s  " if rate is not None else ""
-        filled = int(self.WIDTH * chunk.epochs_done / self.total)
-        loss = f"  loss {self.last_loss:.4f}" if self.last_loss is not None else ""
-        self.stream.write(
-            f"\r{self.label}[{'#' * filled}{'.' * (self.WIDTH - filled)}] "
-            f"{chunk.epochs_done:,}/{self.total:,} epochs  {pace}"
-            f"{left_text(self.pace.seconds_left)}{loss}  "
-        )
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\r" + " " * 100 + "\r")
-            self.stream.flush()
 
 
 def print_json(value: Any, ensure_ascii: bool = True) -> None:

@@ -11,8 +11,9 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, closing, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from iris_gui.cli.output import ProgressBar, print_json, status_line
+from iris_gui.cli.output import print_json, status_line
 from iris_gui.cli.parser import config_from_args
+from iris_gui.cli.progress import ProgressBar
 from iris_gui.cli.session import open_store
 from iris_gui.cli.signals import GUARD
 from iris_gui.engine.spec.batch_settings import restart_warning

@@ -6,21 +6,18 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 from contextlib import AbstractContextManager, nullcontext
 from typing import TextIO
 
 from iris_gui.cli.model_options import SWEEP_MODEL_FIELDS
 from iris_gui.cli.output import number, print_json, status_line, table
+from iris_gui.cli.progress import SweepProgress
 from iris_gui.cli.session import StopOnInterrupt, open_store
 from iris_gui.cli.signals import GUARD
-from iris_gui.engine.records.standing_words import BUSY_SUFFIX
 from iris_gui.engine.records.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.batch_settings import batch_text
 from iris_gui.engine.timing.contention import BUSY_SHARE
-from iris_gui.engine.timing.sweep_left import SweepTimeLeft
 from iris_gui.engine.words.counted import counted
-from iris_gui.engine.words.sweep_progress import measuring_text, progress_text
 from iris_gui.store.sweep_csv import point_fit_errors
 
 
@@ -63,7 +60,7 @@ def measure(spec: SweepSpec, parallel: int, show_progress: bool, line: TextIO | 
     from iris_gui.engine.workers.in_process import InProcessRunner
 
     stop = StopOnInterrupt()
-    progress = _Progress(spec, line) if show_progress else None
+    progress = SweepProgress(spec, line) if show_progress else None
     hosts = HostRunners(status=status_line, parallel=parallel)
     try:
         with stop.installed(), open_store(save) as store:
@@ -93,43 +90,6 @@ class _SavingGuard:
 
 def exit_status(result: SweepResult) -> int:
     return 130 if result.status == "stopped" else (1 if result.status == "failed" else 0)
-
-
-class _Progress:
-    """Where the sweep is, on stderr, from its first point on (a point can take minutes): the
-    point being measured and, once two have set a pace, the time left (timing/sweep_left.py,
-    as the window says it). On a terminal one line, rewritten; in a log or a pipe, the first
-    point's start and a line per point measured."""
-
-    def __init__(self, spec: SweepSpec, line: TextIO | None = None) -> None:
-        self.stream = line or sys.stderr
-        self.tty = line is not None or sys.stderr.isatty()
-        self.left = SweepTimeLeft(spec, time.monotonic())
-        self.width = 0
-
-    def starting(self, done: int, total: int) -> None:
-        if self.tty or done == 0:
-            self._say(measuring_text(done, total, self.left.seconds_left))
-
-    def __call__(self, point, done: int, total: int) -> None:
-        self.left.add(point, done, total, time.monotonic())
-        batch = f", batch {batch_text(point.batch)}" if point.batch else ""
-        busy = BUSY_SUFFIX if point.cpu_busy else ""
-        self._say(f"{progress_text(done, total, self.left.seconds_left)}: {point.series}, "
-                  f"{point.rows:,} rows x {point.hidden:,} hidden{batch}: "
-                  f"{number(point.epoch_us)} us/epoch{busy}")
-
-    def _say(self, line: str) -> None:
-        if self.tty:
-            self.stream.write("\r" + line.ljust(self.width))
-            self.width = len(line)
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.tty:
-            self.stream.write("\r" + " " * self.width + "\r")
 
 
 def describe(result: SweepResult, sweep_id: int | None) -> str:

@@ -7,6 +7,7 @@ environment is left as it was (no platform chosen for it), and the last cell's r
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -61,9 +62,14 @@ def test_no_cell_errs_and_every_record_shows_its_table_and_figure(executed) -> N
         assert shown.data["image/png"] and shown.metadata["image/png"]["alt"], name
         assert len(shown.data["text/plain"]) < 400, name  # a line to read, not the record
     # The progress is one output updated in place, kept at its last state: no wall of redraws.
-    run_cell = next(c for c in book.cells if c.source.startswith("run = lab.train"))
-    (bar,) = [o for o in run_cell.outputs if o.output_type == "display_data"]
-    assert "200/200 epochs" in bar.data["text/plain"] and "\r" not in bar.data["text/plain"]
+    # The same for every long call: a run's bar, a sweep's points, an explanation's parts.
+    for start, last in (("run = lab.train", r"200/200 epochs"),
+                        ("swept = lab.sweep", r"^point (\d+) of \1\b"),
+                        ("explained = lab.explain", r" (\d+)/\1 parts: done$")):
+        cell = next(c for c in book.cells if c.source.startswith(start))
+        (line,) = [o for o in cell.outputs if o.output_type == "display_data"]
+        text = line.data["text/plain"]
+        assert re.search(last, text) and "\r" not in text, (start, text)
     assert not [o for o in outputs if o.output_type == "stream" and o.name == "stderr"]
     assert "<th>µs/epoch ± IQR</th>" in "".join(
         o.data.get("text/html", "") for o in outputs if o.output_type == "execute_result")

@@ -37,7 +37,7 @@ import os, runpy, signal, sys
 from pathlib import Path
 
 marker = Path(sys.argv.pop(1))
-from iris_gui.cli import output
+from iris_gui.cli import progress as output
 
 drawn = output.ProgressBar.__call__
 

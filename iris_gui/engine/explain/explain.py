@@ -20,6 +20,7 @@ On the CPU the profile also gives an estimate of what a GPU would launch and wai
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -61,6 +62,8 @@ DEFAULT_REPLICATES = 5
 PROFILER_WARMUP = 10
 # Each unprofiled replicate of ``epochs`` epochs is timed as this many blocks taking turns.
 BLOCKS_PER_REPLICATE = 10
+# Told as each part of an explanation ends: (parts done, parts in all, the next part's words).
+Progress = Callable[[int, int, str], None]
 
 
 def _activities(device: torch.device) -> list[ProfilerActivity]:
@@ -114,8 +117,8 @@ def paired_keys(config: RunConfig) -> list[tuple[str, str]]:
 
 
 def _paired(sessions: Sessions, epochs: int, warmup: int, replicates: int,
-            stop: StopCheck | None = None, meter: WaitMeter | None = None
-            ) -> dict[tuple[str, str], list[float]]:
+            stop: StopCheck | None = None, meter: WaitMeter | None = None,
+            tell: _Told | None = None) -> dict[tuple[str, str], list[float]]:
     """Unprofiled µs per epoch of the config and its paired variants, in short blocks that take
     turns (the order reversed every other round), so a burst of load on a shared machine
     spoils a block or two of each variant rather than one variant's whole replicate."""
@@ -132,7 +135,23 @@ def _paired(sessions: Sessions, epochs: int, warmup: int, replicates: int,
             times[key].append(plain(runs[key], first, block) / block * 1e6)
         if meter is not None:
             meter.close()
+        if tell is not None:
+            last = index + 1 == replicates * epochs // block
+            tell("timing the loader's waits" if last and sessions.config.data_path == "loader"
+                 else "timing the unprofiled blocks")
     return times
+
+
+class _Told:
+    """Tells ``progress`` each part ended, counting them: the ``total`` parts' next."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, -1
+
+    def __call__(self, next_part: str) -> None:
+        self.done = min(self.done + 1, self.total)
+        if self.progress is not None:
+            self.progress(self.done, self.total, next_part)
 
 
 def _loader_wait_pct(sessions: Sessions, epochs: int, warmup: int) -> float:
@@ -173,13 +192,15 @@ def _check(epochs: int, warmup: int, replicates: int) -> None:
 
 def explain(config: RunConfig, epochs: int = 200, warmup: int = 50,
             replicates: int = DEFAULT_REPLICATES,
-            stop: StopCheck | None = None, trace: Path | None = None) -> Breakdown:
+            stop: StopCheck | None = None, trace: Path | None = None,
+            progress: Progress | None = None) -> Breakdown:
     """Profile ``epochs`` epochs of ``config`` after ``warmup`` and reduce them to a Breakdown.
     The unprofiled time and the paired costs come from ``replicates`` x ``epochs`` unprofiled
     epochs of each variant, in alternating blocks. ``config.epochs`` is not used: explain runs
     only what it measures. ``stop`` is checked every STOP_EVERY epochs (RunCancelled when it
     says so). ``trace``: a file for the profiled window's trace, kept as the profiler writes
-    it."""
+    it. ``progress(done, total, next)``: told as each part ends, with what comes next (the
+    warm-up, the profiled window, each round of unprofiled blocks, the loader's clock)."""
     _check(epochs, warmup, replicates)
     info = resolve_device(config.device)
     device = torch.device(info.id)
@@ -192,9 +213,13 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50,
         with on_device(device):
             if device.type == "cuda":  # before the sessions capture any graph
                 graph_profiling.before_profiling()
+            rounds = replicates * epochs // max(1, epochs // BLOCKS_PER_REPLICATE)
+            tell = _Told(progress, 2 + rounds + (config.data_path == "loader"))
+            tell("warming up")
             sessions = Sessions(config, device, stop)
             warm_up(config, device, sessions.rows, *sessions.shape)
             check_stop(stop)
+            tell(f"profiling {epochs:,} epochs")
             with matmul_precision(config, device):
                 # From the profiled window to the last paired block: every wall-clock figure.
                 meter = WaitMeter(fallback=device.type == "cpu")
@@ -202,9 +227,11 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50,
                 figures, profiled_us, estimate = _profile_window(sessions, epochs, warmup,
                                                                  trace)
                 meter.close()
-                times = _paired(sessions, epochs, warmup, replicates, stop, meter)
+                tell("timing the unprofiled blocks")
+                times = _paired(sessions, epochs, warmup, replicates, stop, meter, tell)
                 meter.close(last=True)
                 figures.data_wait_pct = _loader_wait_pct(sessions, epochs, warmup)
+                tell("done")
     finally:
         if sessions is not None:
             sessions.close()

@@ -6,6 +6,7 @@ worker process of its own (workers/apart.py), so nothing the file does ends the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from iris_gui.engine.records.result import RunResult
@@ -23,7 +24,8 @@ class RunsConfigs(Protocol):
     def run(self, config: RunConfig, observer: Observer | None = None) -> RunResult: ...
 
     def explain(self, config: RunConfig, window: int, trace: str | None = None,
-                replicates: int | None = None) -> dict[str, Any]: ...
+                replicates: int | None = None,
+                progress: Callable[[int, int, str], None] | None = None) -> dict[str, Any]: ...
 
     def request_stop(self) -> None: ...
 

@@ -163,14 +163,16 @@ class JobService:
 
     def explain(self, config: RunConfig, window: int, trace: str | None = None,
                 stop: Stop = never, replicates: int | None = None,
-                run_id: int | None = None) -> KeptBreakdown:
+                run_id: int | None = None,
+                progress: Callable[[int, int, str], None] | None = None) -> KeptBreakdown:
         """``config``'s ``window`` epochs profiled where it belongs (``replicates`` blocks of
         each variant unprofiled; None: explain's own number), kept with stored run ``run_id``
         if one is named. WorkerCancelled once ``stop()`` has turned true; EngineError for what
-        was refused or failed."""
+        was refused or failed. ``progress``: told as each part ends, where the runner is this
+        process (a worker's or a host's explain tells nothing until its answer)."""
         runner = self.places.runner_for(config)
         with stop_watched(runner, stop):
-            record = runner.explain(config, window, trace, replicates)
+            record = runner.explain(config, window, trace, replicates, progress)
         keeper = self.keeper
         if run_id is None or keeper is None:
             return KeptBreakdown(record)

@@ -156,9 +156,10 @@ class RemoteRunner(Connection):
                 return self._kept(result, config)
 
     def explain(self, config: RunConfig, window: int, trace: str | None = None,
-                replicates: int | None = None) -> dict[str, Any]:
+                replicates: int | None = None, progress: object = None) -> dict[str, Any]:
         """As ProcessRunner.explain; a host keeps no trace here (``trace`` is not sent: the
-        file would be on the host), and profiles with explain's own number of replicates."""
+        file would be on the host), profiles with explain's own number of replicates, and
+        tells no ``progress``."""
         if replicates is not None:
             raise ConfigError(f"a host explains with its own number of replicates; explain "
                               f"{config.device} without --repeat, or a device of this machine "

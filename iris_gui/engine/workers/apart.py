@@ -56,8 +56,8 @@ class ApartRunner:
             return RunResult(config=config, status=RunStatus.FAILED, message=str(error))
 
     def explain(self, config: RunConfig, window: int, trace: str | None = None,
-                replicates: int | None = None) -> dict[str, Any]:
-        """As ProcessRunner.explain, in a worker of its own."""
+                replicates: int | None = None, progress: object = None) -> dict[str, Any]:
+        """As ProcessRunner.explain, in a worker of its own (which tells no ``progress``)."""
         return self._in_a_worker(lambda worker: worker.explain(config, window, trace,
                                                                replicates))
 

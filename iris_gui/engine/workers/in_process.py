@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from iris_gui.engine.records.accelerator import AcceleratorRecord
@@ -79,8 +80,10 @@ class InProcessRunner:
             self._stop.clear()  # cleared at the end, so a stop sent before the start counts
 
     def explain(self, config: RunConfig, window: int, trace: str | None = None,
-                replicates: int | None = None) -> dict[str, Any]:
-        """As ProcessRunner.explain: WorkerCancelled on a stop, JobFailed on an error."""
+                replicates: int | None = None,
+                progress: Callable[[int, int, str], None] | None = None) -> dict[str, Any]:
+        """As ProcessRunner.explain: WorkerCancelled on a stop, JobFailed on an error;
+        ``progress`` told as each part ends (explain.Progress)."""
         from pathlib import Path
 
         from iris_gui.engine.explain.explain import DEFAULT_REPLICATES, explain
@@ -89,7 +92,7 @@ class InProcessRunner:
             kept = Path(trace) if trace else None
             blocks = DEFAULT_REPLICATES if replicates is None else replicates
             return explain(config, window, stop=self._stop.is_set, trace=kept,
-                           replicates=blocks).to_dict()
+                           replicates=blocks, progress=progress).to_dict()
         except RunCancelled:
             raise WorkerCancelled("explain stopped") from None
         except EngineError:

@@ -234,10 +234,10 @@ class ProcessRunner:
                 return result
 
     def explain(self, config: RunConfig, window: int, trace: str | None = None,
-                replicates: int | None = None) -> dict[str, Any]:
+                replicates: int | None = None, progress: object = None) -> dict[str, Any]:
         """Profile ``window`` epochs of ``config`` in the worker; Breakdown.to_dict() back.
         ``trace``: where the worker keeps the profiled window's trace; ``replicates``: of the
-        unprofiled blocks (None: explain's own number).
+        unprofiled blocks (None: explain's own number). A worker tells no ``progress``.
 
         Profiling checks no stop flag (it is a few seconds), so a stop kills the worker at
         once; it is restarted for the next job. A stop raises WorkerCancelled; the worker's

@@ -8,7 +8,7 @@ import io
 import numpy as np
 import pytest
 
-from iris_gui.cli.output import ProgressBar
+from iris_gui.cli.progress import ProgressBar
 from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.timing.time_left import TimeLeft, left_text
 
@@ -50,7 +50,7 @@ class Terminal(io.StringIO):
 
 def test_the_progress_bar_says_the_time_left_at_the_recent_pace():
     terminal = Terminal()
-    bar = ProgressBar(total=13_000, stream=terminal)
+    bar = ProgressBar(total=13_000, line=terminal)
     empty = np.zeros(0, np.float32)
     bar(Chunk(0, empty, 1, 10, 1000.0))  # the first chunk, long after the start
     assert terminal.getvalue().rstrip().endswith("estimating time left")
