@@ -50,7 +50,10 @@ def main() -> None:
         total = sum(b.categories.values())
         ratio = total / b.epoch_us_profiled
         flag = "" if 0.9 <= ratio <= 1.1 else "  (off)"
-        print(f"{record:<12}" + "".join(f"{b.categories[name]:10.1f}" for name in CATEGORIES)
+        # A category the rung does not have (data for the full batch, step for a phased
+        # rung) is a dash.
+        print(f"{record:<12}" + "".join(f"{b.categories[name]:10.1f}" if name in b.categories
+                                        else f"{'-':>10}" for name in CATEGORIES)
               + f"{total:9.1f}{b.epoch_us_profiled:9.1f}{ratio:10.3f}{flag}", flush=True)
     print()
     print(f"{'record':<12}{'syncs':>7}{'expected':>9}{'unprof. us':>11}{'overhead':>9}"

@@ -15,7 +15,8 @@ from support.small_disk import small_disk
 pytestmark = pytest.mark.slow
 
 SHORT = ["explain", "--epochs", "20", "--repeat", "1"]
-PHASES = {"iris::forward", "iris::loss", "iris::backward", "iris::optimizer", "iris::recording"}
+PHASES = {"iris::forward", "iris::loss", "iris::zero_grad", "iris::backward", "iris::optimizer",
+          "iris::recording"}
 
 
 def _phases(path) -> set[str]:
@@ -80,14 +81,35 @@ def test_the_trace_never_overwrites_the_runs_store(data_dir, tmp_path):
 # HTA's own code calls pandas' reset_index(inplace=True), deprecated in pandas 3.1: its warning,
 # not ours, and only here.
 @pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")
-def test_holistic_trace_analysis_opens_the_trace_and_finds_the_phases(data_dir, tmp_path):
+def test_holistic_trace_analysis_reads_each_profiled_epoch_as_an_iteration(data_dir, tmp_path):
     from hta.trace_analysis import TraceAnalysis
 
     folder = tmp_path / "traces"
     folder.mkdir()
-    proc = run_cli([*SHORT, "--trace", str(folder / "rank0.json")], data_dir, timeout=300)
+    trace = folder / "rank0.json"
+    proc = run_cli([*SHORT, "--trace", str(trace)], data_dir, timeout=300)
     assert proc.returncode == 0, describe(proc)
-    analysis = TraceAnalysis(trace_dir=str(folder))  # a CPU trace: HTA takes it as rank 0
-    assert list(analysis.t.traces) == [0] and len(analysis.t.get_trace(0)) > 0
-    symbols = {str(name) for name in analysis.t.symbol_table.get_sym_table()}
-    assert PHASES <= symbols
+    written = json.loads(trace.read_text(encoding="utf-8"))
+    # Named by its own file, and rank 0 of a world of one, as a training run's trace says.
+    assert written["traceName"] == str(trace)
+    assert written["distributedInfo"] == {"backend": "", "rank": 0, "world_size": 1}
+    steps = {e["name"] for e in written["traceEvents"] if e.get("name", "").startswith(
+        "ProfilerStep#")}
+    assert len(steps) == 20  # one a profiled epoch
+    analysis = TraceAnalysis(trace_dir=str(folder))
+    assert list(analysis.t.traces) == [0]
+    # HTA reads the iterations (it leaves out the last, which it cannot tell is whole), each
+    # holding every phase of the note's step once.
+    iterations = analysis.get_profiler_steps()
+    assert len(iterations) >= 19 and iterations == list(range(iterations[0],
+                                                              iterations[0] + len(iterations)))
+    frame = analysis.t.get_trace(0)
+    names = analysis.t.symbol_table.get_sym_table()
+    frame = frame.assign(label=frame["name"].map(lambda index: names[index]))
+    phases = frame[frame["label"].str.startswith("iris::")]
+    per_iteration = phases.groupby("iteration")["label"].apply(lambda s: tuple(sorted(s)))
+    assert set(per_iteration.loc[iterations]) == {tuple(sorted(PHASES))}
+    # Its kernel breakdown runs, and finds no kernel on a CPU; its temporal and idle
+    # breakdowns are of a GPU's kernels, which a CPU trace has none of.
+    kernels, _ = analysis.get_gpu_kernel_breakdown(visualize=False)
+    assert kernels.empty

@@ -31,12 +31,13 @@ from iris_gui.engine.explain.profile_reduce import WindowFigures, reduce_window
 from iris_gui.engine.explain.sessions import (
     Sessions,
     annotated,
+    calls,
     check_stop,
     fetches_batches,
     phased,
     plain,
 )
-from iris_gui.engine.explain.trace_file import keep_trace
+from iris_gui.engine.explain.trace_file import keep_trace, mark_rank
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.breakdown_text import busy_words
 from iris_gui.engine.records.gpu_estimate import GpuEstimate
@@ -85,13 +86,16 @@ def _profile_window(sessions: Sessions, epochs: int, warmup: int, trace: Path | 
     session = sessions.make(config.record, config.call, warmup + PROFILER_WARMUP + epochs,
                             annotate=True)
     annotated(session, 0, warmup)
-    plan = schedule(wait=0, warmup=1, active=1, repeat=1)
+    # A profiler step each epoch (each call, for a rung that runs a block of epochs a call):
+    # the trace then holds the window's iterations, as trace analysers read a training run.
+    plan = schedule(wait=0, warmup=1, active=calls(session, epochs), repeat=1)
     with graph_profiling.one_cycle(), \
             profile(activities=_activities(session.device), schedule=plan) as prof:
         annotated(session, warmup, PROFILER_WARMUP)
         prof.step()
-        seconds = annotated(session, warmup + PROFILER_WARMUP, epochs)
-        prof.step()
+        mark_rank(prof)
+        seconds = annotated(session, warmup + PROFILER_WARMUP, epochs, each=prof.step)
+        prof.step()  # the last: it ends the recording, after the clock
     loss_bytes = torch.empty(0, dtype=torch.float32).element_size()
     if trace is not None:
         keep_trace(prof, trace)
@@ -101,7 +105,8 @@ def _profile_window(sessions: Sessions, epochs: int, warmup: int, trace: Path | 
     if session.device.type == "cpu":
         estimate = gpu_estimate(events, epochs, config, figures.syncs_per_epoch,
                                 sessions.steps_per_epoch, math.nan)
-    return figures, seconds / epochs * 1e6, estimate
+    # The profiler's steps between epochs are its own time, as its steps' ranges show.
+    return figures, (seconds * 1e6 - figures.stepping_us) / epochs, estimate
 
 
 def paired_keys(config: RunConfig) -> list[tuple[str, str]]:
@@ -301,7 +306,8 @@ def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
         calls = "per epoch" if fetches_batches(config) else "per call of several epochs"
         notes.append(f"the {config.engine} engine has no forward, loss, backward and optimizer "
                      f"phases to time apart: its epochs are profiled whole ('step', one range "
-                     f"{calls}), with the loop's own Python between calls")
+                     f"{calls}); the loop's own Python between calls lies where the profiler "
+                     "steps, and is counted as the profiler's")
     return Breakdown(
         config=config.to_dict(), device=config.device, device_name=device_name,
         epochs_profiled=epochs, warmup_epochs=warmup, replicates=replicates,

@@ -26,6 +26,9 @@ from iris_gui.engine.records.breakdown import CATEGORIES
 # "python", the rest of the epoch, which no range holds.
 PHASES = tuple(c for c in CATEGORIES if c != "python")
 RANGE_PREFIX = "iris::"
+# The profiler's own range around each step of the window (an epoch, or a rung's call):
+# ProfilerStep#3 in the trace file, ProfilerStep* in prof.events().
+PROFILER_STEP = "ProfilerStep"
 HOST_READ = "aten::_local_scalar_dense"  # what .item() runs: a host read of a tensor's value
 # torch's optimizers keep their step counters on the host (unless capturable or fused) and read
 # them with .item(); those reads wait for no device, so they are not synchronisations.
@@ -78,6 +81,8 @@ class WindowFigures:
     data_wait_pct: float = math.nan
     # The host's time by kind of op (convolution, attention, matmul, ...): op_kinds.py.
     op_kinds: dict[str, float] = field(default_factory=dict)
+    # The window's time between the profiler's steps (µs in all): its own, not the loop's.
+    stepping_us: float = 0.0
     notes: list[str] = field(default_factory=list)
 
 
@@ -85,11 +90,13 @@ def reduce_window(events: Sequence, epochs: int, device_type: str, loss_bytes: i
     """``device_type``: the run's device ("cpu", "cuda", "xpu", "mps"); ``loss_bytes``: the size
     of one loss value, for the copy sizes when the profiler gives none."""
     host = [e for e in events if e.device_type == DeviceType.CPU and not e.is_async]
-    wanted = {range_name(p): p for p in PHASES}
+    # zero_grad has a range of its own in the trace, and is the optimizer's in the breakdown.
+    wanted = {range_name(p): p for p in PHASES} | {range_name("zero_grad"): "optimizer"}
     ranges = sorted((e for e in host if e.name in wanted), key=lambda e: e.time_range.start)
     if not ranges:
         raise RuntimeError("the profiler recorded none of the loop's phases")
-    figures = WindowFigures(categories=_categories(ranges, wanted, epochs), syncs_per_epoch=0.0)
+    categories, stepping = _categories(ranges, wanted, epochs, _step_starts(host))
+    figures = WindowFigures(categories=categories, syncs_per_epoch=0.0, stepping_us=stepping)
     # Host calls outside the phases belong to the clock reads around the window (a device
     # synchronize each), not to the loop.
     start, end = ranges[0].time_range.start, max(e.time_range.end for e in ranges)
@@ -159,10 +166,19 @@ def _device_work(events: Sequence) -> list[tuple[str, object]]:
     return work
 
 
-def _categories(ranges: list, wanted: dict[str, str], epochs: int) -> dict[str, float]:
+def _step_starts(host: Sequence) -> list[float]:
+    """When each of the profiler's steps after the first began (µs), in order."""
+    return sorted(e.time_range.start for e in host if e.name.startswith(PROFILER_STEP))[1:]
+
+
+def _categories(ranges: list, wanted: dict[str, str], epochs: int,
+                step_starts: Sequence[float] = ()) -> tuple[dict[str, float], float]:
     """Phase ranges (sorted by start) summed per phase; ``python`` is the sum of the gaps
     between consecutive ranges, i.e. the loop's own code, measured rather than taken as a
-    remainder, so the sum can be checked against the wall clock."""
+    remainder, so the sum can be checked against the wall clock. A gap in which one of the
+    profiler's steps begins (``step_starts``, sorted) is the profiler's: its step's work and
+    the edges of its ranges, around a loop iteration of well under a microsecond; those gaps'
+    total (µs) comes second."""
     # A rung profiled whole has "step"; a phased one every phase but "step". "data" is there
     # only where batches are fetched (mini-batches, the loader): the note's full batch is not.
     seen = {wanted[r.name] for r in ranges}
@@ -171,15 +187,24 @@ def _categories(ranges: list, wanted: dict[str, str], epochs: int) -> dict[str, 
     else:
         shown = [p for p in PHASES if p != "step" and (p != "data" or p in seen)]
     totals = dict.fromkeys(shown, 0.0)
-    gaps = 0.0
+    gaps = stepping = 0.0
+    starts = iter(step_starts)
+    following = next(starts, math.inf)
     # Each range with the one before it (None for the first): the padded list is one longer.
     for previous, current in zip([None, *ranges], ranges, strict=False):
         totals[wanted[current.name]] += _elapsed(current)
-        if previous is not None:
-            gaps += max(0.0, current.time_range.start - previous.time_range.end)
+        if previous is None:
+            continue
+        gap = max(0.0, current.time_range.start - previous.time_range.end)
+        if following <= current.time_range.start:
+            stepping += gap
+            while following <= current.time_range.start:
+                following = next(starts, math.inf)
+        else:
+            gaps += gap
     per_epoch = {phase: total / epochs for phase, total in totals.items()}
     per_epoch["python"] = gaps / epochs
-    return per_epoch
+    return per_epoch, stepping
 
 
 def _add_copies(figures: WindowFigures, memcpys: list, epochs: int, loss_bytes: int) -> None:

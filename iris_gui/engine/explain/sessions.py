@@ -13,6 +13,7 @@ between the calls.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
@@ -106,16 +107,26 @@ def plain(s: Session, first: int, count: int) -> float:
     return _stepped(s, first, count, annotate=False)
 
 
-def annotated(s: Session, first: int, count: int) -> float:
+def annotated(s: Session, first: int, count: int, each: Callable[[], None] | None = None
+              ) -> float:
     """As ``plain``, for a session made with ``annotate``: each call of a stepper without
-    phases in a ``step`` range."""
-    return _stepped(s, first, count, annotate=not s.stepper.phased)
+    phases in a ``step`` range. ``each``: called between calls (the profiler's step; the
+    caller makes the last, after the clock), a call then being one epoch wherever the rung
+    takes any count (``calls``)."""
+    return _stepped(s, first, count, annotate=not s.stepper.phased, each=each)
 
 
-def _stepped(s: Session, first: int, count: int, annotate: bool) -> float:
+def calls(s: Session, count: int) -> int:
+    """The calls ``annotated`` makes over ``count`` epochs with ``each``."""
+    return count if s.stepper.adaptive else -(-count // s.stepper.block)
+
+
+def _stepped(s: Session, first: int, count: int, annotate: bool,
+             each: Callable[[], None] | None = None) -> float:
     """The stepper over ``count`` epochs, a block per call (a ``step`` range each, annotated)."""
     stepper, stop = s.stepper, s.stop
-    run, block = stepper.run, stepper.block
+    run = stepper.run
+    block = 1 if each is not None and stepper.adaptive else stepper.block
     start = synced_clock(s.device)
     epoch, end = first, first + count
     while epoch < end:
@@ -127,4 +138,6 @@ def _stepped(s: Session, first: int, count: int, annotate: bool) -> float:
         else:
             run(epoch, size)
         epoch += size
+        if each is not None and epoch < end:
+            each()
     return synced_clock(s.device) - start

@@ -97,7 +97,7 @@ class EagerRung(Rung):
                     out = forward(x)
                 with phase("loss"):
                     loss = criterion(out, y)
-                with phase("optimizer"):
+                with phase("zero_grad"):
                     zero(optimizer)
                 with phase("backward"):
                     loss.backward()
@@ -113,7 +113,8 @@ class EagerRung(Rung):
              zero_grad: Callable[[torch.optim.Optimizer], None],
              phase: Phase | None = None) -> Step:
         """One optimizer step on a batch, in the run's precision (precision.py); with
-        ``phase``, each of its phases inside ``phase(name)`` (zero_grad is the optimizer's)."""
+        ``phase``, each of its phases inside ``phase(name)`` (zero_grad in one of its own, which
+        the breakdown counts as the optimizer's)."""
         p = prepared
         forward = p.model.forward if p.config.call == "forward" else p.model
         criterion, precision = p.criterion, p.precision_in_use
@@ -161,7 +162,7 @@ def _phased_step(p: Prepared, optimizer: torch.optim.Optimizer,
                 out = forward(x)
             with phase("loss"):
                 loss = criterion(out, y)
-        with phase("optimizer"):
+        with phase("zero_grad"):
             zero_grad(optimizer)
         with phase("backward"):
             (loss if scaler is None else scaler.scale(loss)).backward()

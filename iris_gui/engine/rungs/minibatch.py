@@ -24,7 +24,7 @@ from iris_gui.engine.train.recording import LossRecorder
 
 Step = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 # phase(name): a context around one phase of a step ("data", "forward", "loss", "backward",
-# "optimizer", "recording"), for explain's profiler ranges.
+# "zero_grad", "optimizer", "recording"), for explain's profiler ranges.
 Phase = Callable[[str], AbstractContextManager]
 
 

@@ -118,7 +118,30 @@ def _figures(f) -> dict:
     figures = {k: v for k, v in dataclasses.asdict(f).items()
                if k not in ("notes", "data_wait_pct", "op_kinds")}
     assert figures.pop("data_syncs_per_epoch") == 0
+    assert figures.pop("stepping_us") == 0  # the files' windows are one profiler step
     return figures
+
+
+def _cpu_event(name: str, start: float, end: float, scope: int = 7) -> SimpleNamespace:
+    return SimpleNamespace(name=name, device_type=DeviceType.CPU, is_async=False, scope=scope,
+                           time_range=SimpleNamespace(start=start, end=end), cpu_parent=None,
+                           thread=1)
+
+
+def test_the_profilers_steps_between_epochs_are_its_own_and_zero_grad_is_the_optimizers():
+    # Two epochs, a profiler step each (ProfilerStep* in prof.events()): forward 10, gap 2,
+    # zero_grad 3, gap 1, optimizer 4; the step boundary between them spans 9 µs (from the
+    # first epoch's last range to the second's first), which is the profiler's, not python.
+    events = []
+    for t in (0.0, 29.0):
+        events.append(_cpu_event("ProfilerStep*", t, t + 22.0))
+        events += [_cpu_event("iris::forward", t + 1, t + 11),
+                   _cpu_event("iris::zero_grad", t + 13, t + 16),
+                   _cpu_event("iris::optimizer", t + 17, t + 21)]
+    figures = reduce_window(events, 2, "cpu", LOSS_BYTES)
+    assert figures.categories == {"forward": 10, "loss": 0, "backward": 0, "optimizer": 7,
+                                  "recording": 0, "python": 3}
+    assert figures.stepping_us == 30 - 21  # the second epoch's forward starts at 30
 
 
 @pytest.mark.parametrize("name", LOOP_FILES)
