@@ -53,12 +53,12 @@ def write_tensorboard(runs: list[StoredRun], folder: Path) -> list[Path]:
     # The experiment first: a run written later always falls inside its domains.
     _written(folder / experiment.FILE_NAME, folder, tb,
              lambda events: events.add(experiment.experiment_summary(values, tb, now), now),
-             place=experiment.place)
+             lambda written: experiment.place(written, folder))
     for run, target, settings in zip(runs, targets, hparams, strict=True):
         _written(target, folder, tb,
                  lambda events, run=run, name=target.name, settings=settings:
                  _write_run(run, name, settings, events, tb, now),
-                 place=os.rename)
+                 lambda written, target=target: os.rename(written, target))
     return targets
 
 
@@ -75,17 +75,23 @@ def _tensorboard() -> SimpleNamespace:
         raise StoreError("writing for TensorBoard needs the tensorboard package, which is not "
                          "installed here (pip install 'iris-gui[tensorboard]')") from None
     return SimpleNamespace(loader=EventFileLoader, event=Event, summary=Summary, api=api_pb2,
-                           metadata=metadata, plugin=plugin_data_pb2, hp=hp, text=text_pb, writer=EventFileWriter)
+                           metadata=metadata, plugin=plugin_data_pb2, hp=hp, text=text_pb,
+                           writer=EventFileWriter)
 
 
 def _refuse_taken(folder: Path, target: Path, run_id: int | None) -> None:
     if os.path.lexists(target):  # a dangling link too: it would be written through
         raise StoreError(f"{target} exists already: TensorBoard would show two runs as one; "
                          "choose another folder")
-    owner = target.name.split("-")[1]
-    if run_id and any(entry.split("-")[:2] == ["run", owner] for entry in os.listdir(folder)):
+    if run_id and any(_exported_id(entry) == run_id for entry in os.listdir(folder)):
         raise StoreError(f"run {run_id} is in {folder} already: TensorBoard would show it "
                          "twice; choose another folder")
+
+
+def _exported_id(name: str) -> int | None:
+    """The run id a folder name of an export holds (``run-0002-...``, ``run-2``), or None."""
+    parts = name.split("-")
+    return int(parts[1]) if len(parts) > 1 and parts[0] == "run" and parts[1].isdigit() else None
 
 
 def _checked_folder(folder: Path) -> Path:
@@ -110,8 +116,9 @@ def _checked_folder(folder: Path) -> Path:
 
 
 def _written(target: Path, folder: Path, tb: SimpleNamespace, write: Any, place: Any) -> None:
-    """``write`` an event file in a hidden folder beside ``target``, then ``place`` it: a
-    failure (a full disk) leaves nothing partial, and the export can simply be tried again."""
+    """``write`` an event file in a hidden folder beside ``target``, then ``place`` that
+    folder: a failure (a full disk) leaves nothing partial, and the export can simply be tried
+    again."""
     try:
         temporary = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=folder))
     except OSError as error:
@@ -122,7 +129,7 @@ def _written(target: Path, folder: Path, tb: SimpleNamespace, write: Any, place:
             write(events)
         finally:
             events.writer.close()
-        place(temporary, target if place is os.rename else folder)
+        place(temporary)
     except Exception as error:  # noqa: BLE001 - the disk's or the writer's: one line
         shutil.rmtree(temporary, ignore_errors=True)
         why = error.strerror if isinstance(error, OSError) and error.strerror else error
