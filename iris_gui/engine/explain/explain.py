@@ -133,7 +133,8 @@ def _paired(sessions: Sessions, epochs: int, warmup: int, replicates: int,
         plain(session, 0, warmup)
     block = max(1, epochs // BLOCKS_PER_REPLICATE)
     times: dict[tuple[str, str], list[float]] = {key: [] for key in keys}
-    for index in range(replicates * epochs // block):
+    rounds = _rounds(epochs, replicates)
+    for index in range(rounds):
         check_stop(stop)
         first = warmup + index * block
         for key in (keys if index % 2 == 0 else keys[::-1]):
@@ -141,10 +142,16 @@ def _paired(sessions: Sessions, epochs: int, warmup: int, replicates: int,
         if meter is not None:
             meter.close()
         if tell is not None:
-            last = index + 1 == replicates * epochs // block
+            last = index + 1 == rounds
             tell("timing the loader's waits" if last and sessions.config.data_path == "loader"
                  else "timing the unprofiled blocks")
     return times
+
+
+def _rounds(epochs: int, replicates: int) -> int:
+    """The rounds of unprofiled blocks: a block of ``epochs // BLOCKS_PER_REPLICATE`` epochs
+    of each variant a round."""
+    return replicates * epochs // max(1, epochs // BLOCKS_PER_REPLICATE)
 
 
 class _Told:
@@ -218,8 +225,8 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50,
         with on_device(device):
             if device.type == "cuda":  # before the sessions capture any graph
                 graph_profiling.before_profiling()
-            rounds = replicates * epochs // max(1, epochs // BLOCKS_PER_REPLICATE)
-            tell = _Told(progress, 2 + rounds + (config.data_path == "loader"))
+            tell = _Told(progress, 2 + _rounds(epochs, replicates)
+                         + (config.data_path == "loader"))
             tell("warming up")
             sessions = Sessions(config, device, stop)
             warm_up(config, device, sessions.rows, *sessions.shape)
