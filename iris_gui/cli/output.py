@@ -89,10 +89,27 @@ class PlainStream:
 
 @contextmanager
 def plain_output() -> Iterator[None]:
-    """While inside, sys.stdout and sys.stderr write text as text (PlainStream)."""
+    """While inside, sys.stdout and sys.stderr write text as text (PlainStream), and a
+    character their encoding lacks (µ in Windows' Japanese code page, cp932) as ``?`` rather
+    than a traceback."""
     out, err = sys.stdout, sys.stderr
+    before = [_replacing(stream) for stream in (out, err)]
     sys.stdout, sys.stderr = PlainStream(out), PlainStream(err)  # type: ignore[assignment]
     try:
         yield
     finally:
         sys.stdout, sys.stderr = out, err
+        for stream, errors in zip((out, err), before, strict=True):
+            if errors is not None:
+                stream.reconfigure(errors=errors)  # type: ignore[attr-defined]
+
+
+def _replacing(stream: TextIO) -> str | None:
+    """Set ``stream`` to replace what its encoding cannot write; its error handler before, or
+    None where it was left as it was (not a reconfigurable stream, or already forgiving)."""
+    errors = getattr(stream, "errors", None)
+    if errors != "strict" or not hasattr(stream, "reconfigure"):
+        return None
+    stream.flush()
+    stream.reconfigure(errors="replace")
+    return errors
