@@ -114,7 +114,8 @@ def _replace(path: Path, target: Path, info: os.stat_result | None, data: bytes)
 def _write_in_place(path: Path, target: Path, info: os.stat_result, data: bytes) -> None:
     try:
         # O_NONBLOCK: if the name was swapped for a FIFO since the check, open does not wait.
-        fd = os.open(target, os.O_WRONLY | _NONBLOCKING)
+        # O_BINARY (Windows): the bytes written as they are, no LF made CR-LF.
+        fd = os.open(target, os.O_WRONLY | _NONBLOCKING | getattr(os, "O_BINARY", 0))
     except OSError as exc:
         raise StoreError(f"cannot write {shown(path)}: {exc.strerror or exc}") from None
     try:

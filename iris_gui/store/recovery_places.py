@@ -107,7 +107,9 @@ def _private(folder: Path) -> bool:
 def _write(final: Path, data: bytes) -> Path:
     temporary = final.with_name(final.name + ".tmp")
     try:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        # O_BINARY (Windows): the record's bytes as they are, no LF made CR-LF.
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                             | getattr(os, "O_BINARY", 0), 0o600)
         try:
             _reserve(descriptor, len(data))
             view = memoryview(data)

@@ -163,9 +163,10 @@ def _opened(path: str) -> Iterator[tuple[Iterator[str], _Digest]]:
     """The file's lines as text; its failures as one-line ConfigErrors. Only a regular file
     is read (a symlink followed to one): a FIFO would block the open and the reads, a device
     such as /dev/zero never ends. The open itself does not block (O_NONBLOCK), so a FIFO with
-    no writer is named, not waited on."""
+    no writer is named, not waited on. O_BINARY (Windows): the bytes as they are, where a
+    text-mode descriptor would turn CR-LF into LF and end at a 0x1A byte."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as exc:
         raise ConfigError(_unreadable(path, exc)) from None
     info = os.fstat(fd)

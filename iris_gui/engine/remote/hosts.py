@@ -77,8 +77,9 @@ MAX_HOSTS_BYTES = 1 << 20  # a file of a hundred hosts is a few KB
 
 def _read_small(path: Path) -> bytes:
     """The file's bytes, if it is a regular file of at most MAX_HOSTS_BYTES: a FIFO in its
-    place would block the read (the open does not: O_NONBLOCK), a device never end."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    place would block the read (the open does not: O_NONBLOCK), a device never end; O_BINARY
+    (Windows) reads the bytes untranslated."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
