@@ -62,7 +62,7 @@ def require_qt(what: str) -> None:
     except ImportError as error:
         sys.stderr.write(
             f"iris-gui: {what} needs PySide6 and pyqtgraph, which cannot be imported here "
-            f"({error}); install them (pip install 'PySide6-Essentials>=6.8,<6.12' pyqtgraph), "
+            f"({error}); install them (pip install \"PySide6-Essentials>=6.8,<6.12\" pyqtgraph), "
             "or use a command that needs no window: devices, train, compare, explain, runs, "
             "plot --out FILE.csv\n")
         raise SystemExit(2) from None

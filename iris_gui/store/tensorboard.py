@@ -73,7 +73,7 @@ def _tensorboard() -> SimpleNamespace:
         from tensorboard.summary.writer.event_file_writer import EventFileWriter
     except ImportError:
         raise StoreError("writing for TensorBoard needs the tensorboard package, which is not "
-                         "installed here (pip install 'iris-gui[tensorboard]')") from None
+                         "installed here (pip install \"iris-gui[tensorboard]\")") from None
     return SimpleNamespace(loader=EventFileLoader, event=Event, summary=Summary, api=api_pb2,
                            metadata=metadata, plugin=plugin_data_pb2, hp=hp, text=text_pb,
                            writer=EventFileWriter)

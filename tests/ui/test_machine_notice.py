@@ -5,6 +5,8 @@ remembered, Help → What This Machine Can Measure… opens it again, and the st
 
 from __future__ import annotations
 
+import html
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
@@ -41,8 +43,7 @@ def test_a_first_launch_without_a_gpu_says_why_and_what_to_do(qtbot, window_on, 
     for words in ("Run → Run the Ladder", "the Explain view", "the Crossover view",
                   "Run → Hosts…", "scripts/gpu_check.sh"):
         assert words in shown, words
-    assert CUDA_TORCH_INSTALL.replace("'", "&#x27;").replace("<", "&lt;").replace(">", "&gt;") \
-        in shown
+    assert html.escape(CUDA_TORCH_INSTALL) in shown
     # Above the plot, across its width; the window goes on working under it.
     assert notice.mapTo(window, notice.rect().bottomLeft()).y() <= window.plot.mapTo(
         window, window.plot.rect().topLeft()).y()

@@ -14,7 +14,9 @@ from iris_gui.engine.words.counted import counted
 # pyproject.toml's torch range (a test holds them together) and the CUDA build's wheel index.
 TORCH_RANGE = ">=2.4,<2.14"
 CUDA_INDEX_URL = "https://download.pytorch.org/whl/cu130"
-CUDA_TORCH_INSTALL = f"python -m pip install 'torch{TORCH_RANGE}' --index-url {CUDA_INDEX_URL}"
+# In double quotes: the one quoting cmd.exe, PowerShell and POSIX shells all read alike (in
+# cmd single quotes are characters, and its < and > redirect).
+CUDA_TORCH_INSTALL = f'python -m pip install "torch{TORCH_RANGE}" --index-url {CUDA_INDEX_URL}'
 
 
 @dataclass(frozen=True)

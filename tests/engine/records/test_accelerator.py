@@ -105,4 +105,4 @@ def test_the_pip_line_asks_for_pyprojects_torch_range():
     declared = re.search(r'^\s*"torch([<>=!~][^"]*)"', pyproject.read_text(), re.MULTILINE)
     assert declared is not None
     assert sorted(declared.group(1).split(",")) == sorted(TORCH_RANGE.split(","))
-    assert f"'torch{TORCH_RANGE}'" in CUDA_TORCH_INSTALL
+    assert f'"torch{TORCH_RANGE}"' in CUDA_TORCH_INSTALL
