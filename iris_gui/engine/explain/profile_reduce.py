@@ -33,15 +33,22 @@ HOST_READ = "aten::_local_scalar_dense"  # what .item() runs: a host read of a t
 # torch's optimizers keep their step counters on the host (unless capturable or fused) and read
 # them with .item(); those reads wait for no device, so they are not synchronisations.
 OPTIMIZER_STEP = "Optimizer.step#"
-# Runtime calls that block the host until the device has caught up.
+# Runtime calls that block the host until the device has caught up: CUDA's, and ROCm's HIP
+# (torch's "cuda" device on AMD GPUs), whose .item() copies with one hipMemcpyWithStream
+# where CUDA makes a copy and a stream synchronize.
 CUDA_SYNC_CALLS = frozenset({
     "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy",
     "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize",
+    "hipStreamSynchronize", "hipDeviceSynchronize", "hipEventSynchronize", "hipMemcpy",
+    "hipMemcpyWithStream",
 })
-# A CUDA-graph replay: one call launches every kernel of the graph.
-GRAPH_LAUNCHES = frozenset({"cudaGraphLaunch", "cuGraphLaunch"})
+# The copy call of a .item() that a stream synchronize then waits for (CUDA's pageable copy).
+ASYNC_COPIES = frozenset({"cudaMemcpyAsync", "hipMemcpyAsync"})
+# A graph replay: one call launches every kernel of the graph.
+GRAPH_LAUNCHES = frozenset({"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"})
 LAUNCH_CALLS = GRAPH_LAUNCHES | {
     "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
+    "hipLaunchKernel", "hipExtLaunchKernel", "hipModuleLaunchKernel", "hipExtModuleLaunchKernel",
     "urEnqueueKernelLaunch", "urEnqueueKernelLaunchExp", "piEnqueueKernelLaunch",
 }
 KERNEL, MEMCPY, MEMSET = "kernel", "gpu_memcpy", "gpu_memset"
@@ -105,7 +112,7 @@ def reduce_window(events: Sequence, epochs: int, device_type: str, loss_bytes: i
     if device_type == "cuda":
         syncs = [e for e in host if _api(e.name) in CUDA_SYNC_CALLS]
         # .item() copies into pageable memory, so its copy call already waits for the stream.
-        waits = syncs + [e for e in host if _api(e.name) == "cudaMemcpyAsync"
+        waits = syncs + [e for e in host if _api(e.name) in ASYNC_COPIES
                          and has_ancestor(e, lambda name: name == HOST_READ)]
     else:
         # The loader reads a host tensor of its own while fetching (a seed for each epoch's

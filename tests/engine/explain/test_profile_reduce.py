@@ -256,3 +256,26 @@ def test_graph_replays_whose_kernels_the_profiler_missed_are_a_note_not_a_zero(n
     assert f.launch_us_per_epoch == GRAPH_FIGURES["launch_us_per_epoch"]
     (note,) = [n for n in f.notes if GRAPH_NOTE in n]
     assert note.startswith("the profiler saw 0.5 CUDA graph replays per epoch")
+
+
+# ROCm's HIP names for the calls the 2.13 loop file makes on CUDA; its .item() is one
+# hipMemcpyWithStream where CUDA makes a copy and a stream synchronize.
+HIP_NAMES = {"cudaLaunchKernel": "hipLaunchKernel", "cuLaunchKernel": "hipModuleLaunchKernel",
+             "cuLaunchKernelEx": "hipExtModuleLaunchKernel", "cudaMemsetAsync": "hipMemsetAsync",
+             "cudaDeviceSynchronize": "hipDeviceSynchronize"}
+
+
+def test_a_rocm_loop_reduces_to_the_same_figures_by_hips_names():
+    # Mocked: the CUDA loop's events renamed as an AMD GPU's profile names them.
+    doc = _load("cuda_loop_torch2.13.0.json")
+    events = []
+    for raw in doc["events"]:
+        raw = {**raw, "name": HIP_NAMES.get(raw["name"], raw["name"])}
+        if raw["name"] == "cudaStreamSynchronize":
+            continue  # its wait is the copy's own on HIP
+        if raw["name"] == "cudaMemcpyAsync":
+            raw = {**raw, "name": "hipMemcpyWithStream", "end": raw["end"] + 74}
+        events.append(raw)
+    assert not [e for e in events if e["name"].startswith("cu")]
+    f = _reduce(doc, _fake_events({**doc, "events": events}))
+    assert _figures(f) == LOOP_FIGURES
