@@ -26,6 +26,7 @@ class DeviceInfo:
     kind: str  # "cpu" | "cuda" | "mps" | "xpu"
     name: str
     total_memory_bytes: int | None = None
+    # An NVIDIA GPU's compute capability ("9.0"), an AMD GPU's architecture ("gfx942").
     capability: str | None = None
     # Each engine of the ladder: None where it runs on this device, else why it cannot.
     engines: dict[str, str | None] = field(default_factory=dict, compare=False, hash=False)
@@ -34,12 +35,14 @@ class DeviceInfo:
         return asdict(self)
 
     def describe(self) -> str:
-        """``cuda:0 — NVIDIA H200 (139.8 GiB, sm 9.0)``, for lists and menus."""
+        """``cuda:0 — NVIDIA H200 (139.8 GiB, sm 9.0)``, ``cuda:0 — AMD Instinct MI300X
+        (192.0 GiB, gfx942)``, for lists and menus."""
         extras = []
         if self.total_memory_bytes:
             extras.append(f"{self.total_memory_bytes / 2**30:.1f} GiB")
         if self.capability:
-            extras.append(f"sm {self.capability}")
+            gfx = self.capability.startswith("gfx")
+            extras.append(self.capability if gfx else f"sm {self.capability}")
         tail = f" ({', '.join(extras)})" if extras else ""
         return f"{self.id} — {self.name}{tail}"
 

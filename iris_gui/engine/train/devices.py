@@ -25,10 +25,8 @@ def discover_devices() -> tuple[DeviceInfo, ...]:
     if cuda_start()[0]:
         for index in range(torch.cuda.device_count()):
             props = torch.cuda.get_device_properties(index)
-            found.append(DeviceInfo(
-                f"cuda:{index}", "cuda", props.name, int(props.total_memory),
-                f"{props.major}.{props.minor}",
-            ))
+            found.append(DeviceInfo(f"cuda:{index}", "cuda", props.name,
+                                    int(props.total_memory), _architecture(props)))
     mps = getattr(torch.backends, "mps", None)
     if mps is not None and mps.is_available():
         found.append(DeviceInfo("mps", "mps", "Apple Metal (MPS)"))
@@ -40,6 +38,14 @@ def discover_devices() -> tuple[DeviceInfo, ...]:
                 f"xpu:{index}", "xpu", props.name, int(getattr(props, "total_memory", 0)) or None,
             ))
     return tuple(found)
+
+
+def _architecture(props) -> str:
+    """An NVIDIA GPU's compute capability ("9.0"); an AMD GPU's architecture as ROCm names it
+    ("gfx942", torch's "cuda" device under ROCm, whose major.minor are not a capability)."""
+    if torch.version.hip:
+        return str(getattr(props, "gcnArchName", "") or "").split(":")[0] or "gfx"
+    return f"{props.major}.{props.minor}"
 
 
 def describe_devices() -> list[DeviceInfo]:
