@@ -78,6 +78,26 @@ def _whole(name: str, value: Any, low: int, high: int) -> None:
                           f"{low:,} to {high:,}")
 
 
+# What Apple's GPUs (torch's "mps") cannot do that a run may ask for, and what to do instead.
+MPS_REFUSALS = (
+    (lambda c: c.precision == "float64",
+     ("precision float64 is not available on mps (Apple's GPUs compute in 32 bits at most); "
+     "choose --precision float32, bfloat16 or float16")),
+    (lambda c: c.pin_memory,
+     ("--pin-memory does nothing on mps (the Mac's CPU and GPU share memory, and torch turns it "
+     "off), so a run would claim a setting that did not happen; leave it off")),
+    (lambda c: c.tf32,
+     "--tf32 is a mode of NVIDIA GPUs' matmuls (Ampere and newer), not of mps; leave it off"),
+)
+
+
+def device_kind(device: Any) -> str:
+    """``mps`` of ``mps``, ``cuda`` of ``cuda:1`` or of a host's ``lab:cuda:1``."""
+    parts = str(device).split(":")
+    kinds = [part for part in parts if part in ("cpu", "cuda", "mps", "xpu")]
+    return kinds[-1] if kinds else ""
+
+
 def check_batch_settings(config: Any) -> None:
     """Raise ConfigError naming the first setting that is out of range or cannot apply."""
     if isinstance(config.batch, bool) or not isinstance(config.batch, int) \
@@ -96,6 +116,10 @@ def check_batch_settings(config: Any) -> None:
                           f"{', '.join(PRECISIONS)}")
     if config.drop_last and not config.batch:
         raise ConfigError("drop-last applies to mini-batches; give --batch N as well")
+    if device_kind(config.device) == "mps":
+        for asks, refusal in MPS_REFUSALS:
+            if asks(config):
+                raise ConfigError(refusal)
     if config.data_path == "resident":
         loader_only = [name for name, on in (
             ("--workers", config.workers != 0), ("--pin-memory", config.pin_memory),
