@@ -24,7 +24,8 @@ from typing import TextIO
 from iris_gui.cli.progress import ProgressBar
 
 # The signals that end a process by default and that a run in progress outlives, saved.
-ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGBREAK")
+               if hasattr(signal, name))
 
 
 @contextmanager

@@ -1,12 +1,14 @@
 """Ctrl+C (SIGINT), a polite kill (SIGTERM: ``timeout``, job schedulers) and a closed terminal
-(SIGHUP, where the system has it) for the commands, all three alike.
+(SIGHUP, where the system has it; on Windows SIGBREAK, which a closed console window and
+Ctrl+Break send) for the commands, all alike.
 
 One handler for both, installed as the command line starts, before torch is imported, so
 that no interrupt at any moment ends in a traceback. What a signal does depends on the moment:
 
 - while a run trains (``stopping``): the first signal asks it to stop at the next chunk; the
-  run is kept as ``stopped`` and saved, and the command exits 130 (SIGINT), 143 (SIGTERM) or
-  129 (SIGHUP: the terminal closed, so the run is kept rather than lost with it). A compile
+  run is kept as ``stopped`` and saved, and the command exits 130 (SIGINT), 143 (SIGTERM),
+  129 (SIGHUP: the terminal closed, so the run is kept rather than lost with it) or 149
+  (SIGBREAK: Windows gives a closing console's process 5 s, time for a chunk and a save). A compile
   asks no stop (engine/train/stopping.py's ``Unpolled``): one that has not ended COMPILE_GRACE_S
   after the signal is left, the run kept as stopped before its first epoch (``keeping``), so
   that a scheduler's SIGKILL after its grace period finds nothing unsaved;
@@ -31,14 +33,17 @@ from contextlib import contextmanager
 from types import FrameType
 
 _HANGUP = getattr(signal, "SIGHUP", None)  # none on Windows
-HANDLED = (signal.SIGINT, signal.SIGTERM, *([_HANGUP] if _HANGUP is not None else []))
-NAMES = {signal.SIGINT: "Ctrl+C", signal.SIGTERM: "SIGTERM",
-         **({_HANGUP: "SIGHUP (the terminal closed)"} if _HANGUP is not None else {})}
+_BREAK = getattr(signal, "SIGBREAK", None)  # Windows' only
+_CLOSED = {signum: words for signum, words in ((_HANGUP, "SIGHUP (the terminal closed)"),
+                                                (_BREAK, "SIGBREAK (the console closed)"))
+           if signum is not None}
+HANDLED = (signal.SIGINT, signal.SIGTERM, *_CLOSED)
+NAMES = {signal.SIGINT: "Ctrl+C", signal.SIGTERM: "SIGTERM", **_CLOSED}
 
 
 # What to send to abort a run that is stopping (a closed terminal's SIGHUP cannot be repeated
 # by the user; SIGTERM can).
-SENT_AGAIN = {signal.SIGTERM: "SIGTERM", **({_HANGUP: "SIGTERM"} if _HANGUP is not None else {})}
+SENT_AGAIN = {signal.SIGTERM: "SIGTERM", **dict.fromkeys(_CLOSED, "SIGTERM")}
 # How long a compile under way when a stop comes may go on before the run is kept without it:
 # with the keeping, well inside the 5 s a user or a scheduler waits.
 COMPILE_GRACE_S = 3.0
