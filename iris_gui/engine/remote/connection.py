@@ -38,7 +38,7 @@ from iris_gui.engine.remote.slurm import (
     queued_job,
     starts_jobs,
 )
-from iris_gui.engine.remote.ssh import explain_failure, worker_argv
+from iris_gui.engine.remote.ssh import apart_from_the_terminal, explain_failure, worker_argv
 from iris_gui.engine.remote.wire import host_text
 from iris_gui.engine.workers.messages import Asked, MessageError, checked
 from iris_gui.engine.workers.runner import (
@@ -170,10 +170,10 @@ class Connection:
         argv = worker_argv(self.host)
         log.info("connecting to %s: %s", self.host.name, argv)
         try:
-            # A session of its own: Ctrl+C in the terminal stops the run through the protocol
-            # (the run is kept), rather than killing ssh under it.
+            # Apart from the terminal: Ctrl+C there stops the run through the protocol (the run
+            # is kept), rather than killing ssh under it.
             self._process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                             stderr=subprocess.PIPE, start_new_session=True)
+                                             stderr=subprocess.PIPE, **apart_from_the_terminal())
         except OSError as error:
             raise WorkerError(f"{self.host.name}: ssh could not be started ({error}); install "
                               "the OpenSSH client") from None

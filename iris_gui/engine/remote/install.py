@@ -19,7 +19,12 @@ import zipfile
 from pathlib import Path
 
 from iris_gui.engine.remote.hosts import Host
-from iris_gui.engine.remote.ssh import SETUP_VENV, explain_failure, ssh_argv
+from iris_gui.engine.remote.ssh import (
+    SETUP_VENV,
+    apart_from_the_terminal,
+    explain_failure,
+    ssh_argv,
+)
 from iris_gui.engine.remote.wire import host_text
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.version import __version__
@@ -103,7 +108,8 @@ def setup_host(host: Host, python: str = "python3", timeout: float = SETUP_TIMEO
     words = [*shlex.split(host.prefix), "sh", "-c", script, "sh", python]
     try:
         done = subprocess.run(ssh_argv(host.destination, words), input=build_wheel(), check=False,
-                              capture_output=True, timeout=timeout, start_new_session=True)
+                              capture_output=True, timeout=timeout,
+                              **apart_from_the_terminal())
     except subprocess.TimeoutExpired:
         raise SetupError(f"{host.name}: the installation did not finish within "
                          f"{timeout:.0f} s") from None

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
+import sys
+from typing import Any
 
 from iris_gui.engine.remote.hosts import Host
 
@@ -28,6 +31,15 @@ FIND_IRIS_GUI = (
     f'for c in "$HOME/{SETUP_VENV}/bin/iris-gui" iris-gui; do '
     'if command -v "$c" >/dev/null 2>&1; then exec "$c" "$@"; fi; done; '
     f'echo {NOT_FOUND} >&2; exit 127')
+
+
+def apart_from_the_terminal() -> dict[str, Any]:
+    """Popen's words for an ssh that the terminal's Ctrl+C does not reach, so that a stop goes
+    through the protocol and the run is kept: a session of its own on POSIX, a process group of
+    its own on Windows (where Popen ignores start_new_session)."""
+    if sys.platform == "win32":
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}  # type: ignore[attr-defined]
+    return {"start_new_session": True}
 
 
 def ssh_argv(destination: str, remote_words: list[str]) -> list[str]:
