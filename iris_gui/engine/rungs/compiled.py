@@ -36,7 +36,27 @@ from iris_gui.engine.rungs.minibatch import batch_stepper
 from iris_gui.engine.train.recording import device_buffer
 
 EPOCHS_PER_CALL = 8  # more unrolls the traced graph further: longer compiles, little gain
-CXX_NAMES = ("c++", "g++", "clang++")
+# The C++ compilers inductor builds CPU code with, by platform (Windows': MSVC's cl), and how
+# to get one there.
+CXX_NAMES = {"win32": ("cl",), "other": ("c++", "g++", "clang++")}
+CXX_ADVICE = {
+    "win32": "install the Visual Studio Build Tools' C++ workload and run iris-gui from its "
+             "Developer Command Prompt, where cl.exe is on PATH",
+    "darwin": "install Xcode's command line tools: xcode-select --install",
+    "other": "install g++ or clang",
+}
+# Triton has no official Windows wheel; the community's triton-windows builds one.
+TRITON_ON_WINDOWS = "on Windows the community's build: pip install triton-windows"
+
+
+def compiler_missing() -> str | None:
+    """Why torch.compile cannot build CPU code here (one line), or None when a compiler is
+    on PATH."""
+    names = CXX_NAMES.get(sys.platform, CXX_NAMES["other"])
+    if any(shutil.which(name) for name in names):
+        return None
+    return (f"torch.compile needs a C++ compiler for the CPU and none was found "
+            f"({CXX_ADVICE.get(sys.platform, CXX_ADVICE['other'])})")
 
 
 class CompiledRung(Rung):
@@ -48,15 +68,13 @@ class CompiledRung(Rung):
             return ("torch.compile cannot work inside the standalone bundle (it needs Python "
                     "sources and a compiler); run iris-gui from a Python install")
         if device.type == "cpu":
-            if not any(shutil.which(name) for name in CXX_NAMES):
-                return ("torch.compile needs a C++ compiler for the CPU and none was found "
-                        "(install g++ or clang)")
-            return None
+            return compiler_missing()
         if device.type == "cuda":
             try:
                 import triton  # noqa: F401
             except ImportError:
-                return "torch.compile needs triton for CUDA, and it is not installed"
+                where = f" ({TRITON_ON_WINDOWS})" if sys.platform == "win32" else ""
+                return f"torch.compile needs triton for CUDA, and it is not installed{where}"
             return None
         return f"torch.compile is not set up for {device.type} devices here"
 

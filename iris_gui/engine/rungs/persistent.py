@@ -19,6 +19,7 @@ import sys
 import torch
 
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
+from iris_gui.engine.rungs.compiled import TRITON_ON_WINDOWS
 from iris_gui.engine.rungs.manual import linear_layers
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.train.recording import device_buffer
@@ -54,6 +55,9 @@ class PersistentRung(Rung):
             if getattr(sys, "frozen", False):
                 return ("the persistent engine needs Triton, which the bundle leaves out (about "
                         "640 MB): run iris-gui from a Python install with triton for it")
+            if sys.platform == "win32":
+                return ("the persistent engine needs Triton, which is not installed (it has no "
+                        f"official Windows build; {TRITON_ON_WINDOWS})")
             return ("the persistent engine needs Triton, which is not installed (CUDA builds of "
                     "torch on Linux include it; else pip install triton)")
         return None
