@@ -1,4 +1,5 @@
-"""``iris-gui --install-desktop`` / ``--uninstall-desktop``: the freedesktop menu entry and icon.
+"""``iris-gui --install-desktop`` / ``--uninstall-desktop``: the freedesktop menu entry and icon
+(Windows: a Start-menu shortcut, cli/start_menu.py; macOS: nothing to install, said so).
 
 No Qt here: a desktop entry is worth installing from a terminal with no display. Everything goes
 under the user's $XDG_DATA_HOME (default ~/.local/share), never a system folder, so no root is
@@ -17,6 +18,10 @@ DESKTOP_NAME = f"{ICON_NAME}.desktop"
 # Written into the entry so that uninstall removes only an entry this command installed, not
 # one the user or a distribution package put at the same path.
 MARKER = "X-IrisGui-Installed-By="
+# What a Mac has instead of a menu entry to install.
+ON_MACOS = ("--install-desktop makes a Linux desktop's menu entry and a Windows Start-menu "
+            "shortcut; macOS has neither (its apps are .app bundles, and iris-gui builds none "
+            "yet): start iris-gui from a terminal")
 # The Desktop Entry spec's reserved characters: an argument holding any is double-quoted.
 _RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
 
@@ -35,11 +40,12 @@ def launcher() -> list[str]:
     when frozen, else the console script beside this Python, else ``python -m iris_gui``."""
     if getattr(sys, "frozen", False):
         return [os.path.abspath(sys.executable)]
+    name = "iris-gui.exe" if sys.platform == "win32" else "iris-gui"  # pip's launcher there
     argv0 = sys.argv[0] if sys.argv else ""
-    if os.path.basename(argv0) == "iris-gui" and os.path.isfile(argv0):
+    if os.path.basename(argv0) in (name, "iris-gui") and os.path.isfile(argv0):
         return [os.path.abspath(argv0)]
     # abspath, not resolve: a venv's python is a symlink, and resolving it leaves the venv.
-    script = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "iris-gui")
+    script = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), name)
     if os.path.isfile(script) and os.access(script, os.X_OK):
         return [script]
     return [os.path.abspath(sys.executable), "-m", "iris_gui"]
@@ -81,6 +87,12 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def install_desktop() -> int:
+    if sys.platform == "darwin":
+        return _fail(ON_MACOS, status=2)
+    if sys.platform == "win32":
+        from iris_gui.cli import start_menu
+
+        return start_menu.install(launcher())
     root = data_home()
     entry = root / "applications" / DESKTOP_NAME
     command = launcher()
@@ -99,6 +111,12 @@ def install_desktop() -> int:
 def uninstall_desktop() -> int:
     """Removes the entry only if it carries our marker, and each icon only if its bytes are the
     ones this iris-gui ships: what install put there, nothing else."""
+    if sys.platform == "darwin":
+        return _fail(ON_MACOS, status=2)
+    if sys.platform == "win32":
+        from iris_gui.cli import start_menu
+
+        return start_menu.uninstall()
     root = data_home()
     entry = root / "applications" / DESKTOP_NAME
     owned = [(entry, lambda p: MARKER in p.read_text(encoding="utf-8", errors="replace"))]
@@ -129,6 +147,6 @@ def uninstall_desktop() -> int:
     return 0
 
 
-def _fail(message: str) -> int:
+def _fail(message: str, status: int = 1) -> int:
     sys.stderr.write(f"iris-gui: error: {message}\n")
-    return 1
+    return status
