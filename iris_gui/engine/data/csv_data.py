@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from iris_gui.engine.spec.errors import ConfigError, RunCancelled
+from iris_gui.engine.train.environment import available_memory
 from iris_gui.engine.words.counted import counted
 
 DELIMITERS = (",", ";", "\t")
@@ -120,23 +121,6 @@ def many_classes_note(record: dict[str, Any],
         return ""
     return (f"target {str(record.get('target', ''))!r} has {classes:,} distinct values in "
             f"{rows:,} rows: is it a measurement rather than a class? {choose}")
-
-
-def available_memory() -> int | None:
-    """Bytes of memory available now (None: unknown, and the size check is skipped)."""
-    try:
-        # MemAvailable counts the page cache the kernel would give back; free memory alone
-        # would refuse files on any machine that has been up a while.
-        with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for entry in meminfo:
-                if entry.startswith("MemAvailable:"):
-                    return int(entry.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def check_fits(path: str, size: int, available: int | None) -> None:

@@ -10,7 +10,6 @@ no parameters, or does not return ``(batch, classes)`` logits.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import torch
@@ -23,6 +22,7 @@ from iris_gui.engine.models.user_file import load_user_model
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.spec.models import family, input_shape
+from iris_gui.engine.train.environment import available_memory
 
 # Bytes a parameter takes while training: its weight, its gradient and Adam's two moments.
 BYTES_PER_PARAMETER = 4 * 4
@@ -75,7 +75,7 @@ def parameter_count(model: nn.Module) -> int:
 
 def _check_memory(model: nn.Module, name: str) -> None:
     need = parameter_count(model) * BYTES_PER_PARAMETER
-    available = _memory_available()
+    available = available_memory()
     if available and need > MEMORY_SHARE * available:
         raise ConfigError(f"the {name} model has {parameter_count(model):,} parameters "
                           f"({need / 2**30:.1f} GiB to train) and this machine has "
@@ -91,13 +91,6 @@ def _check_file_memory(config: RunConfig, shape: tuple[int, ...], classes: int) 
     except ConfigError:
         return  # the real build says why, if it fails there too
     _check_memory(built, config.model)
-
-
-def _memory_available() -> int:
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 0
 
 
 def _check_model(model: AsShape, features: int, classes: int, name: str) -> None:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -56,7 +55,7 @@ from iris_gui.engine.sweep.shapes import point_config, point_flops, row_values, 
 from iris_gui.engine.train.assemble import build_run, prepare_run, to_device
 from iris_gui.engine.train.current_device import on_device
 from iris_gui.engine.train.devices import describe_devices, resolve_device
-from iris_gui.engine.train.environment import cpu_model
+from iris_gui.engine.train.environment import available_memory, cpu_model
 from iris_gui.engine.train.loop import LoopState, StopCheck, run_loop
 from iris_gui.engine.train.warmup import warm_process, warm_step
 
@@ -109,7 +108,7 @@ def memory_reason(device: torch.device, rows: int, features: int, hidden: int,
     per_row = held if held is not None else 6 * hidden + 4 * classes
     need = 4 * rows * features + 8 * rows + 4 * (batch or rows) * per_row
     host = 4 * rows * features + 8 * rows
-    checks = [("RAM", available_ram(), host if device.type != "cpu" else need)]
+    checks = [("RAM", available_memory(), host if device.type != "cpu" else need)]
     if device.type == "cuda":
         checks.append((f"{device} memory", torch.cuda.mem_get_info(device)[0], need))
     for name, available, wanted in checks:
@@ -117,20 +116,6 @@ def memory_reason(device: torch.device, rows: int, features: int, hidden: int,
             return (f"needs about {wanted / 2**30:.2f} GiB; {available / 2**30:.2f} GiB of "
                     f"{name} free (a point may use {MEMORY_SHARE:.0%})")
     return None
-
-
-def available_ram() -> int | None:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as info:
-            for line in info:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def synthetic(rows: int, features: int, classes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

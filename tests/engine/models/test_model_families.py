@@ -96,7 +96,7 @@ def test_a_model_the_config_cannot_train_is_one_line(changes: dict, words: str) 
 
 def test_a_model_too_large_for_the_memory_here_is_refused_before_it_is_built(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(build_module, "_memory_available", lambda: 2**20)
+    monkeypatch.setattr(build_module, "available_memory", lambda: 2**20)
     with pytest.raises(ConfigError, match=r"the cnn model has [\d,]+ parameters .* and this "
                                           r"machine has 0\.0 GiB available"):
         build_model(RunConfig(model="cnn", dataset="digits", width=512, depth=3), 64, 10)
@@ -242,7 +242,7 @@ def test_a_model_file_too_large_for_the_memory_is_refused_before_it_is_built(
         tmp_path: Path, monkeypatch) -> None:
     import sys
 
-    monkeypatch.setattr(build_module, "_memory_available", lambda: 2 ** 20)  # 1 MiB here
+    monkeypatch.setattr(build_module, "available_memory", lambda: 2 ** 20)  # 1 MiB here
     wide = own(tmp_path, "from torch import nn\nBUILT = []\n"
                          "def Net(shape, classes):\n"
                          "    layer = nn.Linear(shape[0] * 100_000, classes)\n"

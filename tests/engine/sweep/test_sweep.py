@@ -62,7 +62,7 @@ def test_cpu_threads_make_series_and_accelerators_have_none():
 
 
 def test_a_point_that_would_not_fit_is_skipped_with_the_reason(monkeypatch):
-    monkeypatch.setattr(sweep, "available_ram", lambda: 64 * 2**20)  # 64 MiB free
+    monkeypatch.setattr(sweep, "available_memory", lambda: 64 * 2**20)  # 64 MiB free
     result = run_sweep(SweepSpec(rows=(120, 2_000_000), hidden=(16,), devices=("cpu",),
                                  engines=("eager",), threads=("1",), min_seconds=0.02))
     small, big = result.points
