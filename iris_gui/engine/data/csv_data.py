@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from iris_gui.engine.spec.errors import ConfigError, RunCancelled
-from iris_gui.engine.train.environment import available_memory
+from iris_gui.engine.timing.memory import available_memory
 from iris_gui.engine.words.counted import counted
 
 DELIMITERS = (",", ";", "\t")

@@ -22,7 +22,7 @@ from iris_gui.engine.models.user_file import load_user_model
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.spec.models import family, input_shape
-from iris_gui.engine.train.environment import available_memory
+from iris_gui.engine.timing.memory import available_memory
 
 # Bytes a parameter takes while training: its weight, its gradient and Adam's two moments.
 BYTES_PER_PARAMETER = 4 * 4

@@ -52,10 +52,11 @@ from iris_gui.engine.spec.engines import unsupported_batching
 from iris_gui.engine.spec.errors import ConfigError, EngineError
 from iris_gui.engine.spec.models import FAMILIES
 from iris_gui.engine.sweep.shapes import point_config, point_flops, row_values, values_held
+from iris_gui.engine.timing.memory import available_memory
 from iris_gui.engine.train.assemble import build_run, prepare_run, to_device
 from iris_gui.engine.train.current_device import on_device
 from iris_gui.engine.train.devices import describe_devices, resolve_device
-from iris_gui.engine.train.environment import available_memory, cpu_model
+from iris_gui.engine.train.environment import cpu_model
 from iris_gui.engine.train.loop import LoopState, StopCheck, run_loop
 from iris_gui.engine.train.warmup import warm_process, warm_step
 

@@ -1,2 +1,2 @@
 """Reading measurements: the steady-state estimator, median and IQR, the time left, the wait
-for a core. No torch."""
+for a core, the memory available. No torch."""

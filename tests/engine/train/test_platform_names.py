@@ -84,32 +84,3 @@ def test_a_platform_that_says_nothing_falls_back_to_pythons_words(monkeypatch, f
     monkeypatch.setattr(environment.platform, "processor", lambda: "arm")
     assert environment.cpu_model() == "arm"
 
-
-def test_the_memory_available_is_read_on_every_platform(monkeypatch, caplog):
-    # Linux for real; Windows' GlobalMemoryStatusEx and a Mac's vm_stat mocked.
-    assert environment.available_memory() > 0
-    import ctypes
-
-    class Kernel32:
-        def GlobalMemoryStatusEx(self, pointer):
-            pointer._obj.ullAvailPhys = 6 * 2**30
-            return 1
-
-    monkeypatch.setattr(environment.platform, "system", lambda: "Windows")
-    monkeypatch.setattr(ctypes, "windll", SimpleNamespace(kernel32=Kernel32()), raising=False)
-    assert environment.available_memory() == 6 * 2**30
-    vm_stat = ("Mach Virtual Memory Statistics: (page size of 16384 bytes)\n"
-               "Pages free:                               10000.\n"
-               "Pages active:                             50000.\n"
-               "Pages inactive:                           20000.\n"
-               "Pages speculative:                         1000.\n")
-    monkeypatch.setattr(environment.platform, "system", lambda: "Darwin")
-    monkeypatch.setattr(environment.subprocess, "run", lambda *a, **k:
-                        subprocess.CompletedProcess(a[0], 0, vm_stat, ""))
-    assert environment.available_memory() == 31000 * 16384
-    # A platform that does not tell: None, and the log says the checks are skipped.
-    monkeypatch.setattr(environment.subprocess, "run", lambda *a, **k:
-                        subprocess.CompletedProcess(a[0], 1, "", "no vm_stat"))
-    with caplog.at_level("WARNING", logger=environment.__name__):
-        assert environment.available_memory() is None
-    assert "could not be read: the memory checks are skipped" in caplog.text
