@@ -30,8 +30,32 @@ def cmd_words(line: str) -> list[str]:
 
 
 def powershell_words(line: str) -> list[str]:
-    return _words(line, POWERSHELL_SPECIAL, POWERSHELL_STARTING, POWERSHELL_EXPANDING,
-                  "PowerShell")
+    """PowerShell's reading, with its single-quoted strings (literal, '' for a quote) and its
+    call operator before a quoted program (``& 'C:\\My Env\\x.exe' args``)."""
+    line = line.removeprefix("& ")
+    words, rest = [], line
+    while rest:
+        if rest.startswith("'"):
+            end, text = 1, ""
+            while True:
+                if end >= len(rest):
+                    raise ValueError(f"PowerShell meets an unclosed single quote: {line}")
+                if rest[end] == "'" and rest[end + 1:end + 2] == "'":
+                    text, end = text + "'", end + 2
+                elif rest[end] == "'":
+                    break
+                else:
+                    text, end = text + rest[end], end + 1
+            if rest[end + 1:end + 2] not in ("", " "):
+                raise ValueError(f"PowerShell joins a quoted string to what follows: {line}")
+            words.append(text)
+            rest = rest[end + 1:].lstrip(" ")
+            continue
+        word, _, rest = rest.partition(" ")
+        words += _words(word, POWERSHELL_SPECIAL, POWERSHELL_STARTING, POWERSHELL_EXPANDING,
+                        "PowerShell")
+        rest = rest.lstrip(" ")
+    return words
 
 
 def _words(line: str, special: set[str], starting: set[str], expanding: set[str],

@@ -9,10 +9,11 @@ copies it, and the window imports nothing from cli/.
 
 from __future__ import annotations
 
-import shlex
+import sys
 
 from iris_gui.engine.spec.batch_settings import default_persistent
 from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.words.shell_text import joined
 
 # RunConfig field -> the train option that sets it, in the order a reader expects them.
 OPTIONS: tuple[tuple[str, str], ...] = (
@@ -34,7 +35,8 @@ SYNTHETIC_SIZES = ("synthetic_rows", "synthetic_features", "synthetic_classes")
 SYNTHETIC_DATA = ("synthetic", "images", "sequences")
 
 
-def command_for(config: RunConfig, program: str = "iris-gui") -> str:
+def command_for(config: RunConfig, program: str = "iris-gui", platform: str = sys.platform
+                ) -> str:
     """``iris-gui train --device cuda:0 --record device``: the shell line that trains
     ``config`` again. ``program`` is shell text already (words/program.py quotes a path and
     keeps ``python -m iris_gui`` three words), put first as it is. The synthetic sizes are
@@ -55,7 +57,7 @@ def command_for(config: RunConfig, program: str = "iris-gui") -> str:
         if value != getattr(defaults, name):
             # A switch (--pin-memory) is its own word; --batch full is the default.
             words += [option] if isinstance(value, bool) else [option, _text(value)]
-    return f"{program} {shlex.join(words)}"
+    return f"{program} {joined(words, platform)}"
 
 
 def _text(value: object) -> str:

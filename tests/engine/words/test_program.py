@@ -3,9 +3,11 @@ bare name only where PATH finds this installation's script."""
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 
 import pytest
+from support.shells import powershell_words
 
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.words.command_line import command_for
@@ -58,3 +60,26 @@ def test_copy_as_command_runs_through_a_shell_from_a_path_with_spaces_and_quotes
     given = done.stdout.splitlines()
     assert given[:2] == (["train", "--epochs"] if form == "script" else ["-m", "iris_gui"])
     assert "my net.py:Net" in given
+
+
+def test_on_windows_the_line_is_powershells_and_means_the_same_words(tmp_path) -> None:
+    # Simulated: Windows' layout (iris-gui.exe in the environment's Scripts) and the quoting of
+    # PowerShell, its terminal's shell, read back by PowerShell's rules.
+    scripts = tmp_path / "Ada's Env" / "Scripts"
+    scripts.mkdir(parents=True)
+    python, exe = scripts / "python.exe", scripts / "iris-gui.exe"
+    exe.write_bytes(b"MZ")
+    program = program_here(str(python), on_path="", platform="win32")
+    assert program == "& '" + str(exe).replace("'", "''") + "'"
+    config = RunConfig(hidden=(64, 32), dataset="csv", data_file=str(tmp_path / "my flowers.csv"),
+                       target="species", record="every:7")
+    line = command_for(config, program, platform="win32")
+    posix = command_for(config, "iris-gui", platform="linux")
+    assert powershell_words(line) == [str(exe), *shlex.split(posix)[1:]]
+    assert "--hidden '64,32'" in line  # a bare 64,32 is an array of two in PowerShell
+    exe.unlink()
+    fallback = program_here(str(python), on_path="", platform="win32")
+    assert powershell_words(f"{fallback} train") == [str(python), "-m", "iris_gui", "train"]
+    # A path without a space or a PowerShell character needs no quoting, in cmd.exe either.
+    plain = program_here(r"C:\venv\Scripts\python.exe", on_path="", platform="win32")
+    assert plain == r"C:\venv\Scripts\python.exe -m iris_gui"
