@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PIP_INSTALL := $(BIN)/python -m pip install --quiet -c constraints.txt
 
-.PHONY: run test test-fast test-loaded test-kernels lint bench bundle test-bundle clean
+.PHONY: run test test-fast test-spawn test-loaded test-kernels lint bench bundle test-bundle clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@echo "Installing iris-gui and its dependencies (torch, PySide6, ...) into $(VENV): a few minutes the first time"
@@ -41,6 +41,14 @@ FAST_TESTS := tests/engine tests/store tests/figures tests/report tests/cli
 test-fast: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PARALLEL) -m 'not slow and not bundle and not kernels' $(FAST_TESTS) $(PYTEST_ARGS)
 
+# Windows' and macOS' way of starting processes, simulated here: the window's worker and the
+# loader's workers spawned (IRIS_GUI_START_METHOD, engine/spec/batch_settings.py), through the
+# engine, command line, API and the window's real-worker tests. Not in `make test` (it roughly
+# doubles their time: each spawned worker imports torch afresh).
+SPAWN_TESTS := tests/engine tests/cli tests/api tests/ui/test_real_worker.py \
+	tests/ui/test_failures.py tests/ui/test_quit_leaves_nothing.py
+test-spawn: $(STAMP)
+	IRIS_GUI_START_METHOD=spawn QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PARALLEL) $(SPAWN_TESTS) $(PYTEST_ARGS)
 # The whole suite with every core kept busy (two spinning processes per core, beside it): no
 # test may depend on a quiet machine.
 test-loaded: $(STAMP)

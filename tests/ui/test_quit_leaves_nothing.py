@@ -9,9 +9,11 @@ process, because the tracker speaks only when the last process holding it ends.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
+import pytest
 from support.cli import cli_env
 
 SEQUENCE = r"""
@@ -73,6 +75,12 @@ if __name__ == "__main__":
 """
 
 
+# Under spawn (macOS' model, make test-spawn) a loader's queues keep named semaphores that the
+# window's tracker holds: a worker killed mid-epoch cannot release them, and the tracker reclaims
+# them at quit with its warning. Known and open; strict, so a fix is noticed.
+@pytest.mark.xfail(os.environ.get("IRIS_GUI_START_METHOD") == "spawn", strict=True,
+                   reason="spawned loader workers: a killed worker's semaphores are reclaimed "
+                          "only at quit, with the tracker's warning")
 def test_quitting_after_loader_runs_reports_no_leaked_semaphore(tmp_path, data_dir):
     env = cli_env(data_dir) | {"QT_QPA_PLATFORM": "offscreen"}
     script = tmp_path / "sequence.py"

@@ -13,6 +13,7 @@ starts and stops every worker each epoch, which costs more than a small data set
 from __future__ import annotations
 
 import multiprocessing
+import os
 from typing import Any
 
 from iris_gui.engine.spec.errors import ConfigError
@@ -35,11 +36,22 @@ def default_persistent(workers: Any) -> bool:
     return isinstance(workers, int) and not isinstance(workers, bool) and workers > 0
 
 
+# Another platform's way of starting processes, simulated on this one (``make test-spawn``):
+# "spawn" starts the window's worker and the loader's workers as Windows and macOS do.
+START_METHOD_ENV = "IRIS_GUI_START_METHOD"
+
+
+def forced_start_method() -> str:
+    """The start method ``IRIS_GUI_START_METHOD`` names, where this platform has it; ""."""
+    asked = os.environ.get(START_METHOD_ENV, "").strip()
+    return asked if asked in multiprocessing.get_all_start_methods() else ""
+
+
 def loader_start_method() -> str:
     """How the loader starts its workers: the platform's default, as a user's own script
     would, wherever the run trains (the window's worker process is itself started by a
     forkserver or spawned, and torch would otherwise start its workers that way too)."""
-    return multiprocessing.get_all_start_methods()[0]
+    return forced_start_method() or multiprocessing.get_all_start_methods()[0]
 
 
 def restart_warning(config: Any, keep: str = "--persistent-workers keeps them") -> str:

@@ -12,9 +12,9 @@ The child is forked from a forkserver that has imported torch and the trainer on
 (engine/train/preload.py), so a worker restarted after a crash, a kill or a failed accelerator
 run is ready in a fraction of a second instead of seconds. The server imports only, so no
 child inherits CUDA's or OpenMP's state; and each child takes this process's environment as
-it is when the child starts, as a spawned one would. Where there is no forkserver (Windows) or
-the app is a frozen bundle (which starts its children through its own executable), children
-are spawned.
+it is when the child starts, as a spawned one would. Where there is no forkserver (Windows),
+on a Mac (forking a process that loaded torch's Objective-C and Metal runtimes is unsafe) and
+in a frozen bundle (which starts its children through its own executable), they are spawned.
 
 Every runner has one interface, ``jobs.Runner``: ``start() -> devices``, ``run(config,
 observer) -> RunResult``, ``explain``, ``sweep`` (called from one thread), ``request_stop(grace)``
@@ -42,6 +42,7 @@ from iris_gui.engine.records.accelerator import AcceleratorRecord
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
+from iris_gui.engine.spec.batch_settings import forced_start_method
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError, EngineError
 from iris_gui.engine.workers import main_module
@@ -70,8 +71,10 @@ PRELOAD = ("iris_gui.engine.train.preload", "iris_gui.engine.workers.worker_proc
 
 
 def worker_context() -> Any:
-    """How worker processes start: forked from the warm forkserver, else spawned."""
-    if getattr(sys, "frozen", False) or "forkserver" not in mp.get_all_start_methods():
+    """How worker processes start (the module's notes); ``IRIS_GUI_START_METHOD=spawn``
+    simulates Windows and macOS here (batch_settings.py)."""
+    if (getattr(sys, "frozen", False) or sys.platform == "darwin"
+            or forced_start_method() == "spawn" or "forkserver" not in mp.get_all_start_methods()):
         return mp.get_context("spawn")
     context = mp.get_context("forkserver")
     context.set_forkserver_preload(list(PRELOAD))

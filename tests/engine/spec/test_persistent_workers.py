@@ -56,7 +56,8 @@ def test_non_persistent_workers_are_warned_about(monkeypatch):
         assert restart_warning(quiet) == ""
 
 
-def test_the_loader_starts_workers_as_the_platform_does():
+def test_the_loader_starts_workers_as_the_platform_does(monkeypatch):
     import multiprocessing
 
+    monkeypatch.delenv(batch_settings.START_METHOD_ENV, raising=False)  # make test-spawn's
     assert batch_settings.loader_start_method() == multiprocessing.get_all_start_methods()[0]

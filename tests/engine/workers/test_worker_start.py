@@ -49,6 +49,7 @@ def test_the_preload_touches_no_device_and_starts_no_thread() -> None:
                     reason="this platform has no forkserver")
 def test_workers_are_forked_from_the_forkserver_where_there_is_one(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("IRIS_GUI_START_METHOD", raising=False)  # make test-spawn's
     assert worker_context().get_start_method() == "forkserver"
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     assert worker_context().get_start_method() == "spawn"
