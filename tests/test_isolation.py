@@ -47,6 +47,21 @@ def test_qsettings_platformdirs_and_the_store_write_into_the_session_directory(m
     assert inside_session(paths.default_db_path())
 
 
+def test_the_apps_own_folders_are_redirected_on_every_platform():
+    # Through iris-gui's own variables, which Windows and macOS honour as Linux does (there
+    # the XDG ones mean nothing): the settings (an INI file, not the registry or a plist),
+    # the hosts list and the recovery cache.
+    from iris_gui.engine.remote.hosts import hosts_path
+    from iris_gui.store import recovery_places
+    from iris_gui.ui.window.settings import settings_store
+
+    settings = settings_store()
+    assert settings.format() == QSettings.Format.IniFormat
+    assert inside_session(settings.fileName()) and settings.fileName().endswith("iris-gui.ini")
+    assert inside_session(hosts_path())
+    assert inside_session(recovery_places._user_cache())
+
+
 PROBE = """
 import json, platformdirs
 from PySide6.QtCore import QSettings

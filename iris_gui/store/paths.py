@@ -9,6 +9,8 @@ from pathlib import Path
 from iris_gui.engine.spec.errors import EngineError
 
 DATA_DIR_ENV = "IRIS_GUI_DATA_DIR"
+# Where a run the store could not take waits, instead of the platform's cache folder.
+CACHE_DIR_ENV = "IRIS_GUI_CACHE_DIR"
 DB_FILE_NAME = "runs.sqlite3"
 
 

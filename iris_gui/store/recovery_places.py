@@ -22,6 +22,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from iris_gui.store.paths import CACHE_DIR_ENV
+
 RECOVERED_DIR = "recovered"
 # Filesystems without fallocate answer these; the write itself still finds a full disk.
 NO_RESERVE = {errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS}
@@ -36,6 +38,11 @@ def places(store_path: Path) -> list[Path]:
 
 
 def _user_cache() -> Path | None:
+    """``IRIS_GUI_CACHE_DIR`` where it is set, else the platform's cache folder for iris-gui
+    (None without platformdirs: a GPU server's own Python)."""
+    override = os.environ.get(CACHE_DIR_ENV, "").strip()
+    if override:
+        return Path(override).expanduser()
     try:
         import platformdirs
     except ImportError:

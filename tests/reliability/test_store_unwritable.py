@@ -44,6 +44,13 @@ def _store_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("iris_gui.store.runs.insert_run", full)
 
 
+@pytest.fixture(autouse=True)
+def _platform_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests steer the platform's cache folder (XDG_CACHE_HOME): the suite's own
+    IRIS_GUI_CACHE_DIR, which would take its place, is set aside."""
+    monkeypatch.delenv("IRIS_GUI_CACHE_DIR", raising=False)
+
+
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The user's cache folder for this test; its recovery place."""

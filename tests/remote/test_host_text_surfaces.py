@@ -39,7 +39,7 @@ RAW_MARKUP = ("<b>", "<img src=x>", "**bold**", "[link](http://x)")
 def cli(sshd: LoopbackSshd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """``iris-gui ARGS`` in this process, with ``lab`` the planted fake worker."""
     monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("IRIS_GUI_CONFIG_DIR", str(tmp_path / "config" / "iris-gui"))
     add_host(Host("lab", "iris-test", command=shlex.join(
         [sys.executable, str(FAKE_WORKER), __version__, str(PROTOCOL), "planted"])))
 

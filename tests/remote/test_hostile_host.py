@@ -47,7 +47,7 @@ RUN_ROWS = [
 @pytest.fixture
 def cli(sshd: LoopbackSshd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("IRIS_GUI_CONFIG_DIR", str(tmp_path / "config" / "iris-gui"))
 
     def run(*args: str):
         began = time.monotonic()

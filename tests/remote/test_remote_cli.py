@@ -29,7 +29,7 @@ def cli(sshd: LoopbackSshd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     own, through the sshd) with the harness's ssh config and this test's own config folder
     (hosts.json) and data folder (the runs store)."""
     monkeypatch.setenv(SSH_CONFIG_ENV, str(sshd.config_path))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("IRIS_GUI_CONFIG_DIR", str(tmp_path / "config" / "iris-gui"))
 
     def run(*args: str) -> subprocess.CompletedProcess:
         return run_cli(args, tmp_path / "data")

@@ -264,7 +264,7 @@ def test_the_docs_example_added_as_written_connects_and_trains(
 
 def added_docs_host(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The docs' example added as ``name`` through the CLI, into this test's own hosts file."""
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("IRIS_GUI_CONFIG_DIR", str(tmp_path / "config" / "iris-gui"))
     words = docs_example()
     words[2:4] = [name, "iris-test"]  # the loopback sshd's alias for the docs' login node
     added = run_cli([*words, "--command", PYTHON_IRIS_GUI], tmp_path / "data")

@@ -18,13 +18,18 @@ from typing import ClassVar
 
 APP = "iris-gui"
 DATA_DIR_ENV = "IRIS_GUI_DATA_DIR"  # iris_gui.store.paths.DATA_DIR_ENV, without importing it
-# The variables pointed into the session directory, each at a subfolder of that name.
+# The variables pointed into the session directory, each at a subfolder of that name. The XDG
+# ones move platformdirs' and Qt's folders on Linux; iris-gui's own move its settings, hosts,
+# data and recovery cache on every platform (Windows' registry and APPDATA, macOS' Library),
+# where the XDG variables mean nothing.
 REDIRECTED = {
     "XDG_CONFIG_HOME": "config",
     "XDG_DATA_HOME": "data",
     "XDG_CACHE_HOME": "cache",
     "XDG_STATE_HOME": "state",
     DATA_DIR_ENV: "iris-gui-data",
+    "IRIS_GUI_CONFIG_DIR": "iris-gui-config",
+    "IRIS_GUI_CACHE_DIR": "iris-gui-cache",
 }
 
 # What a snapshot holds per path: (size, mtime_ns) for a file, DIRECTORY for a folder, ABSENT
@@ -67,15 +72,18 @@ def end() -> None:
 
 def real_locations(environ: Mapping[str, str]) -> list[Path]:
     """The user's own iris-gui locations under ``environ`` (call it before redirecting):
-    the QSettings folder and organisation file, the platformdirs data folder (where
-    platformdirs is installed), ``IRIS_GUI_DATA_DIR`` when it is set, and the desktop entry
-    and icons ``--install-desktop`` writes."""
+    the QSettings folder and organisation file (a Mac's plist), the platformdirs data,
+    config and cache folders (where platformdirs is installed), ``IRIS_GUI_DATA_DIR`` when it
+    is set, and the desktop entry and icons ``--install-desktop`` writes."""
     home = Path(environ.get("HOME") or Path.home())
     config_home = Path(environ.get("XDG_CONFIG_HOME", "").strip() or home / ".config")
     locations = [config_home / APP, config_home / f"{APP}.conf"]
-    data_dir = _user_data_dir(environ)
-    if data_dir is not None:
-        locations.append(Path(data_dir))
+    for kind in ("data", "config", "cache"):
+        folder = _platform_dir(environ, kind)
+        if folder is not None:
+            locations.append(Path(folder))
+    # macOS keeps the window's settings in a plist (Windows, in the registry: not a file).
+    locations.append(home / "Library" / "Preferences" / f"com.{APP}.{APP}.plist")
     override = environ.get(DATA_DIR_ENV, "").strip()
     if override:
         locations.append(Path(override).expanduser())
@@ -98,8 +106,9 @@ def desktop_files(environ: Mapping[str, str], home: Path) -> list[Path]:
             hicolor / "scalable" / "apps" / f"{APP}.svg"]
 
 
-def _user_data_dir(environ: Mapping[str, str]) -> str | None:
-    """platformdirs' answer under ``environ`` (it reads the XDG variables when called), or None
+def _platform_dir(environ: Mapping[str, str], kind: str) -> str | None:
+    """platformdirs' ``user_<kind>_dir`` under ``environ`` (it reads the XDG variables when
+    called), or None
     where platformdirs is not installed (a GPU server's system Python, scripts/gpu_check.sh):
     there nothing the tests run can write to its folder either, since iris-gui itself finds
     its data folder through platformdirs."""
@@ -112,7 +121,7 @@ def _user_data_dir(environ: Mapping[str, str]) -> str | None:
     try:
         os.environ.clear()
         os.environ.update(environ)
-        return platformdirs.user_data_dir(APP, appauthor=False)
+        return getattr(platformdirs, f"user_{kind}_dir")(APP, appauthor=False)
     finally:
         os.environ.clear()
         os.environ.update(saved)

@@ -136,7 +136,7 @@ def hosts_file(tmp_path, monkeypatch):
     """The test's own hosts.json (the config folder moves into the test's directory), empty."""
     from iris_gui.engine.remote.hosts import hosts_path
 
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("IRIS_GUI_CONFIG_DIR", str(tmp_path / "config" / "iris-gui"))
     return hosts_path()
 
 

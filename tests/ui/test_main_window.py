@@ -279,7 +279,7 @@ def test_the_window_process_never_imports_torch_and_a_terminal_interrupt_closes_
     probe = tmp_path / "probe.py"
     probe.write_text(PROBE)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "IRIS_GUI_DATA_DIR": str(tmp_path),
-           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+           "IRIS_GUI_CONFIG_DIR": str(tmp_path / "config")}
     app = subprocess.Popen([sys.executable, str(probe)], env=env, text=True,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lines: queue.Queue[str] = queue.Queue()

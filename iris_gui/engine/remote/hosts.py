@@ -66,10 +66,24 @@ class Host:
         return f"{self.name} → {self.destination}" + (f" ({'; '.join(extras)})" if extras else "")
 
 
-def hosts_path() -> Path:
+# A folder for the app's own settings and hosts instead of the platform's config folder (a
+# portable install; the tests, on every platform, whose registry or Library they must not touch).
+CONFIG_DIR_ENV = "IRIS_GUI_CONFIG_DIR"
+
+
+def config_dir() -> Path:
+    """``IRIS_GUI_CONFIG_DIR`` where it is set, else the platform's config folder for
+    iris-gui (platformdirs)."""
+    override = os.environ.get(CONFIG_DIR_ENV, "").strip()
+    if override:
+        return Path(override).expanduser()
     import platformdirs
 
-    return Path(platformdirs.user_config_dir("iris-gui", appauthor=False)) / HOSTS_FILE
+    return Path(platformdirs.user_config_dir("iris-gui", appauthor=False))
+
+
+def hosts_path() -> Path:
+    return config_dir() / HOSTS_FILE
 
 
 MAX_HOSTS_BYTES = 1 << 20  # a file of a hundred hosts is a few KB

@@ -37,6 +37,7 @@ from iris_gui.figures.plot_theme import CAUTION, COMPLAINT
 from iris_gui.ui.panels.shared.plain_text import plain, plain_row
 from iris_gui.ui.window.csv_reading import FileReads
 from iris_gui.ui.window.recent import RecentFiles
+from iris_gui.ui.window.settings import settings_store
 
 FOLDER_KEY = "files/csv_folder"
 # Read whole on OK up to this size (a few seconds at most); a larger file is checked by its
@@ -48,17 +49,12 @@ CHOOSE = "choose another target above, or OK to train on these classes"
 FILTERS = "CSV files (*.csv *.tsv *.txt);;All files (*)"
 
 
-def app_settings() -> QSettings:
-    """The app's own settings (app.py names the organisation and application iris-gui)."""
-    return QSettings("iris-gui", "iris-gui")
-
-
 class CsvDialog(QDialog):
     def __init__(self, parent: QWidget | None = None, settings: QSettings | None = None,
                  path: str = "", target: str = "") -> None:
         super().__init__(parent)
         self.setWindowTitle("Open CSV data set")
-        self._settings = settings if settings is not None else app_settings()
+        self._settings = settings if settings is not None else settings_store()
         self._columns: list[str] = []
         self.file_dialog: QFileDialog | None = None
         self.path_edit = QLineEdit(placeholderText="a .csv file with a header line")

@@ -11,12 +11,15 @@ read.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
 from iris_gui.engine.records.jsonable import loads
+from iris_gui.engine.remote.hosts import CONFIG_DIR_ENV
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.ui.window.settings_migration import migrate
@@ -43,9 +46,19 @@ _MACHINE_NOTICE_KEY = "notices/machine_hidden"
 _BAD_VALUE = (ConfigError, TypeError, ValueError, OverflowError)
 
 
+def settings_store() -> QSettings:
+    """The app's own settings: the platform's place for them (a file on Linux, the registry on
+    Windows, a plist on macOS), or an INI file in ``IRIS_GUI_CONFIG_DIR`` where it is set."""
+    override = os.environ.get(CONFIG_DIR_ENV, "").strip()
+    if override:
+        path = Path(override).expanduser() / "iris-gui.ini"
+        return QSettings(str(path), QSettings.Format.IniFormat)
+    return QSettings("iris-gui", "iris-gui")
+
+
 class AppSettings:
     def __init__(self, settings: QSettings | None = None):
-        self._settings = settings if settings is not None else QSettings("iris-gui", "iris-gui")
+        self._settings = settings if settings is not None else settings_store()
         migrate(self._settings)
 
     def save_config(self, config: RunConfig, execution: str) -> None:

@@ -97,12 +97,16 @@ def test_describe() -> None:
 
 def test_hosts_file_lives_in_the_config_folder(monkeypatch: pytest.MonkeyPatch,
                                                tmp_path: Path) -> None:
+    monkeypatch.delenv("IRIS_GUI_CONFIG_DIR", raising=False)  # the suite's own, set aside
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert hosts_path() == tmp_path / "iris-gui" / "hosts.json"
     assert load_hosts() == []
     add_host(Host("lab", "me@lab"))
     assert (tmp_path / "iris-gui" / "hosts.json").is_file()
     assert find_host("lab") == Host("lab", "me@lab")
+    # IRIS_GUI_CONFIG_DIR moves it on every platform (a portable install; the tests).
+    monkeypatch.setenv("IRIS_GUI_CONFIG_DIR", str(tmp_path / "portable"))
+    assert hosts_path() == tmp_path / "portable" / "hosts.json"
 
 
 def test_add_list_find_remove_round_trip(tmp_path: Path) -> None:
