@@ -23,45 +23,12 @@ from pathlib import Path
 
 import pytest
 from support.cli import IRIS, TIMEOUT_S, cli_env, describe, ok_json, run_cli
-from support.signalled import finish, reaped, send, wait_for_handler
+from support.signalled import BOOT, finish, reaped, send, wait_for_handler
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 
 EPOCHS = 200_000  # far more than any of these tests lets run
-# ``python -m iris_gui`` with a marker written when the first chunk reaches the observer
-# (the progress bar, which draws nothing when stderr is not a terminal), and, with
-# SIGNAL_IN_SAVE set, that signal sent to itself in the middle of saving the run.
-BOOT = """
-import os, runpy, signal, sys
-from pathlib import Path
-
-marker = Path(sys.argv.pop(1))
-from iris_gui.cli import progress as output
-
-drawn = output.ProgressBar.__call__
-
-def observed(self, chunk):
-    if not marker.exists():
-        marker.write_text(str(chunk.epochs_done))
-    return drawn(self, chunk)
-
-output.ProgressBar.__call__ = observed
-if os.environ.get("SIGNAL_IN_SAVE"):
-    from iris_gui.store.runs import RunStore
-
-    saved = RunStore.save
-
-    def save(self, result, *args, **kwargs):
-        os.kill(os.getpid(), int(os.environ["SIGNAL_IN_SAVE"]))
-        return saved(self, result, *args, **kwargs)
-
-    RunStore.save = save
-sys.argv = ["iris-gui", *sys.argv[1:]]
-runpy.run_module("iris_gui", run_name="__main__", alter_sys=True)
-"""
-
-
 def start_training(data: Path, marker: Path,
                    extra_env: dict[str, str] | None = None) -> subprocess.Popen:
     """``train`` with text output (``--json`` has no progress observer to mark the start)."""

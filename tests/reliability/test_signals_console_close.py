@@ -13,33 +13,16 @@ import time
 from pathlib import Path
 
 from support.cli import TIMEOUT_S, cli_env, describe, ok_json, run_cli
-from support.signalled import finish
+from support.signalled import BOOT, finish
 
 EPOCHS = 200_000
-BOOT = """
-import runpy, signal, sys
-from pathlib import Path
-
-signal.SIGBREAK = signal.SIGUSR1  # Windows' console-close signal, simulated
-marker = Path(sys.argv.pop(1))
-from iris_gui.cli import progress
-
-drawn = progress.ProgressBar.__call__
-
-def observed(self, chunk):
-    if not marker.exists():
-        marker.write_text(str(chunk.epochs_done))
-    return drawn(self, chunk)
-
-progress.ProgressBar.__call__ = observed
-sys.argv = ["iris-gui", *sys.argv[1:]]
-runpy.run_module("iris_gui", run_name="__main__", alter_sys=True)
-"""
+# Windows' console-close signal, simulated, set before iris_gui is imported.
+CONSOLE_BOOT = "import signal\nsignal.SIGBREAK = signal.SIGUSR1\n" + BOOT
 
 
 def test_a_closed_console_keeps_the_run_as_stopped(tmp_path: Path) -> None:
     data, marker = tmp_path / "data", tmp_path / "training"
-    proc = subprocess.Popen([sys.executable, "-c", BOOT, str(marker), "train", "--epochs",
+    proc = subprocess.Popen([sys.executable, "-c", CONSOLE_BOOT, str(marker), "train", "--epochs",
                              str(EPOCHS)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=cli_env(data))
     try:

@@ -10,6 +10,38 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+# ``python -m iris_gui`` (as ``python -c BOOT MARKER ARGS...``) with a marker written when the first chunk reaches the observer
+# (the progress bar, which draws nothing when stderr is not a terminal), and, with
+# SIGNAL_IN_SAVE set, that signal sent to itself in the middle of saving the run.
+BOOT = """
+import os, runpy, signal, sys
+from pathlib import Path
+
+marker = Path(sys.argv.pop(1))
+from iris_gui.cli import progress as output
+
+drawn = output.ProgressBar.__call__
+
+def observed(self, chunk):
+    if not marker.exists():
+        marker.write_text(str(chunk.epochs_done))
+    return drawn(self, chunk)
+
+output.ProgressBar.__call__ = observed
+if os.environ.get("SIGNAL_IN_SAVE"):
+    from iris_gui.store.runs import RunStore
+
+    saved = RunStore.save
+
+    def save(self, result, *args, **kwargs):
+        os.kill(os.getpid(), int(os.environ["SIGNAL_IN_SAVE"]))
+        return saved(self, result, *args, **kwargs)
+
+    RunStore.save = save
+sys.argv = ["iris-gui", *sys.argv[1:]]
+runpy.run_module("iris_gui", run_name="__main__", alter_sys=True)
+"""
+
 
 def wait_for_handler(proc: subprocess.Popen, signum: int, within: float = 60.0) -> None:
     """Poll until ``proc`` catches ``signum`` (Linux's /proc/PID/status SigCgt mask); where
