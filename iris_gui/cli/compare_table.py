@@ -11,6 +11,7 @@ from iris_gui.cli.output import PARTIAL_LEGEND, number, partial, seconds, table
 from iris_gui.cli.run_options import run_record
 from iris_gui.engine.records.compare import Comparison, ComparisonRow
 from iris_gui.engine.records.standing import Kind
+from iris_gui.engine.records.standing_words import LOAD_UNMEASURED, NO_COUNTS, UNMEASURED_MARK
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.verdict import verdict
 
@@ -37,7 +38,8 @@ def row_record(row: ComparisonRow) -> dict[str, Any]:
 
 
 def speed_cell(row: ComparisonRow) -> str:
-    """"baseline", "1.80x", "1.02x ~" (within the noise), "CPU busy", "noisy", "-"."""
+    """"baseline", "1.80x", "1.02x ~" (within the noise), "1.80x ?" (a run's CPU load not
+    measured), "CPU busy", "noisy", "-"."""
     if row.is_baseline:
         return "baseline" if row.standing.is_result else f"baseline ({row.standing.short})"
     if row.partial or row.standing.kind is Kind.PARTIAL:
@@ -46,7 +48,8 @@ def speed_cell(row: ComparisonRow) -> str:
         return row.standing.short
     if not math.isfinite(row.speedup):
         return "-"
-    return f"{row.speedup:.2f}x" + (" ~" if row.standing.kind is Kind.WITHIN_NOISE else "")
+    mark = {Kind.WITHIN_NOISE: " ~", Kind.UNMEASURED: f" {UNMEASURED_MARK}"}
+    return f"{row.speedup:.2f}x" + mark.get(row.standing.kind, "")
 
 
 def comparison_table(compared: Comparison, replicated: bool) -> str:
@@ -81,6 +84,11 @@ def comparison_table(compared: Comparison, replicated: bool) -> str:
                          "part-way, left out of its figures")
         if not row.standing.is_result and row.standing.kind is not Kind.PARTIAL:
             notes.append(f"row {index}: {NOT_A_RESULT}: {row.standing.reason}")
+    unread = [str(index) for index, row in enumerate(rows, 1)
+              if row.standing.kind is Kind.UNMEASURED]
+    if unread:
+        notes.append(f"{UNMEASURED_MARK}: {LOAD_UNMEASURED} for row {', '.join(unread)} or its "
+                     f"baseline ({NO_COUNTS}): other work may be in the ratio")
     if any(row.partial for row in rows):
         notes.append(f"{PARTIAL_LEGEND}; no speedup is computed for it or against it")
     if rows:

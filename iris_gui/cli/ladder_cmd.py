@@ -147,7 +147,8 @@ def _ladder_table(ladder: list, unavailable: list[dict[str, Any]], chosen: list)
         elif unfit:
             speed = unfit
         else:
-            near = " ~" if line.standing == "within-noise" else ""
+            near = {"within-noise": " ~", "load-not-measured": f" {words.UNMEASURED_MARK}"}.get(
+                line.standing, "")
             speed = f"{line.speedup:.2f}x{near}" if math.isfinite(line.speedup) else "-"
         engine = line.engine + (f" ({line.settings.replace('×', 'x')})" if line.settings else "")
         body.append([line.device, engine + ("" if line.framework else " (reference)"),
@@ -163,8 +164,8 @@ def _ladder_table(ladder: list, unavailable: list[dict[str, Any]], chosen: list)
     title = f"{first.dataset}, {first.epochs:,} epochs: the engine ladder" if first else ""
     notes = [f"  {row['device']}/{row['engine']}: {row['message']}" for row in unavailable]
     legend = ("speedup = the note's loop us/epoch / the row's, on the same device (steady state; "
-              f"~: {words.WITHIN_NOISE}; {words.BUSY}, {words.NOISY}, {words.OTHER_DATA}: not a "
-              "result); "
+              f"~: {words.WITHIN_NOISE}; {words.UNMEASURED_MARK}: {words.LOAD_UNMEASURED}; "
+              f"{words.BUSY}, {words.NOISY}, {words.OTHER_DATA}: not a result); "
               "curve dev = largest relative difference from eager's loss curve")
     unfit_notes = [f"  {line.device}/{line.engine}: not a result: {line.standing_reason}"
                    for line in ladder if line.unfit]

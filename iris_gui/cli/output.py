@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from iris_gui.engine.records.jsonable import json_ready
 from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.standing_words import NO_COUNTS, NOT_MEASURED
 from iris_gui.engine.words.plain import clean_lines
 
 PARTIAL_MARK = " (partial)"
@@ -41,9 +42,13 @@ def partial(result: RunResult, text: str) -> str:
 
 def contention_line(result: RunResult) -> str | None:
     """The train summary's line for a run that waited for a core a meaningful share of its
-    time (``RunResult.contention``); None for any other run, which says nothing about it."""
-    note = result.contention
-    return f"  busy CPU      {note}" if note else None
+    time (``RunResult.contention``) or whose wait could not be read; None for a run measured
+    quiet."""
+    if note := result.contention:
+        return f"  busy CPU      {note}"
+    if not result.timings.load_measured and not result.nothing_timed:
+        return f"  CPU load      {NOT_MEASURED}: {NO_COUNTS}"
+    return None
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int] | None = None) -> str:

@@ -7,7 +7,14 @@ import argparse
 from iris_gui.cli.output import PARTIAL_LEGEND, number, partial, print_json, seconds, table
 from iris_gui.cli.session import open_store
 from iris_gui.engine.records.standing import Kind, measurable
-from iris_gui.engine.records.standing_words import NOISY, RERUN_HINT, busy_for
+from iris_gui.engine.records.standing_words import (
+    LOAD_UNMEASURED,
+    NO_COUNTS,
+    NOISY,
+    RERUN_HINT,
+    UNMEASURED_MARK,
+    busy_for,
+)
 from iris_gui.engine.timing.contention import BUSY_SHARE
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.model_words import model_name
@@ -46,20 +53,26 @@ def _list(args: argparse.Namespace, store) -> int:
     print(table(headers, rows, right={0, 8, 9, 11, 12, 13, 14}))
     if any(run.result.timing_is_partial for run in runs):
         print(PARTIAL_LEGEND)
-    if any(timing_mark(run.result) for run in runs):
+    marks = {timing_mark(run.result) for run in runs}
+    if marks & {" busy", " noisy"}:
         print(MARK_LEGEND)
+    if f" {UNMEASURED_MARK}" in marks:
+        print(UNMEASURED_LEGEND)
     return 0
 
 
-# After a steady state that is no result on its own (records/standing.py ``measurable``).
+# After a steady state that is no result on its own (records/standing.py ``measurable``), and
+# after one whose run's CPU load was not read.
 MARK_LEGEND = (f"busy: {busy_for(BUSY_SHARE, 'the run')}'s loop or more; {NOISY}: its steady "
                f"state's IQR is over 10% of the median. Neither is a result to compare: {RERUN_HINT}")
+UNMEASURED_LEGEND = f"{UNMEASURED_MARK}: {LOAD_UNMEASURED} ({NO_COUNTS})"
 
 
 def timing_mark(result) -> str:
-    """" busy", " noisy" or "" after a run's µs/epoch."""
+    """" busy", " noisy", " ?" (its load not measured) or "" after a run's µs/epoch."""
     stand = measurable(result)
-    return {Kind.BUSY: " busy", Kind.NOISY: " noisy"}.get(stand.kind, "")
+    return {Kind.BUSY: " busy", Kind.NOISY: " noisy",
+            Kind.UNMEASURED: f" {UNMEASURED_MARK}"}.get(stand.kind, "")
 
 
 def _show(args: argparse.Namespace, store) -> int:

@@ -14,6 +14,7 @@ from iris_gui.cli.output import number, print_json, status_line, table
 from iris_gui.cli.progress import SweepProgress
 from iris_gui.cli.session import StopOnInterrupt, open_store
 from iris_gui.cli.signals import GUARD
+from iris_gui.engine.records.standing_words import NOT_MEASURED
 from iris_gui.engine.records.sweep_model import SeriesFit, SweepPoint, SweepResult, SweepSpec
 from iris_gui.engine.spec.batch_settings import batch_text
 from iris_gui.engine.timing.contention import BUSY_SHARE
@@ -160,8 +161,10 @@ def _busy_fit(fit: SeriesFit) -> str:
 
 def _wait(point: SweepPoint) -> str:
     share = point.cpu_wait_share
-    if not point.measured or not math.isfinite(share):
+    if not point.measured:
         return "-"
+    if not math.isfinite(share):
+        return NOT_MEASURED
     return f"{share:.0%}{' busy' if point.cpu_busy else ''}"
 
 

@@ -19,7 +19,7 @@ from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK
 from iris_gui.engine.records.ladder import LadderRow, ladder_rows
 from iris_gui.engine.records.note_list import NoteAnswer
 from iris_gui.engine.records.result import RunResult
-from iris_gui.engine.records.standing_words import RERUN_HINT
+from iris_gui.engine.records.standing_words import RERUN_HINT, load_unmeasured
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO
@@ -120,12 +120,14 @@ def build_report(runs: list[StoredRun], command_for: CommandFor, sweep: SweepRes
 
 def timing_standing(result: RunResult) -> str:
     """A run's own timing caveat for its section: the busy CPU's sentence, a noisy steady
-    state's, or "" when its figures stand."""
+    state's, that its CPU load was not measured, or "" when its figures stand."""
     if result.contention:
         return f"{result.contention}; {RERUN_HINT}"
     if result.timings.noisy:
         return ("noisy: the steady state's IQR is over 10% of its median, so small "
                 "differences are not results; re-run it on a quieter machine")
+    if not result.timings.load_measured and not result.nothing_timed:
+        return load_unmeasured()
     return ""
 
 

@@ -27,6 +27,7 @@ from iris_gui.engine.records.standing_words import (
     MARK,
     NOISY,
     NOISY_SUFFIX,
+    UNMEASURED_MARK,
     WITHIN_NOISE,
 )
 from iris_gui.engine.words.labels import SEPARATOR, setting_parts
@@ -46,7 +47,9 @@ BASELINE = "baseline"
 PARTIAL_MARK = " (partial)"  # as the results table marks a run that failed part-way
 LEGEND = ("× vs baseline: the first run's steady-state µs per epoch over each run's (the first run "
           f"that did not fail part-way, when the first did); ≈: {WITHIN_NOISE} (the two "
-          f"ranges, median ± IQR/2, overlap). {MARK}: a {NOISY} steady state (IQR over 10% of the "
+          f"ranges, median ± IQR/2, overlap); {UNMEASURED_MARK}: the CPU's load during the run or "
+          "the baseline was not measured (no per-thread wait counts: Windows, macOS, older "
+          f"records), so other work may be in the ratio. {MARK}: a {NOISY} steady state (IQR over 10% of the "
           f"median). {BUSY_MARK}: the run waited for a core 10% of its loop or more (other work "
           "on the machine). A ratio measured on a busy CPU, a noisy one or on other data is not "
           "a result: the cell says why instead. (partial): the run failed part-way; its "
@@ -84,12 +87,14 @@ def _row(run: StoredRun, baseline: RunResult | None, is_baseline: bool) -> list[
 
 
 def speedup_cell(value: float, stand: Standing) -> str:
-    """"2.00x", "≈ 1.02x", "— CPU busy", "-"."""
+    """"2.00x", "≈ 1.02x", "2.00x ?" (a CPU load not measured), "— CPU busy", "-"."""
     if stand.kind is Kind.PARTIAL:
         return MISSING
     if not stand.is_result:
         return f"— {stand.short}"
     text = _formatted(value, ".2f", "x")
+    if stand.kind is Kind.UNMEASURED and text != MISSING:
+        return f"{text} {UNMEASURED_MARK}"
     return f"≈ {text}" if stand.kind is Kind.WITHIN_NOISE and text != MISSING else text
 
 

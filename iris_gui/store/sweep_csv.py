@@ -88,7 +88,7 @@ def _point_values(point: SweepPoint) -> dict[str, Any]:
         "epoch_us": _value(point.epoch_us), "epoch_us_iqr": _value(point.epoch_us_iqr),
         "epochs": point.epochs, "flops_per_epoch": _value(point.flops_per_epoch),
         "gflops": _value(point.gflops),
-        "cpu_wait_share": _value(point.cpu_wait_share), "cpu_busy": point.cpu_busy,
+        "cpu_wait_share": _value(point.cpu_wait_share), "cpu_busy": point.busy_flag,
         "remeasured": point.remeasured,
     }
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from iris_gui.engine.records.result import RunResult, RunStatus
+from iris_gui.engine.records.standing_words import load_unmeasured
 from iris_gui.engine.spec.models import DIGITS_SHAPE, is_model_file, model_file_parts
 from iris_gui.engine.words.labels import run_label
 
@@ -160,7 +161,9 @@ def description(run_id: int | None, result: RunResult) -> str:
              f"started {result.started_at or 'at an unknown time'} on "
              f"{result.env.device_name or result.config.device}"
              + (f" ({result.env.host})" if result.env.host else "")]
-    for sentence in (result.contention, result.partial_reason):
+    unread = (load_unmeasured() if not result.timings.load_measured
+              and not result.nothing_timed else "")
+    for sentence in (result.contention, unread, result.partial_reason):
         if sentence:
             lines.append(sentence)
     if result.status is not RunStatus.COMPLETED and not result.message:

@@ -100,8 +100,8 @@ def check_run_record(record: Any) -> dict[str, Any]:
     for name in ("message", "started_at", "contention"):
         if name in record:
             _text(name, record[name])
-    if not isinstance(record.get("cpu_busy", False), bool):
-        raise _fail("cpu_busy", record["cpu_busy"], "true or false")
+    if not isinstance(record.get("cpu_busy", False), bool | None):
+        raise _fail("cpu_busy", record["cpu_busy"], "true, false or null (not measured)")
     for name in ("epochs_completed", "curve_points", "chunk_count"):
         if name in record:
             _int(name, record[name], 0)

@@ -49,7 +49,8 @@ def hand_made(engine: str, record: str, epoch_us: float, iqr_us: float,
         epochs_completed=EPOCHS if done else 0, losses=losses,
         final_loss=float(losses[-1]) if done else float("nan"),
         timings=Timings(epoch_us=epoch_us, epoch_us_iqr=iqr_us, epoch_us_method="chunk-median",
-                        epoch_us_chunks=8, compile_seconds=3.5 if engine == "compiled" else 0.0)
+                        epoch_us_chunks=8, compile_seconds=3.5 if engine == "compiled" else 0.0,
+                        cpu_wait_share=0.01)
         if done else Timings(),
         env=EnvRecord(device="cpu", device_name="Test CPU @ 3 GHz"),
     )

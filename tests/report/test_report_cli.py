@@ -48,7 +48,7 @@ def hand_made(engine: str, record: str, epoch_us: float, end_loss: float) -> Run
         train_accuracy=0.95, test_accuracy=0.9667,
         timings=Timings(train_seconds=EPOCHS * epoch_us / 1e6, epoch_us=epoch_us,
                         epoch_us_iqr=epoch_us / 50, epoch_us_method="chunk-median",
-                        epoch_us_chunks=12),
+                        epoch_us_chunks=12, cpu_wait_share=0.01),
         env=EnvRecord(torch_version="2.13.0", device="cpu", device_name="Test CPU @ 3 GHz",
                       threads=1, cpu_model="Test CPU @ 3 GHz", os="Linux-6", python="3.11.7",
                       execution="worker"),

@@ -37,8 +37,8 @@ def test_the_share_and_the_flag_are_stored_and_exported(store, make_result, tmp_
     assert rows[busy_id]["cpu_cores_free"] == "0.4"
 
 
-def test_a_run_stored_before_the_share_was_measured_loads_unflagged(db_path, make_result,
-                                                                     old_store):
+def test_a_run_stored_before_the_share_was_measured_loads_as_not_measured(db_path, make_result,
+                                                                          old_store):
     old = make_result()
     record = old.to_dict()
     for key in ("cpu_wait_share", "cpu_cores_free"):
@@ -53,7 +53,8 @@ def test_a_run_stored_before_the_share_was_measured_loads_unflagged(db_path, mak
         loaded = store.get(run_id)
         assert store.notice is None or "skipped" not in store.notice
     assert math.isnan(loaded.result.timings.cpu_wait_share)
-    assert loaded.to_dict()["cpu_busy"] is False and loaded.to_dict()["contention"] == ""
+    # Neither busy nor quiet: the record says null, and no busy sentence.
+    assert loaded.to_dict()["cpu_busy"] is None and loaded.to_dict()["contention"] == ""
 
 
 def test_a_record_with_a_malformed_share_is_skipped_in_one_line(store, make_result):

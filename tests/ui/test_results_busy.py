@@ -1,5 +1,7 @@
 """A run that waited for a core is flagged where its figures are read: the results table's
-µs/epoch cell (mark, colour, tooltip with the share) and the run's Details; a quiet run and an old record without the figure are not."""
+µs/epoch cell (mark, colour, tooltip with the share) and the run's Details; a quiet run and an
+old record without the figure are not. A run whose wait was not read is neither: its ratio
+stands, marked "?", and its tooltip and Details say the load was not measured."""
 
 from __future__ import annotations
 
@@ -64,7 +66,8 @@ def test_details_give_the_share_for_every_run(qtbot, runs):
              for run_id in (busy, quiet, old)}
     assert shown[busy].startswith("38%: the CPU was busy with other work")
     assert shown[quiet] == "1% of the loop waiting for a core (a quiet CPU)"
-    assert shown[old] == "- (not measured)"
+    assert shown[old].startswith("- (not measured: no per-thread count of the time spent "
+                                 "waiting for a core was read")
 
 
 
@@ -104,3 +107,25 @@ def test_a_busy_and_noisy_run_gets_one_mark(qtbot, tmp_path, data_dir):
         qtbot.addWidget(panel)
         text = panel.model.index(panel.model.row_of(run_id), STEADY).data()
     assert text.endswith(BUSY_SUFFIX) and text.count("⚠") == 1
+
+
+def test_an_unmeasured_runs_ratio_stands_marked_and_says_what_it_lacks(qtbot, tmp_path, data_dir):
+    cpu = sample_results()[0]
+    store = RunStore.open(tmp_path / "runs.sqlite3")
+    quiet = store.save(cpu)
+    unread = store.save(replace(cpu, timings=replace(
+        cpu.timings, epoch_us=cpu.timings.epoch_us / 2, cpu_wait_share=float("nan"))))
+    panel = shown_panel(qtbot, store)
+    ratio = column_reader(panel, SPEEDUP)
+    panel.set_baseline(quiet)
+    assert ratio(unread) == "2.00x ?"
+    tip = ratio(unread, Qt.ItemDataRole.ToolTipRole)
+    assert "so this run is faster (CPU load not measured)" in tip
+    assert f"The CPU's load during run {unread} was not measured" in tip
+    assert ratio(unread, Qt.ItemDataRole.UserRole + 1) == pytest.approx(2.0)  # sorts as a ratio
+    rows = section(open_dialog(qtbot, store, unread, baseline=quiet),
+                   f"Against the baseline, run {quiet} (cpu/every-epoch/forward) — × vs baseline")
+    assert rows["Steady state"].startswith("2.00x ?  (")
+    assert rows["CPU load not measured"].startswith("the CPU's load during this run was not "
+                                                    "measured:\n(no per-thread count")
+    store.close()

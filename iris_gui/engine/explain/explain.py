@@ -41,11 +41,12 @@ from iris_gui.engine.explain.trace_file import keep_trace, mark_rank
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.breakdown_text import busy_words
 from iris_gui.engine.records.gpu_estimate import GpuEstimate
+from iris_gui.engine.records.standing_words import load_unmeasured
 from iris_gui.engine.rungs import graph_profiling, require_available
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.spec.errors import ConfigError
-from iris_gui.engine.timing.contention import WaitMeter, is_busy
+from iris_gui.engine.timing.contention import WaitMeter, is_busy, is_measured
 from iris_gui.engine.timing.stats import summarize
 from iris_gui.engine.train.current_device import on_device
 from iris_gui.engine.train.devices import resolve_device
@@ -234,7 +235,7 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50,
             tell(f"profiling {epochs:,} epochs")
             with matmul_precision(config, device):
                 # From the profiled window to the last paired block: every wall-clock figure.
-                meter = WaitMeter(fallback=device.type == "cpu")
+                meter = WaitMeter()
                 meter.mark()
                 figures, profiled_us, estimate = _profile_window(sessions, epochs, warmup,
                                                                  trace)
@@ -294,6 +295,8 @@ def _assemble(config: RunConfig, device_name: str, sizes: tuple[int, int, int],
     else:
         slowed = f" did not slow the epoch measurably {clocks}: within the noise (≤ 0%)"
     notes = [f"the profiler{slowed}; the category times are of the profiled run"]
+    if not is_measured(wait_share):
+        notes.append(load_unmeasured("the measurement"))
     if estimate is not None:
         estimate.cpu_epoch_us = unprofiled_us
     notes += _batch_notes(config, steps, figures)

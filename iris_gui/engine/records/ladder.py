@@ -64,8 +64,9 @@ class LadderRow:
     # The batch, data path and precision where they are not the note's ("batch 32 · bfloat16";
     # "" for the note's), shown on the bar so that two eager bars never look alike.
     settings: str = ""
-    # Whether ``speedup`` is a result (records/standing.py: "result", "within-noise", "busy",
-    # "noisy", "other-data", "partial") and why not, in one sentence.
+    # Whether ``speedup`` is a result (records/standing.py: "result", "within-noise",
+    # "load-not-measured", "busy", "noisy", "other-data", "partial") and why not or what it
+    # lacks, in one sentence.
     standing: str = "result"
     standing_reason: str = ""
     # The run of the note's loop the speedup is against (its id; None when unsaved or absent).
@@ -73,7 +74,8 @@ class LadderRow:
 
     @property
     def speedup_is_result(self) -> bool:
-        return self.standing in (Kind.RESULT.value, Kind.WITHIN_NOISE.value)
+        return self.standing in (Kind.RESULT.value, Kind.WITHIN_NOISE.value,
+                                 Kind.UNMEASURED.value)
 
     @property
     def unfit(self) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 from iris_gui.engine.records.jsonable import json_ready, nan_if_none
 from iris_gui.engine.records.standing_words import busy_sentence
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.timing.contention import is_busy
+from iris_gui.engine.timing.contention import is_busy, is_measured
 from iris_gui.engine.timing.stats import NOISY_IQR_FRACTION
 
 
@@ -64,6 +64,12 @@ class Timings:
     # resident data, whose batches are index ops inside the step.
     data_wait_seconds: float = math.nan
     data_wait_share: float = math.nan
+
+    @property
+    def load_measured(self) -> bool:
+        """The loop's wait for a core was read (contention.py); without it a run is neither
+        quiet nor busy."""
+        return is_measured(self.cpu_wait_share)
 
     @property
     def cpu_busy(self) -> bool:
@@ -220,7 +226,8 @@ class RunResult:
             "loss_stride": self.loss_stride,
             "started_at": self.started_at,
             "timings": asdict(self.timings),
-            "cpu_busy": self.timings.cpu_busy,
+            # None where the wait for a core was not read: neither busy nor quiet.
+            "cpu_busy": self.timings.cpu_busy if self.timings.load_measured else None,
             "noisy": self.timings.noisy,
             "contention": self.contention,
             "config": self.config.to_dict(),

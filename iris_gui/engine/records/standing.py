@@ -8,7 +8,9 @@ figure is the machine's load, another workload or the noise, and every view says
 printing it as a finding. The order of the checks is the order of the reasons' weight: a run
 that failed part-way has no whole figure at all; other data is another question; a busy CPU
 (``Timings.cpu_busy``) or a noisy steady state (``Timings.noisy``) makes the figure unreliable;
-overlapping spreads make the difference too small to call.
+overlapping spreads make the difference too small to call. A run whose wait for a core could not
+be read (no schedstat: Windows, macOS) is neither quiet nor busy: its ratio stands, marked
+``LOAD_UNMEASURED``, so a learner on those systems still gets an answer that says what it lacks.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class Kind(Enum):
     OTHER_DATA = "other-data"
     BUSY = "busy"
     NOISY = "noisy"
+    UNMEASURED = "load-not-measured"
 
 
 # The table cell's word where a kind is not a result.
@@ -44,7 +47,7 @@ class Standing:
     @property
     def is_result(self) -> bool:
         """The figure may be shown as a finding (a within-noise one with its mark)."""
-        return self.kind in (Kind.RESULT, Kind.WITHIN_NOISE)
+        return self.kind in (Kind.RESULT, Kind.WITHIN_NOISE, Kind.UNMEASURED)
 
     @property
     def short(self) -> str:
@@ -123,22 +126,32 @@ def standing(baseline: RunResult, result: RunResult, name: str = "this run",
     if overlaps(result.timings, baseline.timings):
         return Standing(Kind.WITHIN_NOISE, "the two steady states' ranges (median ± IQR/2) "
                                            "overlap: neither is faster beyond the noise")
+    for run, who in ((result, name), (baseline, baseline_name)):
+        if not run.timings.load_measured:
+            return Standing(Kind.UNMEASURED, words.load_unmeasured(who))
     return RESULT
 
 
 def measurable(result: RunResult, name: str = "this run") -> Standing:
     """A run's own standing, with no baseline: whether its timing can stand in a comparison
-    at all (not partial, busy or noisy), for lists of runs and for a baseline row."""
+    at all (not partial, busy or noisy; its load perhaps not measured), for lists of runs and
+    for a baseline row."""
     stand = standing(result, result, name, name)
-    return RESULT if stand.kind is Kind.WITHIN_NOISE else stand
+    if stand.kind is not Kind.WITHIN_NOISE:  # a run overlaps itself: that is no caveat
+        return stand
+    if not result.timings.load_measured:
+        return Standing(Kind.UNMEASURED, words.load_unmeasured(name))
+    return RESULT
 
 
 def verdict(ratio: float, stand: Standing) -> str:
-    """"faster", "slower", "as fast", "within the noise" or "not comparable: CPU busy"."""
+    """"faster", "slower", "as fast", "within the noise", "faster (CPU load not measured)" or
+    "not comparable: CPU busy"."""
     if not stand.is_result:
         return f"{words.NOT_COMPARABLE}: {stand.short}"
     if stand.kind is Kind.WITHIN_NOISE:
         return words.WITHIN_NOISE
     if not math.isfinite(ratio):
-        return "not measured"
-    return "faster" if ratio > 1 else "slower" if ratio < 1 else "as fast"
+        return words.NOT_MEASURED
+    said = "faster" if ratio > 1 else "slower" if ratio < 1 else "as fast"
+    return f"{said} ({words.LOAD_UNMEASURED})" if stand.kind is Kind.UNMEASURED else said

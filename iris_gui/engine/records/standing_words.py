@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from iris_gui.engine.timing.contention import is_busy
+from iris_gui.engine.timing.contention import is_busy, is_measured
 
 MARK = "⚠"  # after a figure that is no result on its own
 BUSY = "CPU busy"  # a cell's, a legend's, a mark's word
@@ -31,6 +31,19 @@ WHILE_BUSY = "measured while the CPU was busy"
 NO_FINDING = "not a finding"
 NOT_A_FINDING = f"{NO_FINDING}: {WHILE_BUSY}"
 RERUN_HINT = "re-run it when the machine is quieter"
+# Where the wait for a core could not be read: neither quiet nor busy.
+NOT_MEASURED = "not measured"
+LOAD_UNMEASURED = "CPU load not measured"
+UNMEASURED_MARK = "?"  # after a ratio one of whose runs' load was not read
+NO_COUNTS = ("no per-thread count of the time spent waiting for a core was read: Linux's "
+             "schedstat gives one, Windows and macOS none")
+
+
+def load_unmeasured(what: str = "this run") -> str:
+    """"the CPU's load during this run was not measured (...): other work may be in its
+    figures": for a run or a measurement whose wait for a core could not be read."""
+    return (f"the CPU's load during {what} was {NOT_MEASURED} ({NO_COUNTS}): other work on the "
+            "machine may be in its figures")
 
 
 def busy_share(share: float) -> str:
@@ -46,6 +59,13 @@ def busy_for(share: float, what: str) -> str:
 def not_a_finding(text: str) -> str:
     """A sentence drawn from points measured while the CPU was busy: never a finding."""
     return f"{NOT_A_FINDING}: {text}"
+
+
+def load_words(share: float | None) -> str:
+    """"38% waiting for a core (busy)", "2% waiting for a core (quiet)" or "not measured"."""
+    if not is_measured(share):
+        return NOT_MEASURED
+    return f"{share:.0%} waiting for a core ({'busy' if is_busy(share) else 'quiet'})"
 
 
 def busy_sentence(share: float | None, what: str = "this run", threads: int | None = None,

@@ -34,7 +34,7 @@ from iris_gui.engine.records.sweep_fit import (
     fitted_points,
     steps_per_epoch,
 )
-from iris_gui.engine.timing.contention import is_busy
+from iris_gui.engine.timing.contention import is_busy, is_measured
 
 __all__ = ["Crossover", "SeriesFit", "SweepPoint", "SweepResult",
            "SweepSpec", "batch_size", "find_crossovers", "fit_all", "fit_series",
@@ -169,6 +169,16 @@ class SweepPoint:
         return self.measured and is_busy(self.cpu_wait_share)
 
     @property
+    def load_measured(self) -> bool:
+        """Its wait for a core was read: without it a point is neither quiet nor busy."""
+        return is_measured(self.cpu_wait_share)
+
+    @property
+    def busy_flag(self) -> bool | None:
+        """``cpu_busy`` for a record, None (not measured) where the wait was not read."""
+        return self.cpu_busy if self.load_measured or not self.measured else None
+
+    @property
     def fittable(self) -> bool:
         """Measured, with its work known (busy or not: see ``fitted_points``)."""
         return self.measured and math.isfinite(self.flops_per_epoch)
@@ -204,7 +214,7 @@ class SweepResult:
             "spec": self.spec.to_dict(), "status": self.status, "message": self.message,
             "started_at": self.started_at, "env": self.env, "notes": list(self.notes),
             "points": [{**asdict(p), "series": p.series, "gflops": p.gflops,
-                        "cpu_busy": p.cpu_busy} for p in self.points],
+                        "cpu_busy": p.busy_flag} for p in self.points],
             "fits": [{**asdict(f), "errors": list(f.errors), "max_rel_error": f.max_rel_error}
                      for f in self.fits],
             "crossovers": [{**asdict(c), "sentence": c.sentence()} for c in self.crossovers],

@@ -6,8 +6,11 @@ machine. On Linux the kernel counts, per thread, the nanoseconds spent running a
 runnable but waiting on a run queue (``/proc/self/task/<tid>/schedstat``, fields 1 and 2). Read
 for every thread of the process (the training thread and torch's intra-op threads alike; a
 sleeping thread adds nothing to either), the share of waiting in running + waiting is the share
-of the run's CPU work that stood in line behind other work. Elsewhere, for CPU work only, the
-training thread's CPU time against the wall time gives the same share for one thread.
+of the run's CPU work that stood in line behind other work. Where the kernel gives no such
+counts (Windows, macOS, a Linux built without schedstats) the share is not measured: a thread's
+CPU time against the wall time cannot stand in for it, since any blocking (a loader's batch, a
+sync, a page fault) reads as waiting (a loader run read 95% busy against 46% from schedstat).
+An unmeasured share is NaN, and every surface says "not measured" rather than quiet or busy.
 
 One read lists the process's threads and reads a line from each: ~20-40 µs for a handful of
 threads, ~0.1% of a ~30 ms chunk (benchmarks/contention_read.py measures it). With many threads
@@ -81,14 +84,11 @@ class WaitMeter:
     """Reads the wait at each chunk boundary; ``mark`` opens a chunk, ``close`` adds it in.
 
     ``source`` exists for tests: a callable returning cumulative (running, waiting) or None.
-    Without the kernel's counts, a CPU run falls back to the calling thread's CPU time against
-    the wall time (``fallback``); an accelerator run then reports nothing (its host thread
-    sleeps in syncs, which is not waiting for a core)."""
+    Without the kernel's counts the meter reads nothing and its share is NaN (not measured)."""
 
-    def __init__(self, fallback: bool, source=None, chunk_seconds: float = 0.030) -> None:
+    def __init__(self, source=None, chunk_seconds: float = 0.030) -> None:
         self.totals = WaitTotals()
         self._source = source or read_schedstat
-        self._fallback = fallback
         began = time.perf_counter()
         self._use_kernel = self._source() is not None
         cost = time.perf_counter() - began
@@ -99,14 +99,10 @@ class WaitMeter:
 
     @property
     def measurable(self) -> bool:
-        return self._use_kernel or self._fallback
+        return self._use_kernel
 
     def _read(self) -> tuple[float, float] | None:
-        if self._use_kernel:
-            return self._source()
-        if self._fallback:
-            return time.thread_time(), time.perf_counter()
-        return None
+        return self._source() if self._use_kernel else None
 
     def mark(self) -> None:
         self._start = self._read()
@@ -120,16 +116,11 @@ class WaitMeter:
         start, end = self._start, self._read()
         if start is None or end is None:
             return
-        if self._use_kernel:
-            busy, waited = end[0] - start[0], end[1] - start[1]
-            # A thread that ended takes its counts with it: that interval cannot be read.
-            if busy >= 0 and waited >= 0:
-                self.totals.busy += busy
-                self.totals.waited += waited
-        else:
-            cpu, wall = end[0] - start[0], end[1] - start[1]
-            self.totals.busy += cpu
-            self.totals.waited += max(0.0, wall - cpu)
+        busy, waited = end[0] - start[0], end[1] - start[1]
+        # A thread that ended takes its counts with it: that interval cannot be read.
+        if busy >= 0 and waited >= 0:
+            self.totals.busy += busy
+            self.totals.waited += waited
         self._start = end
 
     @property
@@ -152,5 +143,11 @@ def cores_free() -> float:
     return max(0.0, cores - load) if cores else math.nan
 
 
+def is_measured(share: float | None) -> bool:
+    """The wait for a core was read (a share, not NaN or missing)."""
+    return share is not None and math.isfinite(share)
+
+
 def is_busy(share: float | None) -> bool:
-    return share is not None and math.isfinite(share) and share >= BUSY_SHARE
+    """Measured and at or above ``BUSY_SHARE``; an unmeasured share is neither busy nor quiet."""
+    return is_measured(share) and share >= BUSY_SHARE  # type: ignore[operator]

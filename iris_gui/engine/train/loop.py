@@ -112,7 +112,7 @@ def run_loop(
             stepper.sync()
         return synced_clock(device)
 
-    meter = WaitMeter(fallback=device.type == "cpu", chunk_seconds=CHUNK_SECONDS)
+    meter = WaitMeter(chunk_seconds=CHUNK_SECONDS)
     t_start = clock()
     meter.mark()
     epoch = 0

@@ -7,7 +7,7 @@ import math
 
 from iris_gui.engine.records.compare import Comparison
 from iris_gui.engine.records.standing import Kind
-from iris_gui.engine.records.standing_words import WITHIN_NOISE
+from iris_gui.engine.records.standing_words import LOAD_UNMEASURED, WITHIN_NOISE
 from iris_gui.engine.words.counted import counted
 
 
@@ -41,11 +41,12 @@ def verdict(comparison: Comparison, times: str = "×") -> str:
         if row.is_baseline:
             continue
         kind = row.standing.kind
-        if kind is Kind.RESULT and not math.isfinite(row.speedup):
+        if kind in (Kind.RESULT, Kind.UNMEASURED) and not math.isfinite(row.speedup):
             unfit.append(number)
             reasons.append("no steady state")
-        elif kind is Kind.RESULT:
-            found.append(f"row {number} is {speedup_words(row.speedup, times)}")
+        elif kind in (Kind.RESULT, Kind.UNMEASURED):
+            unread = f" ({LOAD_UNMEASURED})" if kind is Kind.UNMEASURED else ""
+            found.append(f"row {number} is {speedup_words(row.speedup, times)}{unread}")
         elif kind is Kind.WITHIN_NOISE:
             even.append(number)
         else:

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from html import escape
 
 from iris_gui.engine.records.standing_words import (
+    LOAD_UNMEASURED,
+    NO_COUNTS,
     NO_FINDING,
     NOT_A_FINDING,
     WHILE_BUSY,
@@ -200,6 +202,11 @@ def status_notes(result: SweepResult) -> list[str]:
                      "work (even when measured again): their timings are not "
                      "comparable, the fits leave them out (or say they include them) and their "
                      "crossings are not findings")
+    unread = sum(1 for p in result.points if p.measured and not p.load_measured)
+    if unread:
+        notes.append(f"{unread} point{'s' if unread > 1 else ''}' {LOAD_UNMEASURED} "
+                     f"({NO_COUNTS}): other work may be in {'their' if unread > 1 else 'its'} "
+                     "timings, which the fits use as they are")
     # A stored sweep's note in its former words is the same note.
     notes.extend(NO_ACCELERATOR if is_no_accelerator_note(n) else n for n in result.notes)
     return list(dict.fromkeys(notes))

@@ -122,7 +122,9 @@ def bar_label(row: LadderRow, compact: bool = False) -> str:
         parts.insert(0, unfit_head(row))
     elif math.isfinite(row.speedup):
         near = "≈" if row.standing == Kind.WITHIN_NOISE.value else ""
-        parts.insert(0, f"{near}{row.speedup:.1f}{'×' if compact else VS_NOTE}")
+        unread = (f" {words.UNMEASURED_MARK}" if row.standing == Kind.UNMEASURED.value
+                  else "")
+        parts.insert(0, f"{near}{row.speedup:.1f}{'×' if compact else VS_NOTE}{unread}")
         if is_slower(row):
             parts.insert(1, SLOWER_MARK)
     if not row.framework:
@@ -153,8 +155,9 @@ def missing_label(row: LadderRow) -> str:
 
 def is_slower(row: LadderRow) -> bool:
     """A rung measured slower than the note's loop on its device, as a result (not within the
-    noise, not busy or noisy)."""
-    return (not is_note_loop(row) and row.standing == Kind.RESULT.value
+    noise, not busy or noisy; its load perhaps not measured, which its mark says)."""
+    return (not is_note_loop(row)
+            and row.standing in (Kind.RESULT.value, Kind.UNMEASURED.value)
             and math.isfinite(row.speedup) and row.speedup < SLOWER_BELOW)
 
 
@@ -208,6 +211,9 @@ def hover_text(row: LadderRow, facts: RunFacts | None = None) -> str:
             lines.append(SLOWER.get(row.engine, SLOWER_ANY))
         if row.standing == Kind.WITHIN_NOISE.value:
             lines.append(f"{words.WITHIN_NOISE}: {row.standing_reason}")
+        elif row.standing == Kind.UNMEASURED.value:
+            lines.append(f"{words.UNMEASURED_MARK} {words.LOAD_UNMEASURED}: "
+                         f"{row.standing_reason}")
         lines.append(WHICH_SPEEDUP)
     else:
         lines.append(f"no run of the note's loop on {row.device} to compare with")

@@ -18,7 +18,13 @@ from PySide6.QtWidgets import QMessageBox
 from iris_gui.engine.records.ladder import ladder_configs
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.standing import measurable
-from iris_gui.engine.records.standing_words import MARK, NOT_COMPARABLE, busy_share
+from iris_gui.engine.records.standing_words import (
+    LOAD_UNMEASURED,
+    MARK,
+    NOT_COMPARABLE,
+    UNMEASURED_MARK,
+    busy_share,
+)
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.spec.models import input_shape
@@ -92,6 +98,8 @@ def result_summary(run_id: int | None, result: RunResult) -> str:
         text += f" ({figure(t.epoch_us)} µs/epoch)"
     if t.cpu_busy:
         text += f" {MARK} {busy_share(t.cpu_wait_share)}: {NOT_COMPARABLE}"
+    elif not t.load_measured and t.epoch_us == t.epoch_us:
+        text += f" {UNMEASURED_MARK} {LOAD_UNMEASURED}"
     return text + (f" — {result.message}" if result.message else "")
 
 

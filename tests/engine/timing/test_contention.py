@@ -1,19 +1,21 @@
-"""The wait for a core, read per chunk: the meter on made-up counts, its fallback, the
-sentence, and a run's record and ladder row carrying the share and the flag."""
+"""The wait for a core, read per chunk: the meter on made-up counts, a system without the
+kernel's counts (not measured, never quiet), the sentence, and a run's record and ladder row
+carrying the share and the flag."""
 
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
 
 from iris_gui.engine.records.ladder import ladder_rows
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
-from iris_gui.engine.records.standing_words import busy_sentence
+from iris_gui.engine.records.standing_words import busy_sentence, load_words
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.timing import contention
-from iris_gui.engine.timing.contention import BUSY_SHARE, WaitMeter, is_busy
+from iris_gui.engine.timing.contention import BUSY_SHARE, WaitMeter, is_busy, is_measured
 from iris_gui.engine.train.trainer import train
 
 
@@ -31,7 +33,7 @@ class Counts:
 
 def test_the_meter_adds_up_the_share_of_waiting_over_its_chunks():
     counts = Counts(run_ns=30_000_000, wait_ns=10_000_000)
-    meter = WaitMeter(fallback=False, source=counts)
+    meter = WaitMeter(source=counts)
     meter.mark()
     for _ in range(3):
         meter.close()
@@ -42,19 +44,37 @@ def test_the_meter_adds_up_the_share_of_waiting_over_its_chunks():
     assert meter.share == pytest.approx(30 / (180 + 30))
 
 
-def test_without_the_kernels_counts_a_cpu_run_compares_cpu_time_with_wall_time():
-    meter = WaitMeter(fallback=True, source=lambda: None)
-    assert meter.measurable
+def test_without_the_kernels_counts_nothing_is_measured_however_the_thread_spent_its_time():
+    meter = WaitMeter(source=lambda: None)
     meter.mark()
-    total = 0.0
-    while total < 1e6:  # some CPU work on this thread
+    time.sleep(0.01)  # blocking, which a CPU-time-against-wall-time guess would call waiting
+    total = 0
+    while total < 1e6:  # and some CPU work
         total += sum(range(1000))
-    meter.close()
-    assert 0 <= meter.share < 1
-    accelerator = WaitMeter(fallback=False, source=lambda: None)
-    accelerator.mark()
-    accelerator.close()
-    assert math.isnan(accelerator.share) and not accelerator.measurable
+    meter.close(last=True)
+    assert math.isnan(meter.share) and not meter.measurable
+    assert not is_measured(meter.share) and not is_busy(meter.share)
+
+
+def test_with_proc_hidden_the_kernels_counts_are_not_found(monkeypatch, tmp_path):
+    monkeypatch.setattr(contention, "_TASKS", str(tmp_path / "no-proc"))
+    assert contention.read_schedstat() is None
+    assert not WaitMeter().measurable
+
+
+def test_a_run_on_a_system_without_the_counts_is_neither_quiet_nor_busy(monkeypatch):
+    monkeypatch.setattr(contention, "_TASKS", "/nonexistent/proc/self/task")
+    result = train(RunConfig(epochs=300))
+    t = result.timings
+    assert math.isnan(t.cpu_wait_share) and not t.load_measured and not t.cpu_busy
+    record = result.to_dict()
+    assert record["cpu_busy"] is None and record["timings"]["cpu_wait_share"] is None
+    assert record["contention"] == ""  # the busy sentence: nothing to say about a busy CPU
+    again = RunResult.from_dict(record)
+    assert not again.timings.load_measured
+    assert load_words(t.cpu_wait_share) == "not measured"
+    assert load_words(0.02) == "2% waiting for a core (quiet)"
+    assert load_words(0.38) == "38% waiting for a core (busy)"
 
 
 def test_the_threshold_and_the_sentence():
@@ -118,7 +138,7 @@ def test_a_ladder_row_carries_the_flag_and_the_sentence_for_its_bar():
 
 def test_a_costly_read_is_made_at_every_few_boundaries_and_the_last_without_losing_time():
     counts = Counts(run_ns=30_000_000, wait_ns=10_000_000)
-    meter = WaitMeter(fallback=False, source=counts)
+    meter = WaitMeter(source=counts)
     meter.every = 3  # as if a read cost 3x its budget
     meter.mark()
     reads = counts.now
@@ -132,7 +152,7 @@ def test_a_costly_read_is_made_at_every_few_boundaries_and_the_last_without_losi
 
 def test_an_interval_in_which_a_thread_ended_is_not_read():
     readings = iter([(0, 0), (0, 0), (100, 50), (400, 100), (150, 20), (450, 120)])
-    meter = WaitMeter(fallback=False, source=lambda: next(readings))  # the first: a probe
+    meter = WaitMeter(source=lambda: next(readings))  # the first: a probe
     meter.mark()
     meter.close()  # 100 ran, 50 waited
     meter.close()  # 300 ran, 50 waited

@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QSize, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from iris_gui.engine.records.standing_words import NO_FINDING, WHILE_BUSY
+from iris_gui.engine.records.standing_words import LOAD_UNMEASURED, NO_FINDING, WHILE_BUSY
 from iris_gui.engine.records.sweep_model import FIT_TOLERANCE, SweepPoint, SweepResult
 from iris_gui.figures.crossover import crossover_marks as marks
 from iris_gui.figures.crossover import crossover_text as words
@@ -209,6 +209,8 @@ def point_tip(point: SweepPoint, error: float, model: str = "mlp") -> str:
     if point.cpu_busy:
         lines.append(f"{WHILE_BUSY} ({point.cpu_wait_share:.0%} of it waiting for a core): "
                      f"{NO_FINDING}, and left out of its series' fit")
+    elif point.measured and not point.load_measured:
+        lines.append(f"{LOAD_UNMEASURED}: other work may be in this timing")
     if point.remeasured:
         lines.append("measured twice: the first try waited for a core; the better one is shown")
     return "\n".join(lines)

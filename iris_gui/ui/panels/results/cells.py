@@ -20,7 +20,7 @@ from iris_gui.engine.records.standing import (
     mark_busy,
     verdict,
 )
-from iris_gui.engine.records.standing_words import NOISY_SUFFIX, WITHIN_NOISE
+from iris_gui.engine.records.standing_words import NOISY_SUFFIX, UNMEASURED_MARK, WITHIN_NOISE
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.numbers import figure, measured, plain, spread, spread_decimals
@@ -148,7 +148,7 @@ def speedup_text(value: float | None, stand: Standing | None = None) -> str:
     """A ratio of two runs' times: ``2.00x``; below 0.01 two significant figures (``0.0014x``),
     so a run hundreds of times slower does not read "0.00x". Where the ratio is not a result
     (``records/standing.py``) the reason's word instead ("— CPU busy"); within the noise the
-    ratio with ``≈``."""
+    ratio with ``≈``; where a run's CPU load was not measured, the ratio with ``?``."""
     if stand is not None and not stand.is_result and stand.kind is not Kind.PARTIAL:
         return f"— {stand.short}"
     if value is None:
@@ -157,6 +157,8 @@ def speedup_text(value: float | None, stand: Standing | None = None) -> str:
         text = f"{value:.{1 - math.floor(math.log10(abs(value)))}f}x"
     else:
         text = f"{value:,.2f}x"
+    if stand is not None and stand.kind is Kind.UNMEASURED:
+        return f"{text} {UNMEASURED_MARK}"
     return f"≈ {text}" if stand is not None and stand.kind is Kind.WITHIN_NOISE else text
 
 
@@ -185,6 +187,8 @@ def speedup_tip(run_id: int, result: RunResult, baseline_id: int | None,
             f"the baseline's (run {baseline_id}) {base_us} µs/epoch; baseline ÷ this run")
     if said == WITHIN_NOISE:
         return f"{text}.\nWithin the noise: {stand.reason if stand else ''}."
+    if stand is not None and stand.kind is Kind.UNMEASURED:
+        return f"{text}, so this run is {said}.\n{stand.reason[0].upper()}{stand.reason[1:]}."
     return f"{text}, so this run is {said}"
 
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from iris_gui.engine.records.compare import steady_speedup, total_speedup
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.standing import Kind, Standing, standing
+from iris_gui.engine.records.standing_words import LOAD_UNMEASURED, NO_COUNTS, NOT_MEASURED
 from iris_gui.engine.spec.models import unused_fields
 from iris_gui.engine.words.command_line import SYNTHETIC_DATA, SYNTHETIC_SIZES, command_for
 from iris_gui.engine.words.counted import counted
@@ -92,7 +93,7 @@ def _cpu_wait(result: RunResult) -> str:
     """How much of the loop the run waited for a core, and what that means for its figures."""
     share = result.timings.cpu_wait_share
     if share is None or not math.isfinite(share):
-        return f"{MISSING} (not measured)"
+        return f"{MISSING} ({NOT_MEASURED}: {NO_COUNTS})"
     if result.contention:
         return f"{share:.0%}: {result.contention}"
     return f"{share:.0%} of the loop waiting for a core (a quiet CPU)"
@@ -154,6 +155,9 @@ def _against(run: StoredRun, baseline: StoredRun) -> QGroupBox:
     if stand.kind is Kind.WITHIN_NOISE:
         plain_row(layout, "Within the noise:",
                   selectable(f"{stand.reason}.".replace(": ", ":\n", 1)))
+    elif stand.kind is Kind.UNMEASURED:
+        plain_row(layout, f"{LOAD_UNMEASURED}:",
+                  selectable(f"{stand.reason}.".replace(" (", ":\n(", 1)))
     plain_row(layout, f"{SPEEDUP_TITLE}:", selectable(AGAINST_MEANING))
     return box
 

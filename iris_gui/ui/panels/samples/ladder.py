@@ -62,7 +62,7 @@ def _run(index: int, device: str, engine: str, record: str, epoch_us: float, iqr
         timings=Timings(setup_seconds=0.41, first_epoch_seconds=0.006, train_seconds=train_s,
                         epoch_us=epoch_us, epoch_us_iqr=iqr_us, epoch_us_method="chunk-median",
                         epoch_us_chunks=max(2, int(train_s / 0.03)), chunk_target_seconds=0.03,
-                        compile_seconds=compile_s),
+                        compile_seconds=compile_s, cpu_wait_share=0.01),
         env=_env(device), started_at=f"2026-12-02T10:{index:02d}:00+01:00",
     )
 

@@ -72,7 +72,8 @@ def _cpu_completed() -> RunResult:
         timings=Timings(setup_seconds=0.412, transfer_seconds=0.0003, first_epoch_seconds=0.0061,
                         train_seconds=2.4, epoch_us=119.7, epoch_us_iqr=3.1,
                         epoch_us_method="chunk-median", epoch_us_chunks=78,
-                        chunk_target_seconds=0.03, eval_seconds=0.0012),
+                        chunk_target_seconds=0.03, eval_seconds=0.0012,
+                        cpu_wait_share=0.012),
         env=_env("cpu"), started_at="2026-11-29T19:30:02+01:00",
         **_chunks(20_000, 119.7, 3.1, seed=1),
     )
@@ -89,7 +90,8 @@ def _gpu_completed() -> RunResult:
         timings=Timings(setup_seconds=1.873, transfer_seconds=0.0021, first_epoch_seconds=0.3504,
                         train_seconds=1.2, epoch_us=59.9, epoch_us_iqr=0.8,
                         epoch_us_method="chunk-median", epoch_us_chunks=38,
-                        chunk_target_seconds=0.03, eval_seconds=0.0009),
+                        chunk_target_seconds=0.03, eval_seconds=0.0009,
+                        cpu_wait_share=0.004),
         env=_env("cuda:0"), started_at="2026-11-29T19:31:40+01:00",
         **_chunks(20_000, 59.9, 0.8, seed=2),
     )
@@ -108,7 +110,8 @@ def _stopped() -> RunResult:
         timings=Timings(setup_seconds=0.655, transfer_seconds=0.0011, first_epoch_seconds=0.0122,
                         train_seconds=9.36, epoch_us=1450.0, epoch_us_iqr=212.0,
                         epoch_us_method="chunk-median", epoch_us_chunks=318,
-                        chunk_target_seconds=0.03, eval_seconds=0.0043),
+                        chunk_target_seconds=0.03, eval_seconds=0.0043,
+                        cpu_wait_share=0.031),
         env=_env("cpu", threads=4), started_at="2026-11-29T19:33:15+01:00",
         **_chunks(6_400, 1450.0, 212.0, seed=3),
     )
@@ -140,7 +143,8 @@ def _diverged() -> RunResult:
         class_names=["class_0", "class_1", "class_2"],
         timings=Timings(setup_seconds=0.398, transfer_seconds=0.0004, first_epoch_seconds=0.0058,
                         train_seconds=0.0297, epoch_us=85.1, epoch_us_method="mean",
-                        chunk_target_seconds=0.03, eval_seconds=0.0011),
+                        chunk_target_seconds=0.03, eval_seconds=0.0011,
+                        cpu_wait_share=0.009),
         env=_env("cpu"), started_at="2026-11-29T19:38:05+01:00",
     )
 
