@@ -5,7 +5,8 @@ the whole file.
 2. ``recovered/`` in the user's cache folder (``~/.cache/iris-gui`` on Linux), where
    platformdirs is installed: a GPU server's own Python, running the CLI with
    ``IRIS_GUI_DATA_DIR`` set, may lack it, and the other two places still hold;
-3. ``iris-gui-<uid>/recovered/`` in the temporary folder, private to the user.
+3. ``iris-gui-<uid>/recovered/`` in the temporary folder, private to the user (its mode and
+   owner; on Windows, its place inside the user's profile).
 
 A file's name ends with a key of the store's path: the second and third places are shared by
 every store of the user (another ``IRIS_GUI_DATA_DIR``), and each store adds back only its own.
@@ -107,8 +108,30 @@ def _private(folder: Path) -> bool:
         info = os.lstat(folder)
     except OSError:
         return False
-    owner = info.st_uid == os.getuid() if hasattr(os, "getuid") else True
-    return stat.S_ISDIR(info.st_mode) and owner and not info.st_mode & 0o077
+    if not stat.S_ISDIR(info.st_mode):
+        return False
+    if not hasattr(os, "getuid"):
+        return _private_on_windows(folder, getattr(info, "st_file_attributes", 0))
+    return info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
+def _private_on_windows(folder: Path, attributes: int) -> bool:
+    """Windows has no mode bits (every folder reads 0o777): a folder is private when it lies
+    in the user's own profile (``%USERPROFILE%``, where the default temporary folder is),
+    whose access list Windows grants to the user, SYSTEM and Administrators only, and is no
+    junction or link that could lead elsewhere. A ``TEMP`` set to a shared folder
+    (``C:\\Temp``) is not private."""
+    if attributes & getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400):
+        return False
+    profile = os.environ.get("USERPROFILE", "").strip()
+    if not profile:
+        return False
+    inside = os.path.normcase(os.path.realpath(folder))
+    home = os.path.normcase(os.path.realpath(profile))
+    try:
+        return os.path.commonpath([inside, home]) == home and inside != home
+    except ValueError:  # another drive
+        return False
 
 
 def _write(final: Path, data: bytes) -> Path:
