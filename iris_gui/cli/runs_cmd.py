@@ -101,7 +101,8 @@ def _show(args: argparse.Namespace, store) -> int:
             print("    " + " ".join(f"{v:4d}" for v in row))
     env = r.env
     print(f"  environment   torch {env.torch_version}, Python {env.python}, {env.os}")
-    print(f"                CPU {env.cpu_model}, {env.execution}")
+    print(f"                CPU {env.cpu_model}, {env.execution}"
+          + (f", {env.driver_model} driver model" if env.driver_model else ""))
     if env.host:
         print(f"  host          {env.host} ({env.host_destination}), over ssh"
               + (f"; {env.host_placement}" if env.host_placement else ""))

@@ -145,6 +145,7 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
         ("timing", timing_standing(result)),
         ("model", model_sentence(result)), ("model file", model_file_words(result.model_file)),
         ("device", env.device_name or env.device or config.device),
+        ("driver model", env.driver_model),
         ("host", f"{env.host} ({env.host_destination}), over ssh" if env.host else ""),
         ("placed", env.host_placement),
         ("torch", env.torch_version), ("CPU", env.cpu_model), ("OS", env.os),

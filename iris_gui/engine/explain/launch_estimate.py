@@ -19,6 +19,7 @@ stays on the host on any device is no launch: the batches' order is drawn on the
 
 from __future__ import annotations
 
+import platform
 from collections import defaultdict
 from collections.abc import Sequence
 
@@ -26,7 +27,7 @@ from torch.autograd import DeviceType
 
 from iris_gui.engine.explain.event_tree import has_ancestor
 from iris_gui.engine.explain.profile_reduce import RANGE_PREFIX
-from iris_gui.engine.records.gpu_estimate import GpuEstimate
+from iris_gui.engine.records.gpu_estimate import LAUNCH_WDDM, SYNC_WDDM, WDDM_NOTE, GpuEstimate
 from iris_gui.engine.spec.config import RunConfig
 
 ATEN = "aten::"
@@ -66,9 +67,11 @@ UNESTIMATED = {
 
 
 def gpu_estimate(events: Sequence, epochs: int, config: RunConfig, syncs_per_epoch: float,
-                 steps_per_epoch: int, cpu_epoch_us: float) -> GpuEstimate:
+                 steps_per_epoch: int, cpu_epoch_us: float, system: str = "") -> GpuEstimate:
     """The estimate for ``epochs`` profiled CPU epochs of ``config``; ``syncs_per_epoch`` is the
-    profile's own count of loss reads (profile_reduce), which on CUDA are syncs."""
+    profile's own count of loss reads (profile_reduce), which on CUDA are syncs. On Windows
+    (``system``, platform.system()'s name; this machine's by default) a GPU here would run
+    under WDDM, and the ranges are WDDM's."""
     if config.engine not in DISPATCHED:
         reason = UNESTIMATED.get(config.engine, f"the {config.engine} engine's GPU form is not "
                                                 "the ops it runs here")
@@ -84,6 +87,11 @@ def gpu_estimate(events: Sequence, epochs: int, config: RunConfig, syncs_per_epo
         notes.append("float16's gradient scaler runs on CUDA only: its kernels and its sync "
                      "are not in the estimate")
     launches = count_launches(events, loader=config.data_path == "loader")
+    if (system or platform.system()) == "Windows":
+        notes.append(WDDM_NOTE)
+        return GpuEstimate(launches / epochs, syncs_per_epoch, steps_per_epoch,
+                           launch=LAUNCH_WDDM, sync=SYNC_WDDM, cpu_epoch_us=cpu_epoch_us,
+                           notes=notes)
     return GpuEstimate(launches / epochs, syncs_per_epoch, steps_per_epoch,
                        cpu_epoch_us=cpu_epoch_us, notes=notes)
 

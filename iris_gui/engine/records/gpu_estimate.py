@@ -48,6 +48,18 @@ LAUNCH = Latency(3.0, 20.0, "NVIDIA developer forums (an empty kernel's launch, 
 # profiling guide, https://www.skills.sh/nvidia/tensorrt-llm/perf-workload-profiling).
 SYNC = Latency(10.0, 50.0, "NVIDIA TensorRT-LLM's profiling guide (each "
                            "torch.cuda.synchronize() adds 10-50 µs)")
+# Windows' default driver model for GeForce GPUs (WDDM; a laptop's cannot switch to TCC)
+# batches submissions and adds latency to each: the same small-model training ran 2x slower on
+# Windows than on Ubuntu on one dual-boot PC with an RTX 4060 (pytorch/pytorch#110334), and
+# WDDM 2x slower than TCC or Linux on an RTX 5090 (NVIDIA/cuda-python#1207). The low ends stay
+# (batching can hide a launch), the high ends double.
+WDDM_SOURCE = ("twice the high end for Windows' WDDM driver model (pytorch/pytorch#110334: 2x "
+               "slower than Ubuntu on one dual-boot PC; NVIDIA/cuda-python#1207: WDDM 2x TCC)")
+LAUNCH_WDDM = Latency(LAUNCH.low_us, 2 * LAUNCH.high_us, f"{LAUNCH.source}; {WDDM_SOURCE}")
+SYNC_WDDM = Latency(SYNC.low_us, 2 * SYNC.high_us, f"{SYNC.source}; {WDDM_SOURCE}")
+WDDM_NOTE = ("priced for Windows' WDDM driver model, the default for GeForce GPUs (laptops "
+             "cannot switch to TCC): it batches submissions and adds latency, so the high end "
+             "of each range is twice Linux's")
 
 
 @dataclass

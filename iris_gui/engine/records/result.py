@@ -111,6 +111,8 @@ class EnvRecord:
     # Where the host's scheduler placed the worker: "Slurm job 12 on node1,
     # CUDA_VISIBLE_DEVICES=0"; empty where none did.
     host_placement: str = ""
+    # Windows' driver model of the NVIDIA GPU ("WDDM", "TCC", "MCDM"); "" elsewhere or unknown.
+    driver_model: str = ""
 
 
 # Identity equality: a result holds numpy arrays, whose == is elementwise, and two runs with

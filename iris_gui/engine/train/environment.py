@@ -1,5 +1,7 @@
 """The environment record kept with each run: what ran it, where, with the CPU's name as its
-platform gives it."""
+platform gives it and, for an NVIDIA GPU on Windows, its driver model (WDDM, the default for
+GeForce cards, batches submissions and adds latency to each launch and sync; TCC and MCDM do
+not), which moves every overhead the note names."""
 
 from __future__ import annotations
 
@@ -53,6 +55,33 @@ def _windows_cpu() -> str:
         return ""
 
 
+# nvidia-smi's names for Windows' driver models; any other answer ("N/A" on Linux) is unknown.
+DRIVER_MODELS = frozenset({"WDDM", "TCC", "MCDM"})
+
+
+@lru_cache(maxsize=8)
+def driver_model(device_id: str, device_name: str, system: str = "", run=None) -> str:
+    """"WDDM", "TCC" or "MCDM" for a CUDA device on Windows, as nvidia-smi reports it; "" on
+    other systems, for other devices, or where nvidia-smi cannot say. ``run`` stands in for
+    subprocess.run in tests. The GPU is found by name (CUDA_VISIBLE_DEVICES renumbers torch's
+    devices, not nvidia-smi's); several GPUs of one name and different models say nothing."""
+    if (system or platform.system()) != "Windows" or not device_id.startswith("cuda"):
+        return ""
+    try:
+        done = (run or subprocess.run)(
+            ["nvidia-smi", "--query-gpu=name,driver_model.current", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    if done.returncode != 0:
+        return ""
+    rows = [[cell.strip() for cell in line.rsplit(",", 1)] for line in done.stdout.splitlines()
+            if "," in line]
+    models = {model for name, model in rows if name == device_name} or (
+        {model for _, model in rows} if len(rows) == 1 else set())
+    return models.pop() if len(models) == 1 and models <= DRIVER_MODELS else ""
+
+
 def environment_record(device_id: str, device_name: str, threads: int, execution: str) -> EnvRecord:
     import torch
 
@@ -65,4 +94,5 @@ def environment_record(device_id: str, device_name: str, threads: int, execution
         os=platform.platform(),
         python=platform.python_version(),
         execution=execution,
+        driver_model=driver_model(device_id, device_name),
     )

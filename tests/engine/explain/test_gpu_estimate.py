@@ -18,8 +18,11 @@ from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.gpu_estimate import (
     ESTIMATE_MARK,
     LAUNCH,
+    LAUNCH_WDDM,
     NEXT_STEP,
     SYNC,
+    SYNC_WDDM,
+    WDDM_NOTE,
     GpuEstimate,
 )
 from iris_gui.engine.spec.config import RunConfig
@@ -105,6 +108,24 @@ def test_a_rung_whose_gpu_form_is_another_program_is_not_estimated(engine) -> No
     assert math.isnan(e.overhead_low_us)
     assert e.sentence() == f"No GPU estimate: {e.unavailable}."
     assert GpuEstimate.from_dict(json.loads(json.dumps(e.to_dict()))) == e
+
+
+def test_on_windows_the_estimate_is_priced_for_wddm_and_says_so() -> None:
+    """A GPU on a Windows machine runs under WDDM (a GeForce laptop's cannot switch to TCC):
+    the high ends double, the record keeps the ranges and their sources, the words say why."""
+    events = tree([("iris::forward", ["aten::addmm", "aten::relu"])])
+    config = RunConfig(record="device")
+    linux = gpu_estimate(events, 1, config, 0.0, 1, 100.0, system="Linux")
+    windows = gpu_estimate(events, 1, config, 0.0, 1, 100.0, system="Windows")
+    assert (linux.launch, linux.sync) == (LAUNCH, SYNC) and WDDM_NOTE not in linux.notes
+    assert (windows.launch.low_us, windows.launch.high_us) == (LAUNCH.low_us, 2 * LAUNCH.high_us)
+    assert (windows.sync.low_us, windows.sync.high_us) == (SYNC.low_us, 2 * SYNC.high_us)
+    assert (windows.launch, windows.sync) == (LAUNCH_WDDM, SYNC_WDDM)
+    assert "pytorch/pytorch#110334" in windows.launch.source and WDDM_NOTE in windows.notes
+    assert windows.kernels_per_epoch == linux.kernels_per_epoch
+    assert windows.overhead_high_us > linux.overhead_high_us
+    assert windows.overhead_low_us == linux.overhead_low_us
+    assert GpuEstimate.from_dict(json.loads(json.dumps(windows.to_dict()))) == windows
 
 
 # -- the walk's rules, on op trees shaped as the profiler reports them ----------------------

@@ -84,3 +84,39 @@ def test_a_platform_that_says_nothing_falls_back_to_pythons_words(monkeypatch, f
     monkeypatch.setattr(environment.platform, "processor", lambda: "arm")
     assert environment.cpu_model() == "arm"
 
+
+
+def _smi(stdout: str, returncode: int = 0):
+    """nvidia-smi's answer, for ``driver_model``'s ``run``; it records what was asked."""
+    asked = []
+
+    def run(command, **_):
+        asked.append(command)
+        return SimpleNamespace(returncode=returncode, stdout=stdout)
+
+    run.asked = asked
+    return run
+
+
+def test_an_nvidia_gpus_driver_model_is_read_on_windows_only():
+    # Mocked: nvidia-smi on a GeForce laptop (WDDM) and a workstation with two kinds of GPU.
+    laptop = _smi("NVIDIA GeForce RTX 4070 Laptop GPU, WDDM\n")
+    assert environment.driver_model("cuda:0", "NVIDIA GeForce RTX 4070 Laptop GPU", "Windows",
+                                    laptop) == "WDDM"
+    assert "--query-gpu=name,driver_model.current" in laptop.asked[0]
+    two = _smi("NVIDIA RTX A6000, TCC\nNVIDIA GeForce RTX 3060, WDDM\n")
+    assert environment.driver_model("cuda:1", "NVIDIA RTX A6000", "Windows", two) == "TCC"
+    assert environment.driver_model("cuda:0", "NVIDIA GeForce RTX 3060", "Windows",
+                                    two) == "WDDM"
+    # Elsewhere, for other devices, or where nvidia-smi cannot say: nothing, and not asked.
+    quiet = _smi("NVIDIA H100, N/A\n")
+    assert environment.driver_model("cuda:0", "NVIDIA H100", "Linux", quiet) == ""
+    assert environment.driver_model("cpu", "AMD EPYC", "Windows", quiet) == ""
+    assert quiet.asked == []
+    assert environment.driver_model("cuda:0", "NVIDIA H100", "Windows", quiet) == ""
+    assert environment.driver_model("cuda:0", "X", "Windows", _smi("", returncode=9)) == ""
+
+    def missing(*_, **__):
+        raise FileNotFoundError("nvidia-smi")
+
+    assert environment.driver_model("cuda:0", "X", "Windows", missing) == ""

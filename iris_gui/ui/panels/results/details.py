@@ -202,8 +202,10 @@ def _environment(result: RunResult) -> QGroupBox:
     env = result.env
     host = [("Host", f"{env.host} ({env.host_destination})")] if env.host else []
     placed = [("Placed", env.host_placement)] if env.host_placement else []
+    driver = [("Driver model", env.driver_model)] if env.driver_model else []
     return form_group("Environment", [
         ("PyTorch", env.torch_version), ("Device", env.device), ("Device name", env.device_name),
+        *driver,
         ("Threads", str(env.threads)), ("CPU", env.cpu_model), ("OS", env.os),
         ("Python", env.python), ("Execution", env.execution), *host, *placed,
         ("Warm-up", env.warm_up or MISSING),
