@@ -82,8 +82,10 @@ class CompiledRung(Rung):
         # Imported here, not at the top: it loads dynamo, inductor and sympy (about a second),
         # which every worker start paid when it listed the rungs, compiled or not.
         from iris_gui.engine.rungs import compiled_step
+        from iris_gui.engine.rungs.compile_cache import mend_once
         from iris_gui.engine.rungs.compiled_step import CompileFailed
 
+        mend_once()
         p = prepared
         config, device = p.config, p.device
         if config.model != "mlp":
