@@ -18,10 +18,15 @@ DESKTOP_NAME = f"{ICON_NAME}.desktop"
 # Written into the entry so that uninstall removes only an entry this command installed, not
 # one the user or a distribution package put at the same path.
 MARKER = "X-IrisGui-Installed-By="
-# What a Mac has instead of a menu entry to install.
+# What a Mac has instead of a menu entry to install: its apps are .app bundles.
 ON_MACOS = ("--install-desktop makes a Linux desktop's menu entry and a Windows Start-menu "
-            "shortcut; macOS has neither (its apps are .app bundles, and iris-gui builds none "
-            "yet): start iris-gui from a terminal")
+            "shortcut; on macOS an app is a .app bundle instead: `make bundle` on a Mac builds "
+            "dist/iris-gui.app to drag into Applications, or start iris-gui from a terminal")
+IN_APP = ("this iris-gui is a macOS app already: drag iris-gui.app into Applications (Finder "
+          "and Launchpad list it there); nothing to install")
+# The bundle's windowed program beside its CLI on Windows (build.spec's WINDOW_NAME): what a
+# shortcut starts, so that no console window opens behind the app.
+WINDOW_PROGRAM = "iris-gui-window.exe"
 # The Desktop Entry spec's reserved characters: an argument holding any is double-quoted.
 _RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
 
@@ -37,9 +42,11 @@ def data_home() -> Path:
 
 def launcher() -> list[str]:
     """The command that starts this same iris-gui, as absolute paths: the bundle's executable
-    when frozen, else the console script beside this Python, else ``python -m iris_gui``."""
+    when frozen (its windowed program on Windows), else the console script beside this Python, else ``python -m iris_gui``."""
     if getattr(sys, "frozen", False):
-        return [os.path.abspath(sys.executable)]
+        program = os.path.abspath(sys.executable)
+        window = os.path.join(os.path.dirname(program), WINDOW_PROGRAM)
+        return [window if sys.platform == "win32" and os.path.isfile(window) else program]
     name = "iris-gui.exe" if sys.platform == "win32" else "iris-gui"  # pip's launcher there
     argv0 = sys.argv[0] if sys.argv else ""
     if os.path.basename(argv0) in (name, "iris-gui") and os.path.isfile(argv0):
@@ -88,6 +95,9 @@ def _write(path: Path, data: bytes) -> None:
 
 def install_desktop() -> int:
     if sys.platform == "darwin":
+        if getattr(sys, "frozen", False) and ".app/Contents/" in sys.executable:
+            print(IN_APP)
+            return 0
         return _fail(ON_MACOS, status=2)
     if sys.platform == "win32":
         from iris_gui.cli import start_menu

@@ -1,7 +1,8 @@
 """``--install-desktop`` / ``--uninstall-desktop`` where there is no freedesktop menu (mocked
 platforms): on Windows a Start-menu shortcut made by Windows' shell object through PowerShell,
-removed only when it points at an iris-gui; on macOS one line saying there is nothing to
-install, and nothing written."""
+removed only when it points at an iris-gui, and a bundle's shortcut starting its windowed
+program; on macOS one line saying there is nothing to install (a bundle's .app: that it is an
+app already), and nothing written."""
 
 from __future__ import annotations
 
@@ -78,4 +79,30 @@ def test_macos_says_there_is_nothing_to_install(monkeypatch, tmp_path):
         done = run_cli([flag], tmp_path / "data")
         assert done.returncode == 2
         assert done.stderr == f"iris-gui: error: {desktop_cmd.ON_MACOS}\n"
+    assert not (tmp_path / "xdg").exists()
+
+
+def test_the_windows_bundles_shortcut_starts_its_windowed_program(monkeypatch, tmp_path):
+    """Frozen on Windows (simulated): the shortcut's target is iris-gui-window.exe beside the
+    CLI, so no console opens behind the window; a bundle without it falls back to the CLI."""
+    folder = tmp_path / "iris-gui"
+    folder.mkdir()
+    (folder / "iris-gui.exe").touch()
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(folder / "iris-gui.exe"))
+    assert desktop_cmd.launcher() == [str(folder / "iris-gui.exe")]
+    (folder / desktop_cmd.WINDOW_PROGRAM).touch()
+    assert desktop_cmd.launcher() == [str(folder / "iris-gui-window.exe")]
+
+
+def test_a_macos_app_says_it_is_an_app_already(monkeypatch, tmp_path):
+    monkeypatch.setattr(sys, "platform", "darwin")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable",
+                        str(tmp_path / "iris-gui.app" / "Contents" / "MacOS" / "iris-gui"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    done = run_cli(["--install-desktop"], tmp_path / "data")
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout == f"{desktop_cmd.IN_APP}\n"
     assert not (tmp_path / "xdg").exists()
