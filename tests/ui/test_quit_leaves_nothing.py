@@ -3,17 +3,18 @@ leaked semaphores (multiprocessing's resource tracker, which reports at the very
 
 A DataLoader started the way the window's own worker is started registers named
 semaphores with the window's tracker; a worker killed while its loader runs (a stop not
-answered in time) left 14 of them to be reported at quit. The whole sequence runs in its own
+answered in time) left 14 of them to be reported at quit. Under spawn (macOS' and Windows'
+model, ``make test-spawn``) the loader's own workers are spawned too and every queue's
+semaphores are named: the worker is asked to end (SIGTERM) before it is killed, and leaves
+through multiprocessing's exit, which releases them. The whole sequence runs in its own
 process, because the tracker speaks only when the last process holding it ends.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
-import pytest
 from support.cli import cli_env
 
 SEQUENCE = r"""
@@ -75,12 +76,6 @@ if __name__ == "__main__":
 """
 
 
-# Under spawn (macOS' model, make test-spawn) a loader's queues keep named semaphores that the
-# window's tracker holds: a worker killed mid-epoch cannot release them, and the tracker reclaims
-# them at quit with its warning. Known and open; strict, so a fix is noticed.
-@pytest.mark.xfail(os.environ.get("IRIS_GUI_START_METHOD") == "spawn", strict=True,
-                   reason="spawned loader workers: a killed worker's semaphores are reclaimed "
-                          "only at quit, with the tracker's warning")
 def test_quitting_after_loader_runs_reports_no_leaked_semaphore(tmp_path, data_dir):
     env = cli_env(data_dir) | {"QT_QPA_PLATFORM": "offscreen"}
     script = tmp_path / "sequence.py"

@@ -54,7 +54,7 @@ from iris_gui.engine.workers.jobs import (
     SweepListener,
 )
 from iris_gui.engine.workers.messages import Asked, MessageError, checked
-from iris_gui.engine.workers.worker_process import worker_main
+from iris_gui.engine.workers.worker_process import end_worker, worker_main
 
 log = logging.getLogger(__name__)
 
@@ -377,8 +377,7 @@ class ProcessRunner:
 
     def _kill(self) -> None:
         if self._process is not None and self._process.is_alive():
-            self._process.kill()
-            self._process.join(2.0)
+            end_worker(self._process)
         if self._conn is not None:
             self._conn.close()
         self._process, self._conn = None, None

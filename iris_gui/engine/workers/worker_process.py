@@ -16,6 +16,7 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import sys
 import threading
 from multiprocessing.connection import Connection
@@ -28,6 +29,32 @@ from iris_gui.engine.spec.errors import EngineError
 log = logging.getLogger(__name__)
 # The exit status of a worker whose parent was gone: nothing is left to answer.
 PARENT_GONE = 70
+# How long a worker asked to end (end_worker) may take before it is killed.
+END_SECONDS = 1.0
+
+
+def end_worker(process: Any) -> None:
+    """End a worker process from its parent: asked first (SIGTERM; see ``_leave``), killed if
+    it has not ended within ``END_SECONDS`` (one long C call, where no signal is heard). On
+    Windows ``terminate`` is already a kill, and nothing is left behind there."""
+    process.terminate()
+    process.join(END_SECONDS)
+    if process.is_alive():
+        process.kill()
+        process.join(2.0)
+
+
+def _leave(signum: int, frame: Any) -> None:
+    """SIGTERM in a worker: leave as a finished process does, whatever the job is doing. Where
+    processes are spawned (macOS, Windows' model) a DataLoader's queues hold named semaphores
+    registered with the resource tracker this process shares with the window; a killed worker
+    cannot release them, and the tracker reclaims them only when the window quits, with a
+    warning. multiprocessing's exit function runs the finalizers that unlink and unregister
+    them and ends the loader's worker processes; then the process ends at once."""
+    import multiprocessing.util
+
+    multiprocessing.util._exit_function()  # type: ignore[attr-defined]
+    os._exit(128 + signum)
 
 
 def worker_main(conn: Connection, stop: Any, log_path: str | None = None,
@@ -50,6 +77,7 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None,
     # typeshed leaves out the private _config, the dict that the daemon property reads.
     multiprocessing.current_process()._config["daemon"] = False  # type: ignore[attr-defined]
     _end_with_parent()
+    signal.signal(signal.SIGTERM, _leave)
     from iris_gui.engine.workers.logs import configure_file_log
 
     configure_file_log(log_path)
