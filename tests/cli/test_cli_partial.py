@@ -100,12 +100,12 @@ def _run(record: str, epoch_us: float, failed: bool = False, chunks: int = 20) -
                          epochs_completed=600,
                          timings=Timings(train_seconds=math.nan, epoch_us=epoch_us,
                                          epoch_us_iqr=0.0, epoch_us_method="chunk-median",
-                                         epoch_us_chunks=chunks))
+                                         epoch_us_chunks=chunks, cpu_wait_share=0.01))
     return RunResult(config=config, status=RunStatus.COMPLETED, epochs_completed=1000,
                      final_loss=0.5, test_accuracy=0.9,
                      timings=Timings(train_seconds=epoch_us * 1e-3, epoch_us=epoch_us,
                                      epoch_us_iqr=1.0, epoch_us_method="chunk-median",
-                                     epoch_us_chunks=chunks))
+                                     epoch_us_chunks=chunks, cpu_wait_share=0.01))
 
 
 def _rows(text: str) -> list[list[str]]:
