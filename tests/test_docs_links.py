@@ -19,6 +19,7 @@ IDS = [doc.name for doc in DOCS]
 # Paths the pages name that a build, a download or a run makes, never the repository.
 MADE_ELSEWHERE = {
     "dist/iris-gui/": "make bundle's output",
+    "dist/iris-gui.app": "build.spec's output on a Mac",
     ".cache/gpu-check/": "the GPU check's compile cache (git-ignored)",
     "icons/hicolor/": "a folder of the user's data directory",
 }
