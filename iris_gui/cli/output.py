@@ -46,7 +46,7 @@ def contention_line(result: RunResult) -> str | None:
     quiet."""
     if note := result.contention:
         return f"  busy CPU      {note}"
-    if not result.timings.load_measured and not result.nothing_timed:
+    if result.load_unread:
         return f"  CPU load      {NOT_MEASURED}: {NO_COUNTS}"
     return None
 

@@ -126,7 +126,7 @@ def timing_standing(result: RunResult) -> str:
     if result.timings.noisy:
         return ("noisy: the steady state's IQR is over 10% of its median, so small "
                 "differences are not results; re-run it on a quieter machine")
-    if not result.timings.load_measured and not result.nothing_timed:
+    if result.load_unread:
         return load_unmeasured()
     return ""
 

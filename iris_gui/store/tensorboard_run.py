@@ -161,8 +161,7 @@ def description(run_id: int | None, result: RunResult) -> str:
              f"started {result.started_at or 'at an unknown time'} on "
              f"{result.env.device_name or result.config.device}"
              + (f" ({result.env.host})" if result.env.host else "")]
-    unread = (load_unmeasured() if not result.timings.load_measured
-              and not result.nothing_timed else "")
+    unread = load_unmeasured() if result.load_unread else ""
     for sentence in (result.contention, unread, result.partial_reason):
         if sentence:
             lines.append(sentence)

@@ -173,6 +173,12 @@ class RunResult:
         return self.timing_is_partial and self.epochs_completed <= 0
 
     @property
+    def load_unread(self) -> bool:
+        """It has figures, and its wait for a core was not read (no schedstat: Windows, macOS,
+        an older record): every view says its load was not measured."""
+        return not self.timings.load_measured and not self.nothing_timed
+
+    @property
     def failed_at(self) -> str:
         """Where a failed run broke off: "failed at epoch 60 of 100" ("failed before its first
         epoch of 100"); "" for a run that did not fail."""

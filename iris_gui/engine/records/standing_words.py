@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from iris_gui.engine.timing.contention import is_busy, is_measured
+from iris_gui.engine.timing.contention import is_busy
 
 MARK = "⚠"  # after a figure that is no result on its own
 BUSY = "CPU busy"  # a cell's, a legend's, a mark's word
@@ -59,13 +59,6 @@ def busy_for(share: float, what: str) -> str:
 def not_a_finding(text: str) -> str:
     """A sentence drawn from points measured while the CPU was busy: never a finding."""
     return f"{NOT_A_FINDING}: {text}"
-
-
-def load_words(share: float | None) -> str:
-    """"38% waiting for a core (busy)", "2% waiting for a core (quiet)" or "not measured"."""
-    if not is_measured(share):
-        return NOT_MEASURED
-    return f"{share:.0%} waiting for a core ({'busy' if is_busy(share) else 'quiet'})"
 
 
 def busy_sentence(share: float | None, what: str = "this run", threads: int | None = None,

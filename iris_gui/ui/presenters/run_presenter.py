@@ -98,7 +98,7 @@ def result_summary(run_id: int | None, result: RunResult) -> str:
         text += f" ({figure(t.epoch_us)} µs/epoch)"
     if t.cpu_busy:
         text += f" {MARK} {busy_share(t.cpu_wait_share)}: {NOT_COMPARABLE}"
-    elif not t.load_measured and t.epoch_us == t.epoch_us:
+    elif result.load_unread:
         text += f" {UNMEASURED_MARK} {LOAD_UNMEASURED}"
     return text + (f" — {result.message}" if result.message else "")
 

@@ -12,7 +12,7 @@ import pytest
 
 from iris_gui.engine.records.ladder import ladder_rows
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
-from iris_gui.engine.records.standing_words import busy_sentence, load_words
+from iris_gui.engine.records.standing_words import busy_sentence
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.timing import contention
 from iris_gui.engine.timing.contention import BUSY_SHARE, WaitMeter, is_busy, is_measured
@@ -72,9 +72,6 @@ def test_a_run_on_a_system_without_the_counts_is_neither_quiet_nor_busy(monkeypa
     assert record["contention"] == ""  # the busy sentence: nothing to say about a busy CPU
     again = RunResult.from_dict(record)
     assert not again.timings.load_measured
-    assert load_words(t.cpu_wait_share) == "not measured"
-    assert load_words(0.02) == "2% waiting for a core (quiet)"
-    assert load_words(0.38) == "38% waiting for a core (busy)"
 
 
 def test_the_threshold_and_the_sentence():
