@@ -24,7 +24,7 @@ def main() -> None:
     parser.add_argument("--reads", type=int, default=2000)
     args = parser.parse_args()
     if read_schedstat() is None:
-        print("this kernel does not publish schedstat: the CPU-time fallback is used instead")
+        print("this kernel does not publish schedstat: the wait for a core is not measured here")
         return
     for threads in (int(t) for t in args.threads.split(",")):
         torch.set_num_threads(threads)
