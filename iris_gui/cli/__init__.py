@@ -102,6 +102,9 @@ def _command(args: argparse.Namespace) -> int:
         if args.command == "hosts":
             from iris_gui.cli.hosts_cmd import hosts_command
             return hosts_command(args)
+        if args.command == "ceilings":
+            from iris_gui.cli.ceilings_cmd import ceilings_command
+            return ceilings_command(args)
         if args.command == "report":
             from iris_gui.cli.report_cmd import report_command
             return report_command(args)

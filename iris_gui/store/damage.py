@@ -21,7 +21,8 @@ DAMAGE_CODES = (11, 26)
 # The tables a store copies row by row, parents first, each with the column that holds its
 # run's or sweep's id, and the table whose ids those are.
 TABLES = (("runs", "id", "runs"), ("curves", "run_id", "runs"), ("chunks", "run_id", "runs"),
-          ("breakdowns", "run_id", "runs"), ("sweeps", "id", "sweeps"))
+          ("breakdowns", "run_id", "runs"), ("sweeps", "id", "sweeps"),
+          ("ceilings", "id", "ceilings"))
 Row = tuple[Any, ...]
 # Ids a table may have given past the largest it still holds (runs deleted last): reading a
 # damaged table row by row tries each, about 5 µs apiece.
@@ -112,7 +113,7 @@ def copy_readable(damaged: Path, conn: sqlite3.Connection) -> tuple[dict[str, in
                                            isolation_level=None))
     try:
         tables = _tables(source)
-        copied: dict[str, set[int]] = {"runs": set(), "sweeps": set()}
+        copied: dict[str, set[int]] = {"runs": set(), "sweeps": set(), "ceilings": set()}
         lost: dict[str, list[int]] = {}
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -180,7 +181,7 @@ def _left_behind(lost: dict[str, list[int]]) -> str:
                 start = key if key is not None else start
         listed = ", ".join(spans[:-1]) + (" and " if len(spans) > 1 else "") + spans[-1]
         single = len(keys) == 1
-        if table in ("runs", "sweeps"):
+        if table in ("runs", "sweeps", "ceilings"):
             said.append(f"{table[:-1] if single else table} {listed}")
         else:
             said.append(f"the {table[:-1] if single else table} of run{'' if single else 's'} "

@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.engine.spec.errors import RecordError
-from iris_gui.store import damage, data_files, reading, recovery, schema, sweeps
+from iris_gui.store import ceilings_rows, damage, data_files, reading, recovery, schema, sweeps
+from iris_gui.store.ceilings_rows import StoredCeilings
 from iris_gui.store.paths import DB_FILE_NAME, StoreError, data_dir_path, default_db_path
 from iris_gui.store.recovery_import import import_pending
 from iris_gui.store.run_rows import StoredRun, decode_curve, encoded, insert_run, stored_run
@@ -220,6 +222,23 @@ class RunStore:
             raise StoreError(sweeps.absent(sweep_id))
         with self._errors(f"delete sweep {sweep_id}"):
             sweeps.delete_sweep(self._writer(), sweep_id)
+
+    def save_ceilings(self, ceilings: Ceilings) -> int:
+        """Keep a device's measured ceilings; their id."""
+        with self._errors("save the ceilings"):
+            conn = self._writer()
+            with schema.transaction(conn):
+                return ceilings_rows.insert(conn, ceilings, _now())
+
+    def list_ceilings(self, latest: bool = False) -> list[StoredCeilings]:
+        """Every measurement of ceilings, oldest first (``latest``: the newest of each device,
+        torch, thread count and precision)."""
+        conn = self._reader()
+        if conn is None:
+            return []
+        with self._errors("list the ceilings"):
+            found = ceilings_rows.list_all(conn, self._say)
+        return ceilings_rows.latest(found) if latest else found
 
     def delete(self, run_id: int) -> None:
         """Delete a run; its curve goes with it (ON DELETE CASCADE)."""

@@ -92,8 +92,24 @@ def _add_sweeps_v4(conn: sqlite3.Connection) -> None:
     )
 
 
+def _add_ceilings_v5(conn: sqlite3.Connection) -> None:
+    # Devices' measured ceilings (engine/records/ceilings.Ceilings.to_dict), every measurement
+    # kept; the key columns find the latest of a device, torch, thread count and precision.
+    conn.execute(
+        """CREATE TABLE ceilings (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            created_at TEXT NOT NULL,
+            device_name TEXT NOT NULL,
+            torch_version TEXT NOT NULL,
+            threads INTEGER NOT NULL,
+            precision TEXT NOT NULL,
+            record_json TEXT NOT NULL
+        )"""
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    _create_v1, _add_breakdowns_v2, _add_chunks_v3, _add_sweeps_v4]
+    _create_v1, _add_breakdowns_v2, _add_chunks_v3, _add_sweeps_v4, _add_ceilings_v5]
 SCHEMA_VERSION = len(MIGRATIONS)
 # Tables every version from 1 on has; a later migration that renames one must update this.
 REQUIRED_TABLES = frozenset({"runs", "curves"})

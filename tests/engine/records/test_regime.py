@@ -1,0 +1,78 @@
+"""The regime rule and the bytes rule (records/regime.py) on made-up steps and ceilings with
+fixed figures: the note's run at its overhead floor, a wide model under the memory roof and
+one at the arithmetic roof, and what cannot be placed. No test here measures anything."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from iris_gui.engine.records.ceilings import Ceilings
+from iris_gui.engine.records.regime import (
+    COMPUTE,
+    MEMORY,
+    OVERHEAD,
+    UNPLACED,
+    StepWork,
+    place,
+    step_bytes,
+)
+from iris_gui.engine.timing.stats import summarize
+
+
+def ceilings(flops=90e9, one_thread=90e9, bandwidth=27e9, floor=2.8e-6, threads=1) -> Ceilings:
+    """A CPU's ceilings as this project's machine measured them (rounded), fixed."""
+    return Ceilings("cpu", "Test CPU", threads=threads, flops=summarize([flops]),
+                    flops_one_thread=summarize([one_thread]), bandwidth=summarize([bandwidth]),
+                    op_floor=summarize([floor]))
+
+
+def test_the_bytes_rule_counts_each_use_once():
+    # The note's 4-10-3 MLP: 83 parameters, plain SGD (no state), 120 rows of 4 features,
+    # 23 activations a row (10 + 10 after ReLU + 3), float32.
+    assert step_bytes(83, 0, 120 * 4, 120 * 23, 4) == 4 * (6 * 83 + 480 + 2 * 2760)
+    assert step_bytes(83, 83, 0, 0, 4) - step_bytes(83, 0, 0, 0, 4) == 4 * 2 * 83  # momentum
+
+
+def test_the_notes_run_is_overhead_bound_and_says_how_little_of_the_cpu_it_uses():
+    # 40,800 FLOPs and 25,992 bytes a step; 38 ops at 2.8 µs = 106 µs of a 120 µs step.
+    work = StepWork(flops=40_800, bytes=25_992, ops=38)
+    placed = place(120e-6, work, ceilings(), threads=1)
+    assert placed.regime == OVERHEAD
+    assert placed.achieved_flops == pytest.approx(340e6)
+    assert placed.flops_share == pytest.approx(340e6 / 90e9)
+    assert placed.floor_share == pytest.approx(38 * 2.8e-6 / 120e-6)
+    assert placed.intensity == pytest.approx(40_800 / 25_992)
+    assert placed.sentence("this CPU") == ("overhead-bound: 0.38% of this CPU's measured 90 "
+                                           "GFLOP/s; 38 ops a step at 2.8 µs each are 89% of "
+                                           "the step")
+
+
+def test_past_the_floor_the_roofline_decides_at_the_balance():
+    roof = ceilings()  # balance 90e9 / 27e9 = 3.33 FLOPs per byte
+    below = place(1e-3, StepWork(flops=2e6, bytes=2e6, ops=40), roof)  # 1 FLOP/B
+    above = place(1e-3, StepWork(flops=80e6, bytes=2e6, ops=40), roof)  # 40 FLOP/B
+    assert below.regime == MEMORY and above.regime == COMPUTE
+    assert above.flops_share == pytest.approx(80e9 / 90e9)
+    assert below.bandwidth_share == pytest.approx(2e9 / 27e9)
+    # Exactly at the rule's edge: twice the ops' floor is still overhead-bound.
+    edge = place(2 * 40 * 2.8e-6, StepWork(flops=1e3, bytes=1e3, ops=40), roof)
+    assert edge.regime == OVERHEAD
+
+
+def test_one_thread_is_held_against_the_one_thread_roof_and_other_counts_are_refused():
+    roof = ceilings(flops=180e9, one_thread=90e9, threads=2)
+    work = StepWork(flops=80e6, bytes=2e6, ops=40)
+    assert place(1e-3, work, roof, threads=1).peak_flops == 90e9
+    assert place(1e-3, work, roof, threads=2).peak_flops == 180e9
+    other = place(1e-3, work, roof, threads=4)
+    assert other.regime == UNPLACED and "measured at 2 threads" in other.reason
+
+
+def test_what_is_not_known_is_named_and_nothing_is_placed():
+    work = StepWork(flops=math.nan, bytes=2e6, ops=40)
+    placed = place(1e-3, work, ceilings(bandwidth=math.nan))
+    assert placed.regime == UNPLACED
+    assert placed.reason == "its FLOPs, the memory roof not known"
+    assert placed.sentence() == "not placed: its FLOPs, the memory roof not known"
