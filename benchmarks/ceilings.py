@@ -16,6 +16,7 @@ import argparse
 import re
 import subprocess
 import time
+from pathlib import Path
 
 from iris_gui.cli.ceilings_cmd import scaled
 from iris_gui.engine.ceilings.measure import measure_ceilings
@@ -27,14 +28,14 @@ FMA_UNITS = 2
 
 def cpu_facts() -> dict[str, float | str]:
     """Cores, float32 SIMD lanes and clock (GHz) as this machine states them."""
-    info = open("/proc/cpuinfo", encoding="utf-8").read()
-    flags = set(re.search(r"^flags\s*:\s*(.*)$", info, re.M).group(1).split())
-    model = re.search(r"^model name\s*:\s*(.*)$", info, re.M).group(1).strip()
-    cores = len(re.findall(r"^processor\s*:", info, re.M))
+    info = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    flags = set(re.search(r"^flags\s*:\s*(.*)$", info, re.MULTILINE).group(1).split())
+    model = re.search(r"^model name\s*:\s*(.*)$", info, re.MULTILINE).group(1).strip()
+    cores = len(re.findall(r"^processor\s*:", info, re.MULTILINE))
     lscpu = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
     found = re.search(r"CPU max MHz:\s*([\d.]+)", lscpu)
     mhz = float(found.group(1)) if found else float(
-        re.search(r"^cpu MHz\s*:\s*([\d.]+)$", info, re.M).group(1))
+        re.search(r"^cpu MHz\s*:\s*([\d.]+)$", info, re.MULTILINE).group(1))
     zen4 = "AMD" in model and "avx512f" in flags and "EPYC" in model
     lanes = 16 if "avx512f" in flags and not zen4 else 8 if "avx2" in flags else 4
     return {"model": model, "cores": cores, "lanes": lanes, "ghz": mhz / 1000,

@@ -40,8 +40,8 @@ def test_an_unreadable_measurement_is_skipped_and_said(db_path):
     with RunStore.open(db_path) as store:
         store.tell = said.append
         assert [entry.id for entry in store.list_ceilings()] == [kept]
-    assert said == [f"ceilings {broken} are unreadable: the ceiling bandwidth is 'fast', not a "
-                    "median and IQR; skipped"]
+    assert said == [(f"ceilings {broken} are unreadable: the ceiling bandwidth is 'fast', not "
+                     "a median and IQR; skipped")]
 
 
 def test_a_version_4_store_gains_the_table_and_keeps_its_runs(db_path, make_result, old_store):
