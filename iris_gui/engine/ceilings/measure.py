@@ -9,7 +9,7 @@ read across the whole measurement (timing/contention.py) and kept with it.
 - memory: ``copy_`` of a buffer of ``COPY_BYTES`` (at most an eighth of the free memory) into
   another, counting the bytes read and the bytes written;
 - the per-op floor: ``add_`` on a one-element tensor, issued back to back, synchronised once;
-- on an accelerator: a pinned ``COPY_BYTES`` buffer copied each way; ``item()`` of a
+- on an accelerator: a ``COPY_BYTES`` buffer (pinned on CUDA) copied each way; ``item()`` of a
   one-element tensor and ``synchronize()`` of an idle device, each repeated.
 """
 
@@ -66,6 +66,7 @@ def measure_ceilings(device_id: str = "cpu", threads: int | None = None,
                 torch.set_num_threads(threads)
             else:
                 found.flops_one_thread = found.flops
+                found.methods["flops_one_thread"] = found.methods["flops"]
         size = _buffer_bytes(device, copy_bytes)
         say("memory")
         found.bandwidth, found.methods["bandwidth"] = _bandwidth(timer, device, dtype, size)
@@ -163,12 +164,16 @@ def _op_floor(timer: _Timer, device: torch.device, dtype: torch.dtype) -> tuple[
 
 
 def _host_and_device(found: Ceilings, timer: _Timer, device: torch.device, size: int) -> None:
-    host = torch.ones(size // 4, dtype=torch.float32).pin_memory()
+    # Pinned where CUDA pins (a page-locked buffer is what a fast copy needs); MPS shares the
+    # host's memory and pins nothing.
+    host = torch.ones(size // 4, dtype=torch.float32)
+    pinned = device.type == "cuda"
+    host = host.pin_memory() if pinned else host
     there = torch.empty_like(host, device=device)
     found.to_device, _ = timer.rates(lambda: there.copy_(host, non_blocking=True), size)
     found.to_host, _ = timer.rates(lambda: host.copy_(there, non_blocking=True), size)
     found.methods["to_device"] = found.methods["to_host"] = (
-        f"a pinned {size / 2**20:,.0f} MiB float32 buffer copied each way")
+        f"a{' pinned' if pinned else ''} {size / 2**20:,.0f} MiB float32 buffer copied each way")
     one = torch.ones(1, device=device)
     found.copy_latency, _ = timer.seconds(lambda: one.item())
     found.sync_latency, _ = timer.seconds(lambda: synchronize(device))
