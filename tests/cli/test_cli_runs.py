@@ -56,6 +56,8 @@ def test_runs_show(repeated: tuple[Path, dict]) -> None:
 
     shown = ok_json(as_json)
     assert "losses" not in shown  # only with --curve
+    # The stored record, and where it stands (no ceilings kept here: not placed).
+    assert shown.pop("placement")["regime"] == ""
     assert {k: v for k, v in shown.items() if k != "created_at"} == \
         {k: v for k, v in record.items() if k != "repeat"}
 

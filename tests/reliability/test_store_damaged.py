@@ -36,7 +36,9 @@ def _run(index: int) -> RunResult:
 @pytest.fixture
 def damaged(tmp_path: Path) -> Path:
     """A data directory whose store of RUNS runs and two sweeps has 16 KiB of random bytes
-    written over its middle."""
+    written over the middle of its rows: from two pages before a page of loss curves, found
+    with SQLite's dbstat, so runs and curves are both hit however the records' sizes lay the
+    file out."""
     data = tmp_path / "data"
     path = data / "runs.sqlite3"
     with RunStore.open(path) as store:
@@ -44,8 +46,13 @@ def damaged(tmp_path: Path) -> Path:
         for index in range(RUNS):
             store.save(_run(index))
         store.save_sweep(made_sweep())
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE VIRTUAL TABLE temp.pages USING dbstat(main)")
+        curves = [page for (page,) in conn.execute(
+            "SELECT pageno FROM temp.pages WHERE name = 'curves' ORDER BY pageno")]
+    conn.close()
     content = bytearray(path.read_bytes())
-    middle = len(content) // 2 // 4096 * 4096
+    middle = (curves[len(curves) // 2] - 3) * 4096  # pages are numbered from 1
     content[middle:middle + 16384] = random.Random(7).randbytes(16384)
     path.write_bytes(bytes(content))
     with sqlite3.connect(path) as conn:

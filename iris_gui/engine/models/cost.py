@@ -1,5 +1,5 @@
-"""What a model costs: its parameters, and the floating-point operations of one optimizer
-step, counted by torch itself rather than guessed.
+"""What a model costs: its parameters, the floating-point operations of one optimizer step and
+the aten ops that step dispatches, counted by torch itself rather than guessed.
 
 FLOPs are ``torch.utils.flop_counter.FlopCounterMode``'s count of one forward and backward pass
 on one step's rows: the matrix products, convolutions and attention of both passes (2 FLOPs a
@@ -18,9 +18,12 @@ import math
 import torch
 from torch import nn
 from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
 from iris_gui.engine.models.build import parameter_count
+from iris_gui.engine.records.regime import step_bytes
+from iris_gui.engine.spec.config import RunConfig
 
 log = logging.getLogger(__name__)
 COUNTED_ROWS = 8
@@ -71,3 +74,63 @@ def activation_values(model: nn.Module, features: int) -> int:
         for hook in hooks:
             hook.remove()
     return held[0]
+
+
+class _Counting(TorchDispatchMode):
+    """Counts the aten ops dispatched inside it; the profiler's own range markers (the
+    optimizer's ``record_function``) are not ops of the step."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if not str(func).startswith("profiler."):
+            self.ops += 1
+        return func(*args, **(kwargs or {}))
+
+
+def step_ops(model: nn.Module, features: int, optimizer: str, lr: float,
+             momentum: float) -> int:
+    """The aten ops one eager step dispatches (gradients cleared, forward, the loss,
+    backward, the optimizer's update), counted on a CPU copy of ``model`` with a few rows: the
+    count does not grow with the rows. A step's loss read (the note's ``item()``) is one more."""
+    copied = copy.deepcopy(model).to("cpu", torch.float32)
+    step = (torch.optim.Adam(copied.parameters(), lr=lr) if optimizer == "adam"
+            else torch.optim.SGD(copied.parameters(), lr=lr, momentum=momentum or 0))
+    x = torch.zeros(COUNTED_ROWS, features)
+    y = torch.zeros(COUNTED_ROWS, dtype=torch.long)
+
+    def once() -> None:
+        step.zero_grad()
+        nn.functional.cross_entropy(copied(x), y).backward()
+        step.step()
+
+    once()  # the optimizer's state is made on its first step, not a steady step's work
+    with sdpa_kernel(SDPBackend.MATH), _Counting() as counting:
+        once()
+    return counting.ops
+
+
+ELEMENT_BYTES = {"float32": 4, "float64": 8, "bfloat16": 2, "float16": 2}
+
+
+def step_traffic(model: nn.Module, config: RunConfig, features: int,
+                 rows: int) -> tuple[float, float]:
+    """The bytes one step of ``rows`` rows moves at least (records/regime.py's rule, at the
+    run's element size) and, for the eager engine, the aten ops it dispatches; NaN for what
+    cannot be counted (another engine's ops, a model that cannot be copied)."""
+    try:
+        parameters = parameter_count(model)
+        state = 2 * parameters if config.optimizer == "adam" else (
+            parameters if config.momentum else 0)
+        moved = step_bytes(parameters, state, rows * features,
+                           rows * activation_values(model, features),
+                           ELEMENT_BYTES.get(config.precision, 4))
+        ops = (float(step_ops(model, features, config.optimizer, config.lr, config.momentum))
+               if config.engine == "eager" else math.nan)
+    except Exception:
+        log.info("the traffic of a %s could not be counted", type(model).__name__,
+                 exc_info=True)
+        return math.nan, math.nan
+    return moved, ops

@@ -152,6 +152,11 @@ class RunResult:
     # count of the forward and backward pass); 0 and NaN where not counted (older runs).
     parameters: int = 0
     flops_per_step: float = math.nan
+    # The bytes one step moves at least (records/regime.step_bytes) and the aten ops it
+    # dispatches (models/cost.step_ops: the eager engine's; NaN for engines that dispatch
+    # others, and for older runs): what places the run under its device's ceilings.
+    bytes_per_step: float = math.nan
+    ops_per_step: float = math.nan
 
     @property
     def timing_is_partial(self) -> bool:
@@ -245,6 +250,8 @@ class RunResult:
             "model_file": self.model_file,
             "parameters": self.parameters,
             "flops_per_step": self.flops_per_step,
+            "bytes_per_step": self.bytes_per_step,
+            "ops_per_step": self.ops_per_step,
         })
 
     @classmethod
@@ -275,6 +282,8 @@ class RunResult:
             model_file=dict(data.get("model_file") or {}),
             parameters=data.get("parameters") or 0,
             flops_per_step=nan_if_none(data.get("flops_per_step")),
+            bytes_per_step=nan_if_none(data.get("bytes_per_step")),
+            ops_per_step=nan_if_none(data.get("ops_per_step")),
         )
 
 

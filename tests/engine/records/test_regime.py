@@ -1,6 +1,6 @@
 """The regime rule and the bytes rule (records/regime.py) on made-up steps and ceilings with
-fixed figures: the note's run at its overhead floor, a wide model under the memory roof and
-one at the arithmetic roof, and what cannot be placed. No test here measures anything."""
+fixed figures: the note's run far below both roofs, steps the memory roof or the arithmetic
+roof explains, and what cannot be placed. No test here measures anything."""
 
 from __future__ import annotations
 
@@ -49,16 +49,26 @@ def test_the_notes_run_is_overhead_bound_and_says_how_little_of_the_cpu_it_uses(
                                            "the step")
 
 
-def test_past_the_floor_the_roofline_decides_at_the_balance():
+def test_a_step_the_roofs_explain_is_memory_or_compute_bound_by_the_balance():
     roof = ceilings()  # balance 90e9 / 27e9 = 3.33 FLOPs per byte
-    below = place(1e-3, StepWork(flops=2e6, bytes=2e6, ops=40), roof)  # 1 FLOP/B
-    above = place(1e-3, StepWork(flops=80e6, bytes=2e6, ops=40), roof)  # 40 FLOP/B
-    assert below.regime == MEMORY and above.regime == COMPUTE
-    assert above.flops_share == pytest.approx(80e9 / 90e9)
-    assert below.bandwidth_share == pytest.approx(2e9 / 27e9)
-    # Exactly at the rule's edge: twice the ops' floor is still overhead-bound.
-    edge = place(2 * 40 * 2.8e-6, StepWork(flops=1e3, bytes=1e3, ops=40), roof)
-    assert edge.regime == OVERHEAD
+    memory = place(1e-3, StepWork(flops=20e6, bytes=20e6, ops=40), roof)  # 741 µs of bytes
+    compute = place(1e-3, StepWork(flops=80e6, bytes=2e6, ops=40), roof)  # 889 µs of FLOPs
+    assert memory.regime == MEMORY and compute.regime == COMPUTE
+    assert compute.flops_share == pytest.approx(80e9 / 90e9)
+    assert memory.bandwidth_share == pytest.approx(20e9 / 27e9)
+    assert memory.balance == pytest.approx(90e9 / 27e9)
+    # The roofs explaining exactly half the step: no longer overhead-bound.
+    half = place(2 * 20e6 / 27e9, StepWork(flops=1e6, bytes=20e6, ops=40), roof)
+    assert half.regime == MEMORY
+    # Far below both roofs, whatever its ops at the floor explain: overhead-bound.
+    far = place(1e-3, StepWork(flops=2e6, bytes=2e6, ops=4), roof)
+    assert far.regime == OVERHEAD and far.floor_share == pytest.approx(4 * 2.8e-6 / 1e-3)
+
+
+def test_uncounted_ops_still_place_the_run_and_the_sentence_leaves_them_out():
+    placed = place(120e-6, StepWork(flops=40_800, bytes=25_992, ops=math.nan), ceilings())
+    assert placed.regime == OVERHEAD
+    assert placed.sentence("this CPU") == "overhead-bound: 0.38% of this CPU's measured 90 GFLOP/s"
 
 
 def test_one_thread_is_held_against_the_one_thread_roof_and_other_counts_are_refused():
@@ -71,7 +81,7 @@ def test_one_thread_is_held_against_the_one_thread_roof_and_other_counts_are_ref
 
 
 def test_what_is_not_known_is_named_and_nothing_is_placed():
-    work = StepWork(flops=math.nan, bytes=2e6, ops=40)
+    work = StepWork(flops=math.nan, bytes=2e6, ops=math.nan)
     placed = place(1e-3, work, ceilings(bandwidth=math.nan))
     assert placed.regime == UNPLACED
     assert placed.reason == "its FLOPs, the memory roof not known"
