@@ -87,3 +87,9 @@ def test_a_real_run_records_its_bytes_and_eager_ops_a_step():
     again = type(eager).from_dict(eager.to_dict())
     assert (again.bytes_per_step, again.ops_per_step) == (eager.bytes_per_step,
                                                           eager.ops_per_step)
+
+
+def test_ceilings_at_the_runs_own_thread_count_come_before_a_one_thread_roof(tmp_path):
+    own = replace(roofs(threads=1), flops=summarize([60e9]), flops_one_thread=summarize([60e9]))
+    (lines,) = shown(tmp_path, [note_run()], [own, roofs(threads=2)]).values()
+    assert "measured 60 GFLOP/s" in lines[0]

@@ -122,13 +122,14 @@ def _percent(share: float) -> str:
 
 def ceilings_for(kept: list[Ceilings], result: RunResult) -> Ceilings | None:
     """The ceilings a run is held against: its device's (by name) at its precision, measured
-    at its thread count, or, for a one-thread run, any with a one-thread roof; the newest
-    last in ``kept`` wins."""
+    at its thread count (the newest, last in ``kept``), else, for a one-thread run, the
+    newest with a one-thread arithmetic roof."""
     threads = result.env.threads if result.config.device == "cpu" else None
     same = [c for c in kept if c.device_name == result.env.device_name
             and c.precision == result.config.precision]
-    fitting = [c for c in same if threads is None or c.threads == threads
-               or (threads == 1 and c.flops_one_thread.n)]
+    exact = [c for c in same if threads is None or c.threads == threads]
+    one_thread = [c for c in same if threads == 1 and c.flops_one_thread.n]
+    fitting = exact or one_thread
     return fitting[-1] if fitting else None
 
 
