@@ -12,12 +12,46 @@ from iris_gui.cli.output import print_json, table
 from iris_gui.cli.session import open_store
 from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.standing_words import LOAD_UNMEASURED, busy_sentence
+from iris_gui.engine.spec.batch_settings import PRECISIONS
 from iris_gui.engine.timing.contention import is_measured
 
 # Each unit's scale as printed: the SI prefix that reads best for the figure.
 SCALES = {"FLOP/s": ((1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s")),
           "B/s": ((1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s")),
           "s": ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))}
+
+
+def add_ceilings_command(commands: argparse._SubParsersAction) -> None:
+    ceilings = commands.add_parser(
+        "ceilings", help="measure a device's ceilings: peak arithmetic, memory bandwidth, the "
+                         "per-op floor (and an accelerator's copies and syncs); kept in the "
+                         "store")
+    ceilings.add_argument("--device", default="cpu", metavar="cpu|cuda:0|mps")
+    ceilings.add_argument("--threads", type=_threads, default=None, metavar="N",
+                          help="intra-op threads (default: this process's; a CPU is also "
+                               "measured with one)")
+    ceilings.add_argument("--precision", choices=PRECISIONS, default="float32")
+    ceilings.add_argument("--repeat", type=_replicates, default=5, metavar="N",
+                          help="replicates of each figure, 3 to 50 (default 5)")
+    ceilings.add_argument("--list", action="store_true",
+                          help="print the latest kept ceilings of each device, measuring nothing")
+    ceilings.add_argument("--no-save", action="store_true")
+    ceilings.add_argument("--json", action="store_true")
+    ceilings.set_defaults(command_parser=ceilings)
+
+
+def _threads(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 1024:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; threads must be a whole "
+                                          "number from 1 to 1024")
+    return int(text)
+
+
+def _replicates(text: str) -> int:
+    if not text.isdigit() or not 3 <= int(text) <= 50:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; repeat must be a whole "
+                                          "number from 3 to 50")
+    return int(text)
 
 
 def ceilings_command(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import argparse
 import os
 from typing import NoReturn
 
+from iris_gui.cli.ceilings_cmd import add_ceilings_command
 from iris_gui.cli.model_options import add_model_options, add_sweep_model_options, model_values
 from iris_gui.cli.remote_parser import add_remote_commands
 from iris_gui.cli.wins_cmd import add_wins_command
@@ -67,20 +68,6 @@ def _id(text: str) -> int:
             f"{text!r} is not an id: ids are whole numbers from 1 to {MAX_ID:,} (SQLite's "
             "integers)")
     return int(text.strip())
-
-
-def _threads(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 1024:
-        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; threads must be a whole "
-                                          "number from 1 to 1024")
-    return int(text)
-
-
-def _replicates(text: str) -> int:
-    if not text.isdigit() or not 3 <= int(text) <= 50:
-        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; repeat must be a whole "
-                                          "number from 3 to 50")
-    return int(text)
 
 
 def _run_ids(text: str) -> list[int]:
@@ -203,22 +190,7 @@ def build_parser() -> OneLineParser:
     devices.add_argument("--json", action="store_true")
     devices.set_defaults(command_parser=devices)
 
-    ceilings = commands.add_parser(
-        "ceilings", help="measure a device's ceilings: peak arithmetic, memory bandwidth, the "
-                         "per-op floor (and an accelerator's copies and syncs); kept in the "
-                         "store")
-    ceilings.add_argument("--device", default="cpu", metavar="cpu|cuda:0|mps")
-    ceilings.add_argument("--threads", type=_threads, default=None, metavar="N",
-                          help="intra-op threads (default: this process's; a CPU is also "
-                               "measured with one)")
-    ceilings.add_argument("--precision", choices=PRECISIONS, default="float32")
-    ceilings.add_argument("--repeat", type=_replicates, default=5, metavar="N",
-                          help="replicates of each figure, 3 to 50 (default 5)")
-    ceilings.add_argument("--list", action="store_true",
-                          help="print the latest kept ceilings of each device, measuring nothing")
-    ceilings.add_argument("--no-save", action="store_true")
-    ceilings.add_argument("--json", action="store_true")
-    ceilings.set_defaults(command_parser=ceilings)
+    add_ceilings_command(commands)
 
     train = commands.add_parser("train", help="train once (the note's experiment by default)")
     _add_run_options(train, single=True)
