@@ -22,6 +22,8 @@ from iris_gui.cli.session import open_store
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.words.labels import table_label
+from iris_gui.store.placing import placed
+from iris_gui.store.run_rows import StoredRun
 
 if TYPE_CHECKING:
     from iris_gui.cli.output import ProgressBar
@@ -94,7 +96,7 @@ def runs(*ids: int) -> Runs:
             found = [store.get(run_id) for run_id in ids]
         else:
             found = store.list_runs()
-    return Runs(Run(s.id, s.result, s.created_at, s.breakdown) for s in found)
+    return Runs(Run(s.id, s.result, s.created_at, s.breakdown, s.placement) for s in found)
 
 
 def _run(configs: list[RunConfig], save: bool, progress: bool,
@@ -116,11 +118,15 @@ def _run(configs: list[RunConfig], save: bool, progress: bool,
     with interrupt_stops(stop), open_store(save) as store, closing(hosts):
         service = JobService(Places(InProcessRunner(), hosts, "in-process"), store)
         kept = _checked(partial(service.runs, configs, stop.is_set, bar))
+        done = [StoredRun(one.run_id or 0, "", one.result) for one in kept]
+        if store is not None:
+            placed(done, lambda: [c.ceilings for c in store.list_ceilings(latest=True)], _say)
     for one in kept:
         if one.unsaved:
             _say(f"iris-gui: the run {table_label(one.result.config)} was not saved: "
                  f"{one.unsaved}")
-    return Runs(Run(one.run_id, one.result) for one in kept)
+    return Runs(Run(one.run_id, one.result, placement=run.placement)
+                for one, run in zip(kept, done, strict=True))
 
 
 def _checked(call: Callable[[], T]) -> T:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.regime import Placement
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.engine.words.counted import counted
@@ -76,9 +77,12 @@ class Run(_ReadsThrough):
     result: RunResult
     created_at: str = ""
     breakdown: dict[str, Any] | None = None
+    # Against its device's latest kept ceilings (store/placing.py); None when not read.
+    placement: Placement | None = None
 
     def stored(self) -> StoredRun:
-        return StoredRun(self.id or 0, self.created_at, self.result, breakdown=self.breakdown)
+        return StoredRun(self.id or 0, self.created_at, self.result, breakdown=self.breakdown,
+                         placement=self.placement)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.stored().to_dict(), "id": self.id}

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict
 
 from iris_gui.cli.output import PARTIAL_LEGEND, number, partial, print_json, seconds, table
 from iris_gui.cli.session import open_store
-from iris_gui.engine.records.jsonable import json_ready
-from iris_gui.engine.records.regime import Placement, ceilings_for, place_run
+from iris_gui.engine.records.regime import Placement
 from iris_gui.engine.records.standing import Kind, measurable
 from iris_gui.engine.records.standing_words import (
     LOAD_UNMEASURED,
@@ -22,6 +20,7 @@ from iris_gui.engine.timing.contention import BUSY_SHARE
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.model_words import model_name
 from iris_gui.engine.words.plain import shown
+from iris_gui.engine.words.regime_words import regime_rows
 from iris_gui.engine.words.timing_names import EPOCH_US, LOOP_SECONDS, ascii_units
 
 
@@ -86,7 +85,6 @@ def _show(args: argparse.Namespace, store) -> int:
             record["losses"] = [float(v) for v in run.result.losses]
             record["chunks"] = {"epochs": [int(v) for v in run.result.chunk_epochs],
                                 "seconds": [float(v) for v in run.result.chunk_seconds]}
-        record["placement"] = json_ready(asdict(_placement(store, run.result)))
         print_json(record)
         return 0
     from iris_gui.cli.train_cmd import summary_lines
@@ -112,26 +110,15 @@ def _show(args: argparse.Namespace, store) -> int:
               + (f"; {env.host_placement}" if env.host_placement else ""))
     if env.warm_up:
         print(f"  warm-up       {env.warm_up}")
-    print("\n".join(placement_lines(r, _placement(store, r))))
+    print("\n".join(placement_lines(r, run.placement)))
     return 0
 
 
-def _placement(store, result) -> Placement:
-    """The run against the latest kept ceilings of its device (records/regime.py)."""
-    kept = [entry.ceilings for entry in store.list_ceilings(latest=True)]
-    return place_run(result, ceilings_for(kept, result))
-
-
-def placement_lines(result, placed: Placement) -> list[str]:
-    """``runs show``'s regime and intensity lines; a busy or noisy run's is no finding."""
-    stand = measurable(result)
-    caveat = f"not a finding ({stand.short}): " if not stand.is_result else ""
-    lines = [f"  regime        {caveat}{placed.sentence(result.env.device_name or 'its device')}"]
-    if placed.regime:
-        lines.append(f"  intensity     {placed.intensity:.3g} FLOPs per byte (the device's "
-                     f"balance is {placed.balance:.3g}); {placed.bandwidth_share:.2%} of its "
-                     "memory roof")
-    return lines
+def placement_lines(result, placed: Placement | None) -> list[str]:
+    """``runs show``'s regime and intensity lines (words/regime_words.py)."""
+    if placed is None:
+        return []
+    return [f"  {name.lower():<13} {text}" for name, text in regime_rows(result, placed)]
 
 
 def _export(args: argparse.Namespace, store) -> int:

@@ -13,6 +13,8 @@ import io
 from pathlib import Path
 
 from iris_gui.engine.records.breakdown import CATEGORIES
+from iris_gui.engine.records.jsonable import json_ready
+from iris_gui.engine.records.standing import measurable
 from iris_gui.engine.timing.contention import is_busy
 from iris_gui.store.csv_cells import csv_row, write_csv
 from iris_gui.store.runs import StoredRun
@@ -54,10 +56,21 @@ _BREAKDOWN_FIELDS = (
 _ESTIMATE_FIELDS = ("kernels_per_epoch", "syncs_per_epoch", "overhead_low_us",
                     "overhead_high_us")
 _ESTIMATE_LATENCIES = ("launch", "sync")
+# (Placement's field, its column's suffix after "regime": the unit in the name)
+_PLACEMENT = (("regime", ""), ("reason", "_reason"), ("achieved_flops", "_achieved_flops_per_s"),
+              ("intensity", "_intensity_flops_per_byte"), ("flops_share", "_flops_share"),
+              ("bandwidth_share", "_bandwidth_share"), ("floor_share", "_floor_share"),
+              ("peak_flops", "_peak_flops_per_s"), ("balance", "_balance_flops_per_byte"),
+              ("op_floor", "_op_floor_seconds"))
 CSV_COLUMNS: tuple[str, ...] = (
     *(name for name, _ in _SOURCES),
     *(f"data_file_{key}" for key in _DATA_FILE_KEYS),
     "model", "parameters", "flops_per_step", "model_file", "model_sha256",
+    "bytes_per_step", "ops_per_step",
+    # Where the run stands against its device's latest kept ceilings (store/placing.py):
+    # empty where it is not placed, regime_reason says why; regime_finding is false for a
+    # busy or noisy run, whose placement is no finding.
+    *(f"regime{suffix}" for _, suffix in _PLACEMENT), "regime_finding",
     # The explain breakdown stored with a run (empty cells for a run never explained).
     *(f"explain_{name}_us" for name in CATEGORIES),
     *(f"explain_{name}" for name in _BREAKDOWN_FIELDS),
@@ -80,6 +93,7 @@ def flat_record(run: StoredRun) -> dict[str, object]:
     for key in _DATA_FILE_KEYS:
         row[f"data_file_{key}"] = data_file.get(key)
     row.update(_model(record))
+    row.update(_placement(run))
     # The batch as the CLI takes it: "full" rather than 0.
     if row["batch"] is not None:
         row["batch"] = row["batch"] or "full"
@@ -101,7 +115,21 @@ def _model(record: dict) -> dict[str, object]:
     return {"model": record["config"].get("model", "mlp"),
             "parameters": record.get("parameters") or None,
             "flops_per_step": record.get("flops_per_step"),
-            "model_file": model_file.get("path"), "model_sha256": model_file.get("sha256")}
+            "model_file": model_file.get("path"), "model_sha256": model_file.get("sha256"),
+            "bytes_per_step": record.get("bytes_per_step"),
+            "ops_per_step": record.get("ops_per_step")}
+
+
+def _placement(run: StoredRun) -> dict[str, object]:
+    placed = run.placement
+    if placed is None:  # a run not read from a store
+        return {f"regime{suffix}": None for _, suffix in _PLACEMENT} | {"regime_finding": None}
+    row: dict[str, object] = {}
+    for name, suffix in _PLACEMENT:
+        value = json_ready(getattr(placed, name))  # NaN: not known, an empty cell
+        row[f"regime{suffix}"] = None if value == "" else value
+    row["regime_finding"] = measurable(run.result).is_result if placed.regime else None
+    return row
 
 
 def _explain_standing(breakdown: dict) -> dict[str, object]:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from iris_gui.engine.records.jsonable import loads
+from iris_gui.engine.records.regime import Placement
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.spec.errors import RecordError
 from iris_gui.store import validate
@@ -34,6 +35,8 @@ class StoredRun:
     breakdown: dict[str, Any] | None = None
     # As curve_points, for the raw chunks (list_runs leaves them unloaded).
     chunk_count: int | None = None
+    # Where the run stands against its device's latest kept ceilings (store/placing.py).
+    placement: Placement | None = None
 
     def to_dict(self) -> dict[str, Any]:
         record = self.result.to_dict()
@@ -44,6 +47,9 @@ class StoredRun:
         record = {"id": self.id, "created_at": self.created_at, **record}
         if self.breakdown is not None:
             record["breakdown"] = self.breakdown
+        if self.placement is not None:
+            device = self.result.env.device_name or self.result.config.device
+            record["placement"] = self.placement.to_dict(device)
         return record
 
 

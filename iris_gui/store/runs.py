@@ -30,6 +30,7 @@ from iris_gui.engine.spec.errors import RecordError
 from iris_gui.store import ceilings_rows, damage, data_files, reading, recovery, schema, sweeps
 from iris_gui.store.ceilings_rows import StoredCeilings
 from iris_gui.store.paths import DB_FILE_NAME, StoreError, data_dir_path, default_db_path
+from iris_gui.store.placing import placed
 from iris_gui.store.recovery_import import import_pending
 from iris_gui.store.run_rows import StoredRun, decode_curve, encoded, insert_run, stored_run
 from iris_gui.store.sweeps import StoredSweep
@@ -128,7 +129,7 @@ class RunStore:
                              f"iris-gui runs delete {run_id}") from None
         if row[3] is None:
             stored.curve_points = 0  # its curve was in a damaged part of an earlier file
-        return stored
+        return self._placed([stored])[0]
 
     def list_runs(self) -> list[StoredRun]:
         """Every readable run, oldest first, without its curve; each unreadable one is said
@@ -153,7 +154,7 @@ class RunStore:
                 runs.append(stored_run(*row))
             except RecordError as exc:
                 self._say(f"run {row[0]} is unreadable: {exc}; skipped")
-        return runs
+        return self._placed(runs)
 
     def curves(self, run_ids: list[int]) -> dict[int, tuple[np.ndarray, int]]:
         """``id -> (losses, stride)`` in the order asked; ids not in the store (or whose curve
@@ -239,6 +240,10 @@ class RunStore:
         with self._errors("list the ceilings"):
             found = ceilings_rows.list_all(conn, self._say)
         return ceilings_rows.latest(found) if latest else found
+
+    def _placed(self, runs: list[StoredRun]) -> list[StoredRun]:
+        return placed(
+            runs, lambda: [kept.ceilings for kept in self.list_ceilings(latest=True)], self._say)
 
     def delete(self, run_id: int) -> None:
         """Delete a run; its curve goes with it (ON DELETE CASCADE)."""

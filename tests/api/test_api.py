@@ -34,6 +34,8 @@ def test_train_runs_here_saves_and_reads_back_from_the_store() -> None:
     record = run.to_dict()
     assert record["id"] == 1 and record["config"]["epochs"] == 300
     json.dumps(record, allow_nan=False)  # what --json prints: plain JSON
+    # Placed as every read run is: no ceilings are kept here, and it says how to keep some.
+    assert record["placement"]["sentence"].endswith("(iris-gui ceilings measures them)")
     stored = lab.runs()
     assert [r.id for r in stored] == [1] and len(stored[0].losses) == 0  # the list: no curves
     (full,) = lab.runs(1)

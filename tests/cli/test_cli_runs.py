@@ -31,10 +31,13 @@ def test_runs_list_json_is_the_train_record(repeated: tuple[Path, dict]) -> None
     train_keys = set(record) - {"repeat"}
     assert RECORD_KEYS <= train_keys
     for run in listed:
-        assert set(run) == train_keys | {"created_at"}, set(run) ^ (train_keys | {"created_at"})
+        # Where each run stands against its device's kept ceilings is read with it.
+        added = {"created_at", "placement"}
+        assert set(run) == train_keys | added, set(run) ^ (train_keys | added)
     (same,) = [run for run in listed if run["id"] == record["id"]]
     printed = {k: v for k, v in record.items() if k != "repeat"}
-    assert {k: v for k, v in same.items() if k != "created_at"} == printed
+    assert {k: v for k, v in same.items() if k not in added} == printed
+    assert same["placement"]["sentence"].startswith("not placed: no ceilings of ")
     assert same["curve_points"] == 300  # the saved curve's length, though list loads no curve
 
 

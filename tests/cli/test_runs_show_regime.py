@@ -9,27 +9,12 @@ import math
 from dataclasses import replace
 
 from support.cli import DB_NAME, status_out_err
-from support.made_runs import made_run
+from support.made_ceilings import note_run, roofs
 
-from iris_gui.engine.records.ceilings import Ceilings
-from iris_gui.engine.records.result import EnvRecord
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.timing.stats import summarize
 from iris_gui.engine.train.trainer import train
 from iris_gui.store.runs import RunStore
-
-
-def note_run(epoch_us: float = 120.0, iqr: float = 1.0):
-    """The note's run as its record holds it, on "Test CPU" with one thread."""
-    run = made_run(epoch_us, iqr=iqr)
-    return replace(run, env=EnvRecord(device="cpu", device_name="Test CPU", threads=1),
-                   flops_per_step=40_800.0, bytes_per_step=25_992.0, ops_per_step=37.0)
-
-
-def roofs(threads: int = 2) -> Ceilings:
-    return Ceilings("cpu", "Test CPU", threads=threads, flops=summarize([180e9]),
-                    flops_one_thread=summarize([90e9]), bandwidth=summarize([27e9]),
-                    op_floor=summarize([2.8e-6]))
 
 
 def shown(tmp_path, runs, kept) -> dict[int, list[str]]:

@@ -35,7 +35,10 @@ def test_round_trip_keeps_everything(store, make_result):
     assert got.result.started_at == result.started_at
     assert got.result.losses.dtype == np.float32
     np.testing.assert_array_equal(got.result.losses, result.losses)
-    assert got.to_dict() == {"id": run_id, "created_at": got.created_at, **result.to_dict()}
+    placed = got.to_dict().pop("placement")  # read against the kept ceilings: none here
+    assert placed["regime"] == "" and placed["reason"].startswith("no ceilings of Test CPU")
+    assert {**got.to_dict(), "placement": None} == {
+        "id": run_id, "created_at": got.created_at, **result.to_dict(), "placement": None}
 
 
 def test_created_at_is_local_iso_time_with_offset(store, make_result):

@@ -23,9 +23,10 @@ more, so the ops' floor alone explains less of a step than its overhead is.)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from iris_gui.engine.records.ceilings import Ceilings
+from iris_gui.engine.records.jsonable import json_ready
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.words.numbers import plain
 
@@ -81,6 +82,11 @@ class Placement:
         floor = (f"{plain(self.ops, 0)} ops a step at {self.op_floor * 1e6:.2g} µs each "
                  f"are {_percent(self.floor_share)} of the step")
         return f"{self.regime}: {used}; {floor}"
+
+    def to_dict(self, device: str = "this device") -> dict[str, object]:
+        """The placement as records carry it (``runs show --json``, the API, the CSV's
+        ``regime_*`` columns): None where a figure is not known, and its sentence."""
+        return json_ready({**asdict(self), "sentence": self.sentence(device)})
 
 
 def place(step_seconds: float, work: StepWork, ceilings: Ceilings,
