@@ -26,6 +26,7 @@ from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.batch_words import batch_summary, data_file_summary, loader_words
 from iris_gui.engine.words.labels import table_label
 from iris_gui.engine.words.model_words import model_file_words, model_sentence
+from iris_gui.engine.words.regime_words import regime_rows
 from iris_gui.engine.words.verdict import verdict
 from iris_gui.report.table import HEADERS, results_table
 from iris_gui.store.runs import StoredRun
@@ -144,6 +145,7 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
     environment = [
         ("timing", timing_standing(result)),
         ("model", model_sentence(result)), ("model file", model_file_words(result.model_file)),
+        *((name.lower(), text) for name, text in placement_rows(run)),
         ("device", env.device_name or env.device or config.device),
         ("driver model", env.driver_model),
         ("host", f"{env.host} ({env.host_destination}), over ssh" if env.host else ""),
@@ -157,6 +159,12 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
     return RunSection(run.id, heading, result.message, sentences,
                       [(name, value) for name, value in environment if value],
                       command_for(config), _estimate_sentences(run))
+
+
+def placement_rows(run: StoredRun) -> list[tuple[str, str]]:
+    """The run against its device's kept ceilings (words/regime_words.py); none for a run
+    not read from a store."""
+    return regime_rows(run.result, run.placement) if run.placement is not None else []
 
 
 def _breakdown(run: StoredRun) -> Breakdown | None:

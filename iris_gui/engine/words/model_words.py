@@ -29,7 +29,7 @@ def model_name(config: Any, times: str = "×") -> str:
     return model_words(config, times) or "MLP " + ",".join(str(w) for w in config.hidden)
 
 
-def _scaled(value: float) -> tuple[str, str]:
+def scaled(value: float) -> tuple[str, str]:
     """``value`` in three significant figures and its prefix: (``16.8``, ``M``)."""
     rounded = float(f"{value:.{FIGURES}g}")  # 999,600 is 1.00 M, not 1e+03 k
     for scale, prefix in _PREFIXES:
@@ -42,7 +42,7 @@ def flops_compact(value: float) -> str:
     """``16.8 M``, ``410 M``, ``830``; "-" when not counted (NaN)."""
     if value is None or not math.isfinite(value):
         return MISSING
-    number, prefix = _scaled(value)
+    number, prefix = scaled(value)
     return f"{number} {prefix}".rstrip()
 
 
@@ -50,7 +50,7 @@ def flops_words(value: float) -> str:
     """``16.8 MFLOP``, ``830 FLOP``; "" when not counted."""
     if value is None or not math.isfinite(value):
         return ""
-    number, prefix = _scaled(value)
+    number, prefix = scaled(value)
     return f"{number} {prefix}FLOP"
 
 

@@ -5,9 +5,13 @@ said to be no finding."""
 
 from __future__ import annotations
 
+import math
+
 from iris_gui.engine.records.regime import UNPLACED, Placement
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.standing import measurable
+from iris_gui.engine.words.model_words import flops_words, scaled
+from iris_gui.engine.words.numbers import plain
 
 
 def device_of(result: RunResult) -> str:
@@ -31,9 +35,36 @@ def intensity_text(placed: Placement) -> str:
             f"{placed.balance:.3g}); {placed.bandwidth_share:.2%} of its memory roof")
 
 
+def work_text(result: RunResult) -> str:
+    """"40.8 kFLOP, 26.0 kB and 37 ops a step" (what was counted of the three), or ""."""
+    parts = [flops_words(result.flops_per_step)]
+    if math.isfinite(result.bytes_per_step):
+        number, prefix = scaled(result.bytes_per_step)
+        parts.append(f"{number} {prefix}B")
+    if math.isfinite(result.ops_per_step):
+        parts.append(f"{plain(result.ops_per_step, 0)} ops")
+    shown = [part for part in parts if part]
+    if not shown:
+        return ""
+    return f"{', '.join(shown[:-1])} and {shown[-1]} a step" if len(shown) > 1 else (
+        f"{shown[0]} a step")
+
+
+def roofs_text(placed: Placement) -> str:
+    """The roofs the run is held against: "90 GFLOP/s, 27 GB/s, 2.8 µs an op (measured)"."""
+    if placed.regime == UNPLACED:
+        return ""
+    bandwidth = placed.peak_flops / placed.balance
+    return (f"{placed.peak_flops / 1e9:.3g} GFLOP/s, {bandwidth / 1e9:.3g} GB/s, "
+            f"{placed.op_floor * 1e6:.2g} µs an op (measured)")
+
+
 def regime_rows(result: RunResult, placed: Placement) -> list[tuple[str, str]]:
-    """("Regime", …) and, for a placed run, ("Intensity", …)."""
+    """("Regime", …) and, for a placed run, ("Intensity", …), ("Roofs", …), with the work
+    a step where it was counted."""
     rows = [("Regime", regime_text(result, placed))]
     if intensity := intensity_text(placed):
-        rows.append(("Intensity", intensity))
+        rows += [("Intensity", intensity), ("Roofs", roofs_text(placed))]
+    if work := work_text(result):
+        rows.append(("Work", work))
     return rows

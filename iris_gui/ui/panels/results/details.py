@@ -51,6 +51,7 @@ from iris_gui.ui.panels.results.details_data import (
     data_file_group,
     form_group,
     model_file_group,
+    regime_group,
     selectable,
 )
 from iris_gui.ui.panels.results.model import SPEEDUP_TITLE, STATUS_COLOURS
@@ -286,6 +287,8 @@ class RunDetailsDialog(QDialog):
             extra.append(data_file_group(result))
         if result.model_file:
             extra.append(model_file_group(result.model_file))
+        if run.placement is not None:
+            extra.append(regime_group(result, run.placement))
         for box in extra:  # each under the column that is shorter so far
             shorter = min((left, right), key=lambda column: sum(
                 b.sizeHint().height() for b in stacked[id(column)]))

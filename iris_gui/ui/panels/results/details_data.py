@@ -1,4 +1,4 @@
-"""The run details' Batches and data, Data file and Model file groups, and the selectable form
+"""The run details' Batches and data, Data file, Model file and ceilings groups, and the selectable form
 groups every part of the details is made of."""
 
 from __future__ import annotations
@@ -9,9 +9,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel
 
 from iris_gui.engine.data.csv_data import many_classes_note
+from iris_gui.engine.records.regime import Placement
 from iris_gui.engine.records.result import RunResult
+from iris_gui.engine.records.standing import measurable
 from iris_gui.engine.words.model_words import SHA_SHOWN  # the tooltip has it whole
 from iris_gui.engine.words.numbers import measured
+from iris_gui.engine.words.regime_words import regime_rows
 from iris_gui.figures.plot_theme import CAUTION
 from iris_gui.ui.panels.results.cells import (
     MISSING,
@@ -116,6 +119,18 @@ def data_file_group(result: RunResult) -> QGroupBox:
         note.setWordWrap(True)
         note.setStyleSheet(f"color: {CAUTION};")
         plain_row(form, "Note:", note)
+    return box
+
+
+def regime_group(result: RunResult, placed: Placement) -> QGroupBox:
+    """Where the run stands against its device's latest kept ceilings (words/regime_words.py):
+    a busy or noisy run's placement in the caution colour, as no finding."""
+    box = form_group("Regime: against the ceilings", regime_rows(result, placed))
+    if not measurable(result).is_result and placed.regime:
+        form = box.layout()
+        assert isinstance(form, QFormLayout)
+        form.itemAt(0, QFormLayout.ItemRole.FieldRole).widget().setStyleSheet(
+            f"color: {CAUTION};")
     return box
 
 
