@@ -115,18 +115,26 @@ def step_ops(model: nn.Module, features: int, optimizer: str, lr: float,
 ELEMENT_BYTES = {"float32": 4, "float64": 8, "bfloat16": 2, "float16": 2}
 
 
+def traffic_bytes(model: nn.Module, config: RunConfig, features: int, rows: int,
+                  steps: int = 1) -> float:
+    """The bytes ``steps`` optimizer steps over ``rows`` rows in all move at least
+    (records/regime.py's rule at the run's element size): the parameters' traffic each step,
+    the rows' inputs and activations once."""
+    parameters = parameter_count(model)
+    state = 2 * parameters if config.optimizer == "adam" else (
+        parameters if config.momentum else 0)
+    size = ELEMENT_BYTES.get(config.precision, 4)
+    return (steps * step_bytes(parameters, state, 0, 0, size)
+            + step_bytes(0, 0, rows * features, rows * activation_values(model, features), size))
+
+
 def step_traffic(model: nn.Module, config: RunConfig, features: int,
                  rows: int) -> tuple[float, float]:
-    """The bytes one step of ``rows`` rows moves at least (records/regime.py's rule, at the
-    run's element size) and, for the eager engine, the aten ops it dispatches; NaN for what
-    cannot be counted (another engine's ops, a model that cannot be copied)."""
+    """The bytes one step of ``rows`` rows moves at least (``traffic_bytes``) and, for the
+    eager engine, the aten ops it dispatches; NaN for what cannot be counted (another
+    engine's ops, a model that cannot be copied)."""
     try:
-        parameters = parameter_count(model)
-        state = 2 * parameters if config.optimizer == "adam" else (
-            parameters if config.momentum else 0)
-        moved = step_bytes(parameters, state, rows * features,
-                           rows * activation_values(model, features),
-                           ELEMENT_BYTES.get(config.precision, 4))
+        moved = traffic_bytes(model, config, features, rows)
         ops = (float(step_ops(model, features, config.optimizer, config.lr, config.momentum))
                if config.engine == "eager" else math.nan)
     except Exception:

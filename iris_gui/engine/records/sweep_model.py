@@ -123,7 +123,8 @@ def series_label(device: str, engine: str, threads: int | None) -> str:
     return f"{device}/{engine}/{threads} thread{'' if threads == 1 else 's'}"
 
 
-_POINT_FIGURES = frozenset({"epoch_us", "epoch_us_iqr", "flops_per_epoch", "cpu_wait_share"})
+_POINT_FIGURES = frozenset({"epoch_us", "epoch_us_iqr", "flops_per_epoch", "cpu_wait_share",
+                            "bytes_per_epoch"})
 
 
 @dataclass
@@ -147,6 +148,8 @@ class SweepPoint:
     # without them was full batch, one step per epoch.
     batch: int = 0
     steps_per_epoch: int = 1
+    # The bytes an epoch moves at least (records/regime.py's rule); NaN in an older record.
+    bytes_per_epoch: float = math.nan
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SweepPoint:

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from iris_gui.engine.models.build import build_model
-from iris_gui.engine.models.cost import activation_values, model_cost
+from iris_gui.engine.models.cost import activation_values, model_cost, traffic_bytes
 from iris_gui.engine.records.sweep_model import SweepSpec, flops_per_epoch
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.models import SWEPT_DATA, input_shape
@@ -48,6 +48,13 @@ def point_flops(spec: SweepSpec, rows: int, hidden: int) -> float:
         return flops_per_epoch(rows, spec.features, (hidden,), spec.classes)
     model = _model(spec, hidden)
     return model_cost(model, row_values(spec), spec.classes, rows)[1]
+
+
+def point_bytes(spec: SweepSpec, rows: int, hidden: int, steps: int) -> float:
+    """The bytes an epoch of ``steps`` steps over ``rows`` rows moves at least
+    (models/cost.py ``traffic_bytes``), for placing the point against a device's roofs."""
+    return traffic_bytes(_model(spec, hidden), point_config(spec, hidden), row_values(spec),
+                         rows, steps)
 
 
 def values_held(spec: SweepSpec, hidden: int) -> int:

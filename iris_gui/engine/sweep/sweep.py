@@ -51,7 +51,13 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.engines import unsupported_batching
 from iris_gui.engine.spec.errors import ConfigError, EngineError
 from iris_gui.engine.spec.models import FAMILIES
-from iris_gui.engine.sweep.shapes import point_config, point_flops, row_values, values_held
+from iris_gui.engine.sweep.shapes import (
+    point_bytes,
+    point_config,
+    point_flops,
+    row_values,
+    values_held,
+)
 from iris_gui.engine.timing.memory import available_memory
 from iris_gui.engine.train.assemble import build_run, prepare_run, to_device
 from iris_gui.engine.train.current_device import on_device
@@ -131,9 +137,11 @@ def synthetic(rows: int, features: int, classes: int, seed: int) -> tuple[np.nda
 def new_point(spec: SweepSpec, device_id: str, engine: str, threads: int | None, rows: int,
               hidden: int, batch: int, status: str = "completed", message: str = "") -> SweepPoint:
     """A point of this size, with its work and steps per epoch, not measured yet."""
+    steps = steps_per_epoch(rows, batch)
     return SweepPoint(device_id, engine, threads, rows, hidden, status, message=message,
                       flops_per_epoch=point_flops(spec, rows, hidden),
-                      batch=batch, steps_per_epoch=steps_per_epoch(rows, batch))
+                      bytes_per_epoch=point_bytes(spec, rows, hidden, steps),
+                      batch=batch, steps_per_epoch=steps)
 
 
 def batch_reason(engine: str, rows: int, batch: int) -> str | None:
