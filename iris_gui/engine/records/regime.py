@@ -12,12 +12,16 @@ row). All at the run's element size.
 
 **Regime**: the roofs say how long the step's work takes at best: its FLOPs at the arithmetic
 roof, its bytes at the memory roof, the longer of the two. *Overhead-bound* when that is under
-half the step (``1 / OVERHEAD_FACTOR``): most of the step is neither arithmetic nor memory
-traffic but Python, dispatch and launches, which the step's ops at the per-op floor put a
-lower bound on (``floor_share``). Otherwise *memory-bound* when the bytes take longer than the
+half the step (``1 / OVERHEAD_FACTOR``), so most of the step is neither arithmetic nor memory
+traffic, and its ops at the per-op floor (``floor_share``) are at least ``FLOOR_EVIDENCE`` of
+the step: the time goes to Python, dispatch and launches. (The per-op floor is a one-element
+``add_``; an eager op with autograd costs more, so the floor is a lower bound on the overhead,
+not its measure.) A step far below the roofs whose few ops explain almost none of it (a CNN
+whose convolutions run at half the arithmetic roof: 48 ops, 0.03% of the step) is not
+overhead but kernels below the roof: it is placed by its intensity. Where the ops were not
+counted, the roofs alone decide. Otherwise *memory-bound* when the bytes take longer than the
 FLOPs (its intensity below the device's balance, FLOPs per byte where the roofs meet), else
-*compute-bound*. (The per-op floor is a one-element ``add_``; an eager op with autograd costs
-more, so the ops' floor alone explains less of a step than its overhead is.)
+*compute-bound*.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.words.numbers import plain
 
 OVERHEAD_FACTOR = 2.0
+FLOOR_EVIDENCE = 0.1
 OVERHEAD, MEMORY, COMPUTE, UNPLACED = "overhead-bound", "memory-bound", "compute-bound", ""
 
 
@@ -108,7 +113,8 @@ def place(step_seconds: float, work: StepWork, ceilings: Ceilings,
     achieved, intensity = work.flops / step_seconds, work.intensity
     floor_share = work.ops * floor / step_seconds
     at_roofs = max(work.flops / peak, work.bytes / bandwidth)
-    if at_roofs * OVERHEAD_FACTOR < step_seconds:
+    floor_says_no = math.isfinite(floor_share) and floor_share < FLOOR_EVIDENCE
+    if at_roofs * OVERHEAD_FACTOR < step_seconds and not floor_says_no:
         regime = OVERHEAD
     else:
         regime = MEMORY if intensity < peak / bandwidth else COMPUTE
@@ -127,12 +133,17 @@ def _percent(share: float) -> str:
 
 
 def ceilings_for(kept: list[Ceilings], result: RunResult) -> Ceilings | None:
-    """The ceilings a run is held against: its device's (by name) at its precision, measured
-    at its thread count (the newest, last in ``kept``), else, for a one-thread run, the
-    newest with a one-thread arithmetic roof."""
+    """The ceilings a run is held against (``ceilings_matching`` its device, precision and,
+    on a CPU, thread count)."""
     threads = result.env.threads if result.config.device == "cpu" else None
-    same = [c for c in kept if c.device_name == result.env.device_name
-            and c.precision == result.config.precision]
+    return ceilings_matching(kept, result.env.device_name, result.config.precision, threads)
+
+
+def ceilings_matching(kept: list[Ceilings], device_name: str, precision: str,
+                      threads: int | None) -> Ceilings | None:
+    """The device's (by name) at the precision, measured at ``threads`` (None: any; the
+    newest, last in ``kept``), else, for one thread, the newest with a one-thread roof."""
+    same = [c for c in kept if c.device_name == device_name and c.precision == precision]
     exact = [c for c in same if threads is None or c.threads == threads]
     one_thread = [c for c in same if threads == 1 and c.flops_one_thread.n]
     fitting = exact or one_thread

@@ -60,9 +60,23 @@ def test_a_step_the_roofs_explain_is_memory_or_compute_bound_by_the_balance():
     # The roofs explaining exactly half the step: no longer overhead-bound.
     half = place(2 * 20e6 / 27e9, StepWork(flops=1e6, bytes=20e6, ops=40), roof)
     assert half.regime == MEMORY
-    # Far below both roofs, whatever its ops at the floor explain: overhead-bound.
-    far = place(1e-3, StepWork(flops=2e6, bytes=2e6, ops=4), roof)
-    assert far.regime == OVERHEAD and far.floor_share == pytest.approx(4 * 2.8e-6 / 1e-3)
+    # Far below both roofs, its ops at the floor a tenth of the step or more: overhead-bound.
+    far = place(1e-3, StepWork(flops=2e6, bytes=2e6, ops=36), roof)
+    assert far.regime == OVERHEAD and far.floor_share == pytest.approx(36 * 2.8e-6 / 1e-3)
+
+
+def test_far_below_the_roofs_with_ops_that_explain_none_of_it_is_placed_by_intensity():
+    # A CNN's step like one this project's benchmark measured: 20.8 GFLOPs and 269 MB in
+    # 500 ms with 48 ops, at 43% of the arithmetic roof. Its ops at the floor are 0.02% of
+    # the step: kernels below the roof, not overhead.
+    roof = ceilings(flops=97e9, one_thread=97e9, bandwidth=23e9, floor=2.4e-6)
+    cnn = place(0.5, StepWork(flops=20.8e9, bytes=269e6, ops=48), roof, threads=1)
+    assert cnn.regime == COMPUTE and cnn.floor_share < 0.001
+    # The same step with its ops not counted: the roofs alone decide.
+    assert place(0.5, StepWork(20.8e9, 269e6, math.nan), roof, threads=1).regime == OVERHEAD
+    # And below its balance, memory-bound.
+    thin = place(0.1, StepWork(flops=20e6, bytes=200e6, ops=48), roof)
+    assert thin.regime == MEMORY
 
 
 def test_uncounted_ops_still_place_the_run_and_the_sentence_leaves_them_out():
