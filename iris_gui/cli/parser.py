@@ -9,6 +9,7 @@ from typing import NoReturn
 from iris_gui.cli.ceilings_cmd import add_ceilings_command
 from iris_gui.cli.model_options import add_model_options, add_sweep_model_options, model_values
 from iris_gui.cli.remote_parser import add_remote_commands
+from iris_gui.cli.roofline_cmd import add_roofline_options
 from iris_gui.cli.wins_cmd import add_wins_command
 from iris_gui.engine.spec.batch_settings import DATA_PATHS, PRECISIONS, parse_batch
 from iris_gui.engine.spec.config import (
@@ -264,6 +265,7 @@ def build_parser() -> OneLineParser:
     plot.add_argument("--ladder", action="store_true",
                       help="the engine ladder of these runs instead: steady-state µs per epoch "
                            "per rung, grouped by device, with speedups against the note's loop")
+    add_roofline_options(plot)
     plot.set_defaults(command_parser=plot)
     report = commands.add_parser(
         "report", help="a shareable report of stored runs: one self-contained HTML file, or "

@@ -32,6 +32,14 @@ def plot_command(args: argparse.Namespace) -> int:
     if not out.parent.is_dir():
         raise StoreError(f"cannot write {shown(out)}: no directory {shown(out.parent)}")
     check_export_target(out)  # never the store, a device, a FIFO or a directory
+    if args.roofline or args.datasheet is not None:
+        if args.families or args.ladder or args.log_y or not args.roofline:
+            args.command_parser.error("--roofline draws --runs and a --sweep's points (either "
+                                      "or both, or only the kept roofs), with --datasheet GPU; "
+                                      "not with --families, --ladder or --log-y")
+        from iris_gui.cli.roofline_cmd import roofline_plot
+
+        return roofline_plot(args, out)
     if sum((args.runs is not None, args.sweep is not None, args.families)) != 1:
         args.command_parser.error("give --runs ID[,ID...] (curves, or --ladder), --sweep ID or "
                                   "--families")

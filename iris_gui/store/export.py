@@ -123,7 +123,8 @@ def _model(record: dict) -> dict[str, object]:
 def _placement(run: StoredRun) -> dict[str, object]:
     placed = run.placement
     if placed is None:  # a run not read from a store
-        return {f"regime{suffix}": None for _, suffix in _PLACEMENT} | {"regime_finding": None}
+        return dict.fromkeys([*(f"regime{suffix}" for _, suffix in _PLACEMENT),
+                              "regime_finding"])
     row: dict[str, object] = {}
     for name, suffix in _PLACEMENT:
         value = json_ready(getattr(placed, name))  # NaN: not known, an empty cell

@@ -1,0 +1,1 @@
+"""The roofline figure and its file."""
