@@ -1,5 +1,5 @@
-"""``iris-gui ceilings``: measure a device's ceilings (engine/ceilings/measure.py), keep them in
-the store and print them; ``--list`` prints the latest kept of each device, torch, thread count
+"""``iris-gui ceilings``: measure a device's ceilings (engine/ceilings/measure.py) through the
+job service, in this process, keep them in the store and print them; ``--list`` prints the latest kept of each device, torch, thread count
 and precision. Every figure with its spread and how it was measured, and the wait for a core
 during the measurement."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 from iris_gui.cli.output import print_json, table
 from iris_gui.cli.session import open_store
@@ -14,6 +15,7 @@ from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.standing_words import LOAD_UNMEASURED, busy_sentence
 from iris_gui.engine.spec.batch_settings import PRECISIONS
 from iris_gui.engine.timing.contention import is_measured
+from iris_gui.engine.workers.messages import CeilingsAsked
 
 # Each unit's scale as printed: the SI prefix that reads best for the figure.
 SCALES = {"FLOP/s": ((1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s")),
@@ -67,11 +69,17 @@ def ceilings_command(args: argparse.Namespace) -> int:
             if not kept and not args.json:
                 print("no ceilings kept yet: iris-gui ceilings measures this machine's CPU")
             return 0
-        from iris_gui.engine.ceilings.measure import measure_ceilings
+        from iris_gui.engine.jobs.places import Places
+        from iris_gui.engine.jobs.service import JobService
+        from iris_gui.engine.remote.host_runners import HostRunners
+        from iris_gui.engine.workers.in_process import InProcessRunner
 
-        found = measure_ceilings(args.device, args.threads, args.precision, args.repeat,
-                                 tell=None if args.json else _telling)
-        saved = store.save_ceilings(found) if store is not None else None
+        service = JobService(Places(InProcessRunner(), HostRunners([]), "in-process"), store)
+        asked = CeilingsAsked(args.device, args.threads, args.precision, args.repeat)
+        kept = service.ceilings(asked, tell=None if args.json else _telling)
+        found, saved = kept.ceilings, kept.ceilings_id
+        if kept.unsaved:
+            print(f"iris-gui: the ceilings were not kept: {kept.unsaved}", file=sys.stderr)
         if args.json:
             print_json({"id": saved, **found.to_dict()})
         else:

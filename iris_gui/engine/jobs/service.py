@@ -1,4 +1,4 @@
-"""JobService: every run, explain and sweep, from the window, the command line and the Python
+"""JobService: every run, explain, sweep and measurement of ceilings, from the window, the command line and the Python
 API, is run, stopped and saved here.
 
 A front end builds the service over its ``Places`` (which runner does a job), its ``Keeper``
@@ -16,19 +16,22 @@ import logging
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from iris_gui.engine.jobs.places import Places
 from iris_gui.engine.jobs.stopping import Stop, Sweeping, never, stop_watched
+from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfinished_result
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.remote.host_runners import HostRunners
 from iris_gui.engine.remote.job_pool import JobPool
+from iris_gui.engine.remote.names import split_device
 from iris_gui.engine.remote.sweep_across import Sweeper, sweep_across
 from iris_gui.engine.spec.config import RunConfig
-from iris_gui.engine.spec.errors import EngineError
+from iris_gui.engine.spec.errors import ConfigError, EngineError
 from iris_gui.engine.workers.jobs import Observer, PointObserver, Starting
+from iris_gui.engine.workers.messages import CeilingsAsked
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +44,15 @@ class Keeper(Protocol):
     def save_sweep(self, result: SweepResult) -> int | None: ...
 
     def save_breakdown(self, run_id: int, breakdown: dict[str, Any]) -> None: ...
+
+    def save_ceilings(self, ceilings: Ceilings) -> int: ...
+
+
+class MeasuresCeilings(Protocol):
+    """What measures this machine's ceilings: the warm worker, or the calling thread."""
+
+    def measure_ceilings(self, asked: CeilingsAsked,
+                         tell: Callable[[str], None] | None = None) -> Ceilings: ...
 
 
 class Guard(Protocol):
@@ -89,6 +101,13 @@ class KeptBreakdown:
 class KeptSweep:
     result: SweepResult
     sweep_id: int | None
+    unsaved: str = ""
+
+
+@dataclass(frozen=True)
+class KeptCeilings:
+    ceilings: Ceilings
+    ceilings_id: int | None
     unsaved: str = ""
 
 
@@ -178,6 +197,24 @@ class JobService:
             return KeptBreakdown(record)
         _, unsaved = self._saved(lambda: keeper.save_breakdown(run_id, record))
         return KeptBreakdown(record, unsaved)
+
+    def ceilings(self, asked: CeilingsAsked, stop: Stop = never,
+                 tell: Callable[[str], None] | None = None) -> KeptCeilings:
+        """A device of this machine measured where its runs train (``tell``: each figure's
+        name as it starts, where that is this process), then kept. A host's device is
+        measured on the host: ConfigError in one line. WorkerCancelled on a stop."""
+        host, device = split_device(asked.device)
+        if host is not None:
+            raise ConfigError(f"--device {asked.device}: a host's ceilings are measured on the "
+                              f"host (iris-gui ceilings --device {device} there)")
+        # This machine's runners measure; a host's is refused above.
+        measurer = cast(MeasuresCeilings, self.places.here)
+        with stop_watched(self.places.here, stop):
+            found = measurer.measure_ceilings(asked, tell)
+        keeper = self.keeper
+        if keeper is None:
+            return KeptCeilings(found, None)
+        return KeptCeilings(found, *self._saved(lambda: keeper.save_ceilings(found)))
 
     def _kept(self, result: RunResult) -> Kept:
         keeper = self.keeper

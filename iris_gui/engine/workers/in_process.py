@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from iris_gui.engine.records.accelerator import AcceleratorRecord
+from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfinished_result
@@ -21,7 +22,7 @@ from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError, RunCancelled
 from iris_gui.engine.workers.jobs import Observer, PointObserver, Starting
-from iris_gui.engine.workers.messages import Asked, checked
+from iris_gui.engine.workers.messages import Asked, CeilingsAsked, checked
 from iris_gui.engine.workers.runner import STOP_GRACE_SECONDS, JobFailed, WorkerCancelled
 
 log = logging.getLogger(__name__)
@@ -100,6 +101,22 @@ class InProcessRunner:
         except Exception as error:  # as for a run
             log.exception("explain failed in process")
             raise JobFailed(f"explain failed: {type(error).__name__}: {error}") from None
+        finally:
+            self._stop.clear()
+
+    def measure_ceilings(self, asked: CeilingsAsked,
+                         tell: Callable[[str], None] | None = None) -> Ceilings:
+        """As ProcessRunner.measure_ceilings, in the calling thread; ``tell`` hears each
+        figure's name as it starts. It checks no stop: it lasts seconds."""
+        from iris_gui.engine.ceilings.measure import measure_ceilings
+
+        try:
+            return measure_ceilings(*asked, tell=tell)
+        except EngineError:
+            raise
+        except Exception as error:  # as for a run
+            log.exception("the ceilings measurement failed in process")
+            raise JobFailed(f"the ceilings failed: {type(error).__name__}: {error}") from None
         finally:
             self._stop.clear()
 

@@ -23,11 +23,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.ceilings import SUMMARY_FIELDS, Ceilings
 from iris_gui.engine.records.chunk import Chunk, ChunkTrail, chunk_fault
 from iris_gui.engine.records.device_info import check_device_id
 from iris_gui.engine.records.provenance import provenance_fault
@@ -41,7 +42,8 @@ from iris_gui.engine.spec.errors import EngineError
 ANSWERS = {"run": ("chunk", "result", "error"),
            "explain": ("breakdown", "error", "failed"),
            "sweep": ("sweep-next", "sweep-point", "sweep-result", "error", "failed"),
-           "model": ("model", "error", "failed")}
+           "model": ("model", "error", "failed"),
+           "ceilings": ("ceilings", "error", "failed")}
 # Timings that can be negative: the cores free is the cores less the load average.
 SIGNED_TIMINGS = frozenset({"cpu_cores_free"})
 
@@ -55,11 +57,26 @@ class Asked:
     """The job a runner waits on: its number, what it is, and the config or spec it sent."""
 
     job: int
-    what: str  # "run" | "explain" | "sweep" | "model"
+    what: str  # "run" | "explain" | "sweep" | "model" | "ceilings"
     config: RunConfig | None = None
     spec: SweepSpec | None = None
     # How far the run's chunks have come: each must go on from it (ChunkTrail).
     trail: ChunkTrail = field(default_factory=ChunkTrail, compare=False)
+
+
+class CeilingsAsked(NamedTuple):
+    """A measurement of a device's ceilings: the device, intra-op threads (None: the
+    measuring process's count), precision and replicates of each figure."""
+
+    device: str = "cpu"
+    threads: int | None = None
+    precision: str = "float32"
+    replicates: int = 5
+
+    @property
+    def config(self) -> RunConfig:
+        """What the answer is checked against (its device and precision)."""
+        return RunConfig(device=self.device, precision=self.precision)
 
 
 def checked(kind: str, payload: Any, asked: Asked) -> Any:
@@ -164,6 +181,19 @@ def _model(payload: Any, asked: Asked) -> tuple[int, float]:
     return parameters, float(flops)
 
 
+def _ceilings(payload: Any, asked: Asked) -> Ceilings:
+    found = Ceilings.from_dict(_dict(payload))
+    config = _config(asked)
+    if (found.device, found.precision) != (config.device, config.precision):
+        raise MessageError(f"measured {seen(found.device)} at {seen(found.precision)}, not the "
+                           f"{config.device} at {config.precision} asked")
+    for name in SUMMARY_FIELDS:
+        median = getattr(found, name).median
+        if not (math.isnan(median) or (math.isfinite(median) and median > 0)):
+            raise MessageError(f"gives {name} as {seen(median)}")
+    return found
+
+
 def _sweep_next(payload: Any, asked: Asked) -> tuple[int, int]:
     done, total = _sequence(payload, 2)
     if not (_whole(done) and _whole(total) and 0 <= done < total):
@@ -192,7 +222,7 @@ def _text(payload: Any, asked: Asked) -> str:
 
 
 _READERS: dict[str, Callable[[Any, Asked], Any]] = {
-    "chunk": _chunk, "result": _result, "breakdown": _breakdown, "model": _model,
+    "chunk": _chunk, "result": _result, "breakdown": _breakdown, "model": _model, "ceilings": _ceilings,
     "sweep-next": _sweep_next,
     "sweep-point": _sweep_point,
     "sweep-result": _sweep_result, "error": _text, "failed": _text}

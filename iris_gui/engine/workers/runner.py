@@ -16,10 +16,6 @@ it is when the child starts, as a spawned one would. Where there is no forkserve
 on a Mac (forking a process that loaded torch's Objective-C and Metal runtimes is unsafe) and
 in a frozen bundle (which starts its children through its own executable), they are spawned.
 
-Every runner has one interface, ``jobs.Runner``: ``start() -> devices``, ``run(config,
-observer) -> RunResult``, ``explain``, ``sweep`` (called from one thread), ``request_stop(grace)``
-(from any thread), ``close()``.
-
 A job ends at its worker's answer (a result, a refusal, a failure), the worker then idle.
 Whatever else ends it early (a message that messages.py refuses, an error in the caller's
 observer, Ctrl+C) leaves the worker mid-job, with messages still to send that belong to no
@@ -39,6 +35,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from iris_gui.engine.records.accelerator import AcceleratorRecord
+from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
@@ -53,7 +50,7 @@ from iris_gui.engine.workers.jobs import (
     Starting,
     SweepListener,
 )
-from iris_gui.engine.workers.messages import Asked, MessageError, checked
+from iris_gui.engine.workers.messages import Asked, CeilingsAsked, MessageError, checked
 from iris_gui.engine.workers.worker_process import end_worker, worker_main
 
 log = logging.getLogger(__name__)
@@ -256,6 +253,11 @@ class ProcessRunner:
         where it cannot train, JobFailed where the check itself broke, as for explain."""
         kind, payload = self._answer(("model", config.to_dict()), "model check")
         return self._answered(Asked(0, "model", config), kind, payload, "the model check")
+
+    def measure_ceilings(self, asked: CeilingsAsked, tell: object = None) -> Ceilings:
+        """A device's ceilings (ceilings/measure.py), measured as a model check is."""
+        kind, payload = self._answer(("ceilings", tuple(asked)), "ceilings")
+        return self._answered(Asked(0, "ceilings", asked.config), kind, payload, "the ceilings")
 
     def _answer(self, request: tuple[str, Any], doing: str) -> tuple[str, Any]:
         """The worker's one answer to ``request``, a job with no messages before its answer;

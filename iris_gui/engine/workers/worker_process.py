@@ -2,11 +2,12 @@
 whatever the parent sends, answering every job, whatever goes wrong inside it.
 
 Messages in: ("run", config dict), ("explain", (config dict, window, trace, replicates)),
-("sweep", spec dict), ("model", config dict), ("devices", None), ("quit", None). Out: ("ready", devices, accelerator and torch version),
+("sweep", spec dict), ("model", config dict), ("ceilings", (device, threads, precision, replicates)),
+("devices", None), ("quit", None). Out: ("ready", devices, accelerator and torch version),
 ("devices", devices and accelerator), ("chunk", Chunk), ("result", (record,
 losses, chunks)), ("breakdown", dict), ("sweep-point", (point dict, done, total)),
 ("sweep-next", (done, total)), ("sweep-result", dict), ("model", (parameters, FLOPs a
-step)), ("error", one line: the input was refused), ("failed", one line: the
+step)), ("ceilings", Ceilings dict), ("error", one line: the input was refused), ("failed", one line: the
 job raised; the traceback is in the log).
 """
 
@@ -115,6 +116,9 @@ def worker_main(conn: Connection, stop: Any, log_path: str | None = None,
         if kind == "model":
             conn.send(model_job(payload))
             continue
+        if kind == "ceilings":
+            conn.send(ceilings_job(*payload))
+            continue
         conn.send(train_job(payload, conn, stop))
 
 
@@ -204,6 +208,20 @@ def model_job(config: dict[str, Any]) -> tuple[str, Any]:
         return ("error", str(error))
     except Exception as error:  # as for a run
         log.exception("the model check failed in the worker process")
+        return ("failed", f"{type(error).__name__}: {error}")
+
+
+def ceilings_job(device: str, threads: int | None, precision: str,
+                 replicates: int) -> tuple[str, Any]:
+    """The device's ceilings (ceilings/measure.py), as messages.CeilingsAsked asks them."""
+    from iris_gui.engine.ceilings.measure import measure_ceilings
+
+    try:
+        return ("ceilings", measure_ceilings(device, threads, precision, replicates).to_dict())
+    except EngineError as error:
+        return ("error", str(error))
+    except Exception as error:  # as for a run
+        log.exception("the ceilings measurement failed in the worker process")
         return ("failed", f"{type(error).__name__}: {error}")
 
 

@@ -16,6 +16,7 @@ from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QObject, QThread, S
 
 from iris_gui.engine.records.sweep_model import SweepSpec
 from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.workers.messages import CeilingsAsked
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.jobs.worker import TrainingWorker
 
@@ -34,12 +35,13 @@ SHUTDOWN_WAIT_MS = 1500
 class Job:
     """One queued piece of work: train a config, or explain one (profile a window of epochs)."""
 
-    kind: str  # "train" | "explain" | "sweep" | "model"
+    kind: str  # "train" | "explain" | "sweep" | "model" | "ceilings"
     config: RunConfig | None
     execution: str
     window: int = 0
     run_id: int | None = None  # the stored run an explanation belongs to
     spec: SweepSpec | None = None  # what a sweep measures
+    ceilings: CeilingsAsked | None = None  # the device whose ceilings are measured
 
 
 class TrainingController(QObject):
@@ -66,12 +68,15 @@ class TrainingController(QObject):
     sweep_kept = Signal(object, object, str)  # SweepResult, sweep id or None, why unsaved
     # RunConfig, (parameters, FLOPs a step) or None, the one-line reason ("" when it can train)
     model_checked = Signal(object, object, str)
+    # Ceilings or None, their id or None, why they are missing or unsaved ("" when kept)
+    ceilings_measured = Signal(object, object, str)
     _run_requested = Signal(int, object, str)
     _explain_requested = Signal(int, object, object, int, str)
     _refresh_requested = Signal()
     _reconnect_requested = Signal()
     _sweep_requested = Signal(int, object, str)
     _model_requested = Signal(int, object)
+    _ceilings_requested = Signal(int, object, str)
 
     def __init__(self, parent: QObject | None = None, worker_log: str | None = None) -> None:
         super().__init__(parent)
@@ -93,6 +98,8 @@ class TrainingController(QObject):
         self._sweep_requested.connect(self._worker.sweep)
         self._model_requested.connect(self._worker.check_model)
         self._worker.model_checked.connect(self._on_model_checked)
+        self._ceilings_requested.connect(self._worker.measure_ceilings)
+        self._worker.ceilings_measured.connect(self._on_ceilings_measured)
         self._worker.sweep_point.connect(self._on_sweep_point)
         self._worker.sweep_next.connect(self._on_sweep_next)
         self._worker.sweep_finished.connect(self._on_sweep_finished)
@@ -134,6 +141,11 @@ class TrainingController(QObject):
         """Queue a check of ``config``'s model (a model file just chosen) in the worker
         process; the answer comes through ``model_checked``."""
         self._enqueue([Job("model", config, "process")])
+
+    def measure_ceilings(self, asked: CeilingsAsked, execution: str) -> None:
+        """Queue a measurement of a device's ceilings where runs train; the answer comes
+        through ``ceilings_measured``."""
+        self._enqueue([Job("ceilings", None, execution, ceilings=asked)])
 
     def _enqueue(self, jobs: list[Job]) -> None:
         self._queue.extend(jobs)
@@ -191,6 +203,10 @@ class TrainingController(QObject):
             self._set_state(RunState.RUNNING)  # one answer comes, and soon
             self._model_requested.emit(self._token, job.config)
             return
+        if job.kind == "ceilings":
+            self._set_state(RunState.RUNNING)  # one answer comes, in seconds
+            self._ceilings_requested.emit(self._token, job.ceilings, job.execution)
+            return
         if job.kind == "explain":
             self._set_state(RunState.RUNNING)  # no chunks come: it is running at once
             self._explain_requested.emit(self._token, job.run_id, job.config, job.window,
@@ -237,6 +253,11 @@ class TrainingController(QObject):
     def _on_model_checked(self, token: int, config: RunConfig, cost: object,
                           reason: str) -> None:
         self.model_checked.emit(config, cost, reason)
+        self._after_run()
+
+    def _on_ceilings_measured(self, token: int, ceilings: object, ceilings_id: object,
+                              reason: str) -> None:
+        self.ceilings_measured.emit(ceilings, ceilings_id, reason)
         self._after_run()
 
     def _on_sweep_next(self, token: int, done: int, total: int) -> None:

@@ -26,6 +26,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from iris_gui.engine.jobs.places import Places
 from iris_gui.engine.jobs.service import JobService
 from iris_gui.engine.jobs.stopping import Stop, stop_watched
+from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.remote.host_runners import HostRunners
@@ -34,6 +35,7 @@ from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.spec.models import is_model_file
 from iris_gui.engine.workers.in_process import InProcessRunner
+from iris_gui.engine.workers.messages import CeilingsAsked
 from iris_gui.engine.workers.runner import ProcessRunner, WorkerCancelled
 from iris_gui.store.runs import RunStore
 from iris_gui.ui.jobs.host_connect import connect_hosts
@@ -64,6 +66,10 @@ class StoreKeeper:
         with RunStore.open(self.path) as store:
             store.save_breakdown(run_id, breakdown)
 
+    def save_ceilings(self, ceilings: Ceilings) -> int:
+        with RunStore.open(self.path) as store:
+            return store.save_ceilings(ceilings)
+
 
 class TrainingWorker(QObject):
     # [DeviceInfo] (this machine's, then the hosts'), torch version, and this machine's
@@ -88,6 +94,8 @@ class TrainingWorker(QObject):
     sweep_finished = Signal(int, object, object, str)
     # token, RunConfig, parameters and FLOPs a step or None, the one-line reason ("" when fine)
     model_checked = Signal(int, object, object, str)
+    # token, Ceilings or None, their id or None, the one-line reason they are missing or unsaved
+    ceilings_measured = Signal(int, object, object, str)
 
     def __init__(self, worker_log: str | None = None) -> None:
         super().__init__()
@@ -269,6 +277,21 @@ class TrainingWorker(QObject):
             self.model_checked.emit(token, config, None, f"{type(error).__name__}: {error}")
             return
         self.model_checked.emit(token, config, cost, "")
+
+    @Slot(int, object, str)
+    def measure_ceilings(self, token: int, asked: CeilingsAsked, execution: str) -> None:
+        """This machine's device measured where the window's runs train, then kept."""
+        try:
+            kept = self._service(execution).ceilings(asked, self._stop_for(token))
+        except WorkerCancelled:
+            self.run_rejected.emit(token, "")
+            return
+        except Exception as error:  # refused, crashed or failed: said, never a hang
+            if not isinstance(error, EngineError):
+                log.exception("the ceilings failed in the worker thread")
+            self.ceilings_measured.emit(token, None, None, str(error))
+            return
+        self.ceilings_measured.emit(token, kept.ceilings, kept.ceilings_id, kept.unsaved)
 
     def request_stop(self, grace: float | None = None, token: int | None = None) -> None:
         """Thread-safe: called from the GUI thread while a job blocks this one. ``token``: stop
