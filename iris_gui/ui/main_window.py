@@ -23,6 +23,7 @@ from iris_gui.ui.panels.explain.panel import ExplainPanel
 from iris_gui.ui.panels.ladder.panel import LadderPanel
 from iris_gui.ui.panels.loss_plot.panel import LossPlotPanel
 from iris_gui.ui.panels.results.panel import ResultsPanel
+from iris_gui.ui.panels.roofline.panel import RooflinePanel
 from iris_gui.ui.panels.run.panel import BUSY_STATES, ControlsPanel
 from iris_gui.ui.panels.run.status import RunStatusBar
 from iris_gui.ui.panels.shared.plain_text import plain_tip
@@ -31,6 +32,7 @@ from iris_gui.ui.presenters.explain_presenter import ExplainPresenter
 from iris_gui.ui.presenters.hosts_presenter import HostsPresenter
 from iris_gui.ui.presenters.ladder_presenter import LadderPresenter
 from iris_gui.ui.presenters.machine_presenter import MachinePresenter
+from iris_gui.ui.presenters.roofline_presenter import RooflinePresenter
 from iris_gui.ui.presenters.run_presenter import RunPresenter, empty_plot_hint
 from iris_gui.ui.presenters.views import Views
 from iris_gui.ui.window import close_during_run, export_dialogs
@@ -66,6 +68,7 @@ class MainWindow(QMainWindow):
         self.explain = ExplainPanel()
         self.ladder = LadderPanel()
         self.crossover = CrossoverPanel()
+        self.roofline = RooflinePanel()
         self.status = RunStatusBar()
         self.machine_notice = MachineNotice()
         self.setCentralWidget(_above(self.machine_notice, self.plot))
@@ -85,12 +88,15 @@ class MainWindow(QMainWindow):
                                          Qt.BottomDockWidgetArea)
         self.tabifyDockWidget(self.results_dock, self.explain_dock)
         self.tabifyDockWidget(self.explain_dock, self.ladder_dock)
+        self.roofline_dock = self._dock("Roofline", "roofline", self.roofline,
+                                        Qt.BottomDockWidgetArea)
         self.tabifyDockWidget(self.ladder_dock, self.crossover_dock)
+        self.tabifyDockWidget(self.crossover_dock, self.roofline_dock)
         self.results_dock.raise_()
         self.actions = build_menus(self)
         self.recent = keep_recent(self.controls.form, self.recent_csv_menu, settings.qsettings)
         for dock in (self.controls_dock, self.results_dock, self.explain_dock, self.ladder_dock,
-                     self.crossover_dock):
+                     self.crossover_dock, self.roofline_dock):
             self.view_menu.addAction(dock.toggleViewAction())
         self.theme = ThemeController(self)
         # Runs and sweeps other processes save (the CLI) join the views as they land.
@@ -104,8 +110,12 @@ class MainWindow(QMainWindow):
         self.explain_presenter = ExplainPresenter(views, self)
         self.crossover_presenter = CrossoverPresenter(views, self)
         self.hosts_presenter = HostsPresenter(views, self)
+        self.roofline_presenter = RooflinePresenter(views, self.roofline, self.roofline_dock,
+                                                    self)
         self.store_watch.changed.connect(self.results.refresh)
         self.store_watch.changed.connect(self.crossover_presenter.refresh_history)
+        # The GPU wins? answers place each sweep's series under the ceilings just kept.
+        controller.ceilings_measured.connect(lambda *_: self.crossover_presenter.refresh_history())
         self.machine_presenter = MachinePresenter(views, self.machine_notice, settings, self)
         self.placement = WindowPlacement(self)
         self.quit_question: QMessageBox | None = None
@@ -145,7 +155,7 @@ class MainWindow(QMainWindow):
         self.results.columns_changed.connect(self._remember_columns)
         self.results.baseline_changed.connect(self._remember_baseline)
         self.controls.form.advanced.toggled.connect(self._remember_advanced)
-        sweep = self.crossover
+        sweep, roof = self.crossover, self.roofline
         exports = {
             a.export_png: lambda: export_dialogs.export_plot_png(self, self.plot),
             a.export_svg: lambda: export_dialogs.export_plot_svg(self, self.plot),
@@ -157,6 +167,9 @@ class MainWindow(QMainWindow):
             a.export_crossover_png: lambda: export_dialogs.export_crossover(self, sweep, "png"),
             a.export_crossover_svg: lambda: export_dialogs.export_crossover(self, sweep, "svg"),
             a.export_crossover_csv: lambda: export_dialogs.export_crossover(self, sweep, "csv"),
+            a.export_roofline_png: lambda: export_dialogs.export_roofline(self, roof, "png"),
+            a.export_roofline_svg: lambda: export_dialogs.export_roofline(self, roof, "svg"),
+            a.export_roofline_csv: lambda: export_dialogs.export_roofline(self, roof, "csv"),
             a.export_report: lambda: export_dialogs.export_report(self, self),
             a.export_tensorboard: lambda: export_dialogs.export_tensorboard(self, self),
         }
@@ -165,7 +178,8 @@ class MainWindow(QMainWindow):
 
     def _export(self, export) -> None:
         # Figures leave the app light, whatever the screen shows: they end up in documents.
-        with light_plots([self.plot, self.explain, self.ladder, self.crossover.plot]):
+        with light_plots([self.plot, self.explain, self.ladder, self.crossover.plot,
+                          self.roofline]):
             self._report(export())
 
     def set_theme(self, mode: str) -> None:

@@ -19,6 +19,7 @@ from iris_gui.engine.records.roofline import Mark, Roof
 from iris_gui.figures.log_axis import SparseLogAxis
 from iris_gui.figures.plot_figure import PlotFigure
 from iris_gui.figures.plot_theme import LIGHT, PlotTheme
+from iris_gui.figures.sample_mark import SampleMark
 
 __all__ = ["ABOUT", "RooflineFigure"]
 
@@ -61,6 +62,7 @@ class RooflineFigure(PlotFigure):
         self.legend = pg.LegendItem(labelTextSize="8pt")
         self.legend.setParentItem(item.vb)
         self.legend.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(8, 8))
+        self.sample_mark = SampleMark(item)
         self.colour_frame(theme)
 
     def colour_frame(self, theme: PlotTheme) -> None:

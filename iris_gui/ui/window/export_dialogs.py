@@ -132,6 +132,15 @@ def export_crossover(parent: QWidget, crossover: CrossoverPanel, fmt: str) -> st
     return export_view(parent, crossover, "crossover", fmt, ready, SWEEP_EMPTY)
 
 
+ROOFLINE_EMPTY = ("Measure ceilings in the Roofline view, or select runs in the results "
+                  "table, first.")
+
+
+def export_roofline(parent: QWidget, roofline, fmt: str) -> str | None:
+    ready = bool(roofline.roofs() or roofline.marks())
+    return export_view(parent, roofline, "roofline", fmt, ready, ROOFLINE_EMPTY)
+
+
 REPORT_EMPTY = "Select runs in the results table first: the report covers the selected runs."
 REPORT_FILTERS = {"html": "HTML, one self-contained file (*.html)",
                   "md": "Markdown, images beside it (*.md)"}
@@ -167,7 +176,7 @@ def export_report(parent: QWidget, window) -> str | None:
         runs = [window.store.get(run_id) for run_id in run_ids]  # full curves and breakdowns
         # The note's list joins the report once a stored sweep answers one of its items.
         stored = [(s.id, s.result) for s in window.store.list_sweeps()]
-        wins = answers(stored)
+        wins = answers(stored, [e.ceilings for e in window.store.list_ceilings(latest=True)])
         write_report(target, runs, command_for, sweep=sweep,
                      sweep_label=f"the sweep of {started}" if started else "the shown sweep",
                      log_y=window.plot.log_y(),

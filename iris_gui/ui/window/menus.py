@@ -28,6 +28,9 @@ class WindowActions:
     export_crossover_png: QAction
     export_crossover_svg: QAction
     export_crossover_csv: QAction
+    export_roofline_png: QAction
+    export_roofline_svg: QAction
+    export_roofline_csv: QAction
     export_report: QAction
     export_tensorboard: QAction
     quit: QAction
@@ -75,6 +78,12 @@ def build_menus(window: QMainWindow) -> WindowActions:
                                     "Save the crossover plot of the shown sweep as SVG"),
         export_crossover_csv=action("Export Cr&ossover as CSV…", None,
                                     "The shown sweep's points with their fits, one row each"),
+        export_roofline_png=action("Export Roofline as PNG…", None,
+                                   "Save the roofline of the selected runs as a PNG image"),
+        export_roofline_svg=action("Export Roofline as SVG…", None,
+                                   "Save the roofline of the selected runs as SVG"),
+        export_roofline_csv=action("Export Roofline as CSV…", None,
+                                   "The roofline's roofs and marks, one row each"),
         export_report=action("Export &Report…", "Ctrl+Shift+R",
                              "The selected runs as one HTML file (or Markdown with its images): "
                              "figures, table, explain, environment, commands"),
@@ -124,6 +133,10 @@ def build_menus(window: QMainWindow) -> WindowActions:
     file_menu.addSeparator()
     for item in (actions.export_crossover_png, actions.export_crossover_svg,
                  actions.export_crossover_csv):
+        file_menu.addAction(item)
+    file_menu.addSeparator()
+    for item in (actions.export_roofline_png, actions.export_roofline_svg,
+                 actions.export_roofline_csv):
         file_menu.addAction(item)
     file_menu.addSeparator()
     file_menu.addAction(actions.export_report)
