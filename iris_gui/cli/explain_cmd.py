@@ -13,26 +13,48 @@ from typing import TextIO
 from iris_gui.cli.output import number, print_json, status_line, table
 from iris_gui.cli.progress import ExplainProgress
 from iris_gui.cli.run_options import checked_config
+from iris_gui.cli.session import open_store
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.breakdown_text import op_kind_words, overhead_words, paired_words
+from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.gpu_estimate import ESTIMATE_MARK, range_us
+from iris_gui.engine.records.regime import place_breakdown
 from iris_gui.engine.records.standing_words import busy_share
 from iris_gui.engine.spec.engines import ENGINE_INFO
+from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.labels import table_label
+from iris_gui.engine.words.regime_words import explained_regime
+from iris_gui.store.paths import DB_FILE_NAME, data_dir_path
 
 
 def explain_command(args: argparse.Namespace) -> int:
     breakdown = explained(args, show_progress=not args.json)
+    placed = place_breakdown(breakdown, _kept_ceilings())
     if args.json:
         # The estimate's sentences apart from the measured ones, as everywhere.
         record = {**breakdown.to_dict(), "answer": breakdown.answer(),
                   "sentences": breakdown.sentences(),
-                  "estimate_sentences": breakdown.estimate_sentences()}
+                  "estimate_sentences": breakdown.estimate_sentences(),
+                  "placement": placed.to_dict(breakdown.device_name)}
         print_json(record, ensure_ascii=False)
     else:
-        print("\n".join(_report(breakdown)))
+        lines = _report(breakdown)
+        print("\n".join([lines[0], f"regime: {explained_regime(breakdown, placed)}",
+                         *lines[1:]]))
     return 0
+
+
+def _kept_ceilings() -> list[Ceilings]:
+    """The latest kept ceilings, to place the explained step; none where there is no store
+    (explain makes none) or it cannot be read (said on stderr by the store)."""
+    if not (data_dir_path() / DB_FILE_NAME).is_file():
+        return []
+    try:
+        with open_store(True) as store:
+            return [entry.ceilings for entry in store.list_ceilings(latest=True)]
+    except EngineError:
+        return []
 
 
 def explained(args: argparse.Namespace, show_progress: bool = False,

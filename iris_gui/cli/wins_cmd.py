@@ -69,7 +69,8 @@ def wins_command(args: argparse.Namespace) -> int:
         if status == 130:
             break  # Ctrl+C stops the whole list, keeping what was measured
     with open_store(True) as store:
-        found = answers([(s.id, s.result) for s in store.list_sweeps()])
+        found = answers([(s.id, s.result) for s in store.list_sweeps()],
+                        [entry.ceilings for entry in store.list_ceilings(latest=True)])
     if args.json:
         print_json([_record(a) for a in found])
     else:

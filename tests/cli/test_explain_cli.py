@@ -48,6 +48,9 @@ def test_json_carries_the_breakdown_and_the_sentences(outcomes):
     assert_accounted(record["categories"], record["epoch_us_profiled"], record["accounted_pct"],
                      record["notes"])
     assert record["epochs_profiled"] == 100 and record["replicates"] == 2
+    # One step's work, counted after the clocks, as a run's is: the note's MLP.
+    assert (record["flops_per_step"], record["bytes_per_step"]) == (40_800, 25_992)
+    assert record["ops_per_step"] > 0 and record["placement"]["regime"] == ""
     assert record["syncs_per_epoch"] == 1
     for key in ("kernels_per_epoch", "launch_us_per_epoch", "device_busy_pct",
                 "sync_wait_us_per_epoch"):
@@ -95,6 +98,9 @@ def test_text_prints_the_table_counts_overhead_and_sentences(outcomes):
     # The answer to the note's question first, its estimate marked; the table measured only.
     answer, head = measured.split("\n\n")[:2]
     assert answer.startswith("A GPU would launch about ") and "(an estimate: no GPU here)" in answer
+    # Then the regime: no ceilings are kept in this test's store, and it says how to keep some.
+    assert answer.splitlines()[1].startswith("regime: not placed: no ceilings of ")
+    assert answer.splitlines()[1].endswith(" at float32 are kept (iris-gui ceilings measures them)")
     assert "estimate" not in head
     assert "USDT" not in proc.stderr, "the profiler's start/stop lines are silenced"
 

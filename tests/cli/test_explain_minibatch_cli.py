@@ -14,8 +14,10 @@ def test_text_says_the_steps_per_epoch_and_the_share_spent_fetching_data(tmp_pat
     proc: subprocess.CompletedProcess = run_cli(LOADER, tmp_path / "data")
     assert proc.returncode == 0, describe(proc)
     lines = proc.stdout.splitlines()
-    assert lines[0] == proc.stdout.split("\n\n")[0] and "A GPU would launch about" in lines[0]
-    assert ", batch 32, loader, 0 workers, 1 thread:" in lines[2]  # under the answer
+    assert "A GPU would launch about" in lines[0]
+    assert lines[1].startswith("regime: ")  # the answer's block: the answer and the regime
+    assert proc.stdout.split("\n\n")[0] == "\n".join(lines[:2])
+    assert ", batch 32, loader, 0 workers, 1 thread:" in lines[3]  # under the answer
     assert any(line.split()[:1] == ["data"] for line in lines), proc.stdout
     assert any(line.startswith("per step        4 steps per epoch: syncs 1, kernels -, "
                                "fetching data ") for line in lines), proc.stdout

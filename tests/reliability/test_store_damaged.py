@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support.cli import run_cli
+from support.made_ceilings import roofs
 from support.made_runs import made_sweep
 
 from iris_gui.engine.records.result import RunResult, RunStatus, Timings
@@ -42,6 +43,7 @@ def damaged(tmp_path: Path) -> Path:
     data = tmp_path / "data"
     path = data / "runs.sqlite3"
     with RunStore.open(path) as store:
+        store.save_ceilings(roofs())  # early in the file: the damage leaves it readable
         store.save_sweep(made_sweep())
         for index in range(RUNS):
             store.save(_run(index))
@@ -112,6 +114,9 @@ def test_the_next_save_sets_the_file_aside_and_copies_every_readable_row(damaged
     conn.close()
     again = run_cli(["train", "--epochs", "5", "--json"], damaged)
     assert again.stderr == "" and json.loads(again.stdout)["id"] == RUNS + 2
+    # The kept ceilings were copied with the runs: the new store still places them.
+    kept = run_cli(["ceilings", "--list", "--json"], damaged)
+    assert [c["device_name"] for c in json.loads(kept.stdout)] == ["Test CPU"]
 
 
 def test_a_run_whose_curve_was_left_behind_is_shown_and_not_plotted(damaged, tmp_path):

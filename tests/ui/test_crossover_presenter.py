@@ -70,6 +70,9 @@ class FakeStore:
             raise StoreError(self.fail)
         return list(self.sweeps)
 
+    def list_ceilings(self, latest: bool = False) -> list:
+        return []  # none kept: the answers place no regime
+
     def get_sweep(self, sweep_id: int) -> StoredSweep:
         for stored in self.sweeps:
             if stored.id == sweep_id:

@@ -38,6 +38,8 @@ from iris_gui.engine.explain.sessions import (
     plain,
 )
 from iris_gui.engine.explain.trace_file import keep_trace, mark_rank
+from iris_gui.engine.models.build import build_model
+from iris_gui.engine.models.cost import step_work
 from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.breakdown_text import busy_words
 from iris_gui.engine.records.gpu_estimate import GpuEstimate
@@ -249,8 +251,14 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50,
         if sessions is not None:
             sessions.close()
         torch.set_num_threads(previous_threads)
-    return _assemble(config, info.name, (epochs, warmup, replicates), figures, profiled_us,
-                     times, sessions.steps_per_epoch, meter.share, estimate)
+    breakdown = _assemble(config, info.name, (epochs, warmup, replicates), figures, profiled_us,
+                          times, sessions.steps_per_epoch, meter.share, estimate)
+    # Counted once every clock has stopped, on a model built as the sessions' were.
+    features, classes = sessions.shape
+    _, breakdown.flops_per_step, breakdown.bytes_per_step, breakdown.ops_per_step = step_work(
+        build_model(config, features, classes), config, features, classes,
+        config.batch or sessions.rows)
+    return breakdown
 
 
 def _batch_notes(config: RunConfig, steps: int, figures: WindowFigures) -> list[str]:

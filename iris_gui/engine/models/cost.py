@@ -128,6 +128,15 @@ def traffic_bytes(model: nn.Module, config: RunConfig, features: int, rows: int,
             + step_bytes(0, 0, rows * features, rows * activation_values(model, features), size))
 
 
+def step_work(model: nn.Module, config: RunConfig, features: int, classes: int,
+              rows: int) -> tuple[int, float, float, float]:
+    """One step of ``rows`` rows: the model's parameters, its FLOPs, the bytes it moves at
+    least and (eager) the ops it dispatches; counted once a job's clocks have stopped."""
+    parameters, flops = model_cost(model, features, classes, rows)
+    moved, ops = step_traffic(model, config, features, rows)
+    return parameters, flops, moved, ops
+
+
 def step_traffic(model: nn.Module, config: RunConfig, features: int,
                  rows: int) -> tuple[float, float]:
     """The bytes one step of ``rows`` rows moves at least (``traffic_bytes``) and, for the

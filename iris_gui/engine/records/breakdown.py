@@ -81,6 +81,12 @@ class Breakdown:
     # The profiled epoch's host time by kind of op (explain/op_kinds.py): µs per epoch of
     # convolution, attention, matmul, copies and the elementwise rest; empty in older records.
     op_kinds: dict[str, float] = field(default_factory=dict)
+    # One optimizer step's work (models/cost.py), counted after every clock: its FLOPs, the
+    # bytes it moves at least (records/regime.py's rule) and, eager, its aten ops; NaN where
+    # not counted (an older record). What places the explained step against its ceilings.
+    flops_per_step: float = math.nan
+    bytes_per_step: float = math.nan
+    ops_per_step: float = math.nan
 
     @property
     def on_accelerator(self) -> bool:

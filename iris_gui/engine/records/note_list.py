@@ -16,9 +16,11 @@ included: the newest with an accelerator series is preferred, then the newest.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from iris_gui.engine.records.ceilings import Ceilings
+from iris_gui.engine.records.roofline import regime_path
 from iris_gui.engine.records.standing_words import BUSY_SUFFIX, not_a_finding
 from iris_gui.engine.records.sweep_model import Crossover, SweepPoint, SweepResult, SweepSpec
 
@@ -97,8 +99,16 @@ def pick_sweep(key: str, stored: Iterable[tuple[int, SweepResult]]) -> tuple[int
     return chosen[-1] if chosen else None
 
 
-def answer(key: str, result: SweepResult | None, sweep_id: int | None = None) -> NoteAnswer:
-    """Item ``key`` answered from ``result``'s measured points (None: not measured yet)."""
+def answer(key: str, result: SweepResult | None, sweep_id: int | None = None,
+           kept: Sequence[Ceilings] = ()) -> NoteAnswer:
+    """Item ``key`` answered from ``result``'s measured points (None: not measured yet), with
+    where each series' regime changes under the ``kept`` ceilings of its device."""
+    found = _answer(key, result, sweep_id)
+    path = regime_path(result, list(kept), found.item.axis) if result is not None else ""
+    return replace(found, text=f"{found.text}; regimes: {path}") if path else found
+
+
+def _answer(key: str, result: SweepResult | None, sweep_id: int | None) -> NoteAnswer:
     wanted = item(key)
     if result is None or not any(p.measured for p in result.points):
         return NoteAnswer(wanted, "unmeasured", "not measured yet", sweep_id)
@@ -119,12 +129,15 @@ def answer(key: str, result: SweepResult | None, sweep_id: int | None = None) ->
     return NoteAnswer(wanted, state, where + "; ".join(sentences), sweep_id, at)
 
 
-def answers(stored: Sequence[tuple[int, SweepResult]]) -> list[NoteAnswer]:
-    """Every item answered from ``stored`` (id, result) sweeps, oldest first."""
+def answers(stored: Sequence[tuple[int, SweepResult]],
+            kept: Sequence[Ceilings] = ()) -> list[NoteAnswer]:
+    """Every item answered from ``stored`` (id, result) sweeps, oldest first, each series'
+    regimes placed under the ``kept`` ceilings."""
     found = []
     for each in ITEMS:
         picked = pick_sweep(each.key, stored)
-        found.append(answer(each.key, *(picked[::-1] if picked else (None, None))))
+        result, sweep_id = picked[::-1] if picked else (None, None)
+        found.append(answer(each.key, result, sweep_id, kept))
     return found
 
 

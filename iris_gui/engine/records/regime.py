@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.jsonable import json_ready
 from iris_gui.engine.records.result import RunResult
@@ -153,12 +154,28 @@ def ceilings_matching(kept: list[Ceilings], device_name: str, precision: str,
 def place_run(result: RunResult, ceilings: Ceilings | None) -> Placement:
     """A stored run against ``ceilings`` (``ceilings_for``), at its steady state per step."""
     if ceilings is None:
-        device = result.env.device_name or result.config.device
-        return Placement(UNPLACED, reason=f"no ceilings of {device} at "
-                                          f"{result.config.precision} are kept (iris-gui "
-                                          "ceilings measures them)")
+        return unplaced(result.env.device_name or result.config.device, result.config.precision)
     work = StepWork(result.flops_per_step, result.bytes_per_step, result.ops_per_step)
     threads = result.env.threads if result.config.device == "cpu" else None
     t = result.timings
     step_us = t.step_us if math.isfinite(t.step_us) else t.epoch_us / max(1, t.steps_per_epoch)
     return place(step_us * 1e-6, work, ceilings, threads)
+
+
+def place_breakdown(breakdown: Breakdown, kept: list[Ceilings]) -> Placement:
+    """An explained step (its unprofiled epoch over its steps) against the latest kept
+    ceilings of its device, precision and, on a CPU, thread count."""
+    config = breakdown.config
+    precision = str(config.get("precision", "float32"))
+    threads = config.get("threads") if breakdown.device == "cpu" else None
+    ceilings = ceilings_matching(kept, breakdown.device_name, precision, threads)
+    if ceilings is None:
+        return unplaced(breakdown.device_name, precision)
+    step = breakdown.epoch_us_unprofiled * 1e-6 / max(1, breakdown.steps_per_epoch)
+    work = StepWork(breakdown.flops_per_step, breakdown.bytes_per_step, breakdown.ops_per_step)
+    return place(step, work, ceilings, threads)
+
+
+def unplaced(device: str, precision: str) -> Placement:
+    return Placement(UNPLACED, reason=f"no ceilings of {device} at {precision} are kept "
+                                      "(iris-gui ceilings measures them)")

@@ -28,7 +28,7 @@ from iris_gui.engine.records.regime import (
 )
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.standing import measurable
-from iris_gui.engine.records.sweep_model import SweepResult
+from iris_gui.engine.records.sweep_model import SweepPoint, SweepResult
 
 MEASURED = "measured"
 
@@ -98,25 +98,61 @@ def run_mark(run_id: int | None, result: RunResult, placed: Placement | None) ->
 def sweep_marks(sweep_id: int | None, sweep: SweepResult, kept: list[Ceilings]) -> list[Mark]:
     """A mark for each measured point whose bytes were counted, placed (where its device's
     ceilings are kept) as a run is; a busy point is hollow."""
-    names = sweep.env.get("device_names", {}) if isinstance(sweep.env, dict) else {}
     name = f"sweep {sweep_id}" if sweep_id is not None else "the sweep"
     marks = []
     for point in sweep.points:
-        if not (point.measured and point.bytes_per_epoch > 0 and point.flops_per_epoch > 0):
+        placed = _placed_point(sweep, point, kept)
+        if placed is None:
             continue
-        device = str(names.get(point.device, point.device))
-        steps = max(1, point.steps_per_epoch)
-        work = StepWork(point.flops_per_epoch / steps, point.bytes_per_epoch / steps, math.nan)
-        step_seconds = point.epoch_us * 1e-6 / steps
-        ceilings = ceilings_matching(kept, device, "float32", point.threads)
-        placed = (place(step_seconds, work, ceilings, point.threads) if ceilings is not None
-                  else Placement(UNPLACED, reason=f"no ceilings of {device} are kept"))
+        device, work, step_seconds, where = placed
         batch = f", batch {point.batch:,}" if point.batch else ""
         marks.append(Mark(
             f"{name}: {sweep.spec.model} width {point.hidden:,}, {point.rows:,} rows{batch}",
-            device, work.intensity, work.flops / step_seconds, placed.regime,
-            not point.cpu_busy, math.nan, placed.sentence(device)))
+            device, work.intensity, work.flops / step_seconds, where.regime,
+            not point.cpu_busy, math.nan, where.sentence(device)))
     return marks
+
+
+def regime_path(sweep: SweepResult, kept: list[Ceilings], axis: str) -> str:
+    """Where the regime changes along each series of ``sweep`` as ``axis`` ("rows",
+    "hidden", "batch") grows: "cpu/eager/1 thread: overhead-bound at width 8-32,
+    compute-bound at width 128"; "" where no point could be placed (no ceilings kept)."""
+    said = {"rows": "rows", "hidden": "width", "batch": "batch"}[axis]
+    parts = []
+    for series in dict.fromkeys(p.series for p in sweep.points):
+        spans: list[list] = []  # [regime, first value, last value]
+        points = sorted((p for p in sweep.points if p.series == series),
+                        key=lambda p: getattr(p, axis))
+        for point in points:
+            placed = _placed_point(sweep, point, kept)
+            regime = placed[3].regime if placed is not None else UNPLACED
+            value = getattr(point, axis)
+            if regime and spans and spans[-1][0] == regime:
+                spans[-1][2] = value
+            elif regime:
+                spans.append([regime, value, value])
+        if spans:
+            parts.append(f"{series}: " + ", ".join(
+                f"{regime} at {said} {first:,}" + (f"-{last:,}" if last != first else "")
+                for regime, first, last in spans))
+    return "; ".join(parts)
+
+
+def _placed_point(sweep: SweepResult, point: SweepPoint, kept: list[Ceilings]
+                  ) -> tuple[str, StepWork, float, Placement] | None:
+    """A measured point's device, step work, step seconds and placement; None where it was
+    not measured or its bytes were not counted."""
+    if not (point.measured and point.bytes_per_epoch > 0 and point.flops_per_epoch > 0):
+        return None
+    names = sweep.env.get("device_names", {}) if isinstance(sweep.env, dict) else {}
+    device = str(names.get(point.device, point.device))
+    steps = max(1, point.steps_per_epoch)
+    work = StepWork(point.flops_per_epoch / steps, point.bytes_per_epoch / steps, math.nan)
+    step_seconds = point.epoch_us * 1e-6 / steps
+    ceilings = ceilings_matching(kept, device, "float32", point.threads)
+    placed = (place(step_seconds, work, ceilings, point.threads) if ceilings is not None
+              else Placement(UNPLACED, reason=f"no ceilings of {device} are kept"))
+    return device, work, step_seconds, placed
 
 
 def roofs_for(marks: list[Mark], kept: list[Ceilings]) -> list[Roof]:

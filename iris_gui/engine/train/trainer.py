@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from iris_gui.engine.data.datasets import load_dataset
-from iris_gui.engine.models.cost import model_cost, step_traffic
+from iris_gui.engine.models.cost import step_work
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.rungs import require_available
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
@@ -157,10 +157,8 @@ def _run_phases(
     timings.eval_seconds = synced_clock(device) - t3
     # Counted once every clock has stopped: the count is the model's, not the run's time.
     rows = config.batch or len(data.x_train)
-    result.parameters, result.flops_per_step = model_cost(
-        model, data.n_features, data.n_classes, rows)
-    result.bytes_per_step, result.ops_per_step = step_traffic(model, config, data.n_features,
-                                                              rows)
+    (result.parameters, result.flops_per_step, result.bytes_per_step,
+     result.ops_per_step) = step_work(model, config, data.n_features, data.n_classes, rows)
 
 
 def _build(prepared: Prepared, fault: Fault | None, rung: Rung, stop: StopCheck | None

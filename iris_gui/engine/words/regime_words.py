@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from iris_gui.engine.records.breakdown import Breakdown
 from iris_gui.engine.records.regime import UNPLACED, Placement
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.standing import measurable
@@ -24,6 +25,13 @@ def regime_text(result: RunResult, placed: Placement) -> str:
     stand = measurable(result)
     caveat = f"not a finding ({stand.short}): " if not stand.is_result else ""
     return f"{caveat}{placed.sentence(device_of(result))}"
+
+
+def explained_regime(breakdown: Breakdown, placed: Placement) -> str:
+    """An explained step's regime, as ``regime_text`` says a run's: "not a finding (busy)"
+    first where its wall-clock figures were read on a busy CPU."""
+    caveat = "not a finding (busy): " if breakdown.cpu_busy else ""
+    return f"{caveat}{placed.sentence(breakdown.device_name)}"
 
 
 def intensity_text(placed: Placement) -> str:

@@ -68,12 +68,13 @@ class CrossoverPresenter(QObject):
         """The stored sweeps, newest first; a store error is said and the list kept."""
         try:
             stored = self.views.store.list_sweeps()
+            kept = [entry.ceilings for entry in self.views.store.list_ceilings(latest=True)]
         except EngineError as error:
             self._say(f"The earlier sweeps cannot be listed: {error}")
             return
         self.panel.set_history([(s.id, s.label()) for s in reversed(stored)])
         sweeps = [(s.id, s.result) for s in stored]
-        self.panel.set_answers(answers(sweeps), families(sweeps))
+        self.panel.set_answers(answers(sweeps, kept), families(sweeps))
 
     def _on_next(self, done: int, total: int) -> None:
         """A point begins: the count is known before its first point ends, which can take

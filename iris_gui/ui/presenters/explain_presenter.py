@@ -14,9 +14,11 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.regime import place_breakdown
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import EngineError
 from iris_gui.engine.words.labels import owned_label
+from iris_gui.engine.words.regime_words import explained_regime
 from iris_gui.store.files import check_export_target, write_atomically
 from iris_gui.ui.jobs.run_state import RunState
 from iris_gui.ui.panels.shared.plain_text import plain_tip
@@ -39,7 +41,19 @@ class ExplainPresenter(QObject):
         views.explain.message.connect(lambda text: views.status.showMessage(text, 8000))
         views.controller.state_changed.connect(self._on_state)
         views.results.selection_changed.connect(self._show_stored)
+        views.explain.regime_of = self.regime_of
         self._on_state(views.controller.state)
+
+    def regime_of(self, breakdown: Breakdown) -> str:
+        """The explained step against the latest kept ceilings of its device, in words; ""
+        where none are kept (the Roofline view says how to measure them), so the pane keeps
+        its room for the sentences."""
+        try:
+            kept = [entry.ceilings for entry in self.views.store.list_ceilings(latest=True)]
+        except EngineError:
+            kept = []  # the store's trouble is said where runs are read
+        placed = place_breakdown(breakdown, kept)
+        return explained_regime(breakdown, placed) if placed.regime else ""
 
     def explain_selection(self) -> None:
         w = self.views

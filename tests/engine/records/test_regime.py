@@ -100,3 +100,20 @@ def test_what_is_not_known_is_named_and_nothing_is_placed():
     assert placed.regime == UNPLACED
     assert placed.reason == "its FLOPs, the memory roof not known"
     assert placed.sentence() == "not placed: its FLOPs, the memory roof not known"
+
+
+def test_an_explained_step_is_placed_by_its_unprofiled_epoch_over_its_steps():
+    from iris_gui.engine.records.breakdown import Breakdown
+    from iris_gui.engine.records.regime import place_breakdown
+
+    made = Breakdown.from_dict({
+        "config": {"threads": 1, "precision": "float32"}, "device": "cpu",
+        "device_name": "Test CPU", "epoch_us_unprofiled": 480.0, "steps_per_epoch": 4,
+        "flops_per_step": 40_800, "bytes_per_step": 25_992, "ops_per_step": 38})
+    placed = place_breakdown(made, [ceilings()])
+    assert placed.regime == OVERHEAD and placed.achieved_flops == pytest.approx(340e6)
+    assert placed.floor_share == pytest.approx(38 * 2.8e-6 / 120e-6)
+    assert place_breakdown(made, []).reason == ("no ceilings of Test CPU at float32 are kept "
+                                                "(iris-gui ceilings measures them)")
+    older = Breakdown.from_dict({**made.to_dict(), "flops_per_step": None})
+    assert place_breakdown(older, [ceilings()]).reason == "its FLOPs not known"

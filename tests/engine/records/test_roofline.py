@@ -91,3 +91,27 @@ def test_the_csv_holds_each_roof_and_mark_with_units_in_its_columns(tmp_path):
     assert float(rows[0]["peak_flops_per_s"]) == 180e9
     assert rows[3]["regime"] == OVERHEAD and rows[3]["finding"] == "True"
     assert float(rows[3]["achieved_flops_per_s"]) == 340e6 and rows[3]["run_id"] == "1"
+
+
+def test_the_regime_along_a_sweep_and_in_the_gpu_wins_answer():
+    from iris_gui.engine.records.note_list import answer
+    from iris_gui.engine.records.roofline import regime_path
+    from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
+
+    # A CNN series on "Test CPU" (one thread: 90 GFLOP/s, 27 GB/s): at width 8 and 32 far
+    # below the roofs, at 128 its FLOPs at the roof are most of the epoch.
+    def point(width: int, epoch_us: float, flops: float) -> SweepPoint:
+        return SweepPoint("cpu", "eager", 1, 480, width, "completed", epoch_us=epoch_us,
+                          epochs=20, flops_per_epoch=flops, bytes_per_epoch=flops / 50)
+
+    sweep = SweepResult(spec=SweepSpec(model="cnn", rows=(480,), hidden=(8, 32, 128)),
+                        points=[point(128, 1e6, 80e9), point(8, 1e4, 1e7), point(32, 2e4, 1e8)],
+                        env={"device_names": {"cpu": "Test CPU"}})
+    kept = [roofs(threads=1)]
+    assert regime_path(sweep, kept, "hidden") == (
+        "cpu/eager/1 thread: overhead-bound at width 8-32, compute-bound at width 128")
+    assert regime_path(sweep, [], "hidden") == ""
+    said = answer("cnn", sweep.analyse(), 4, kept)
+    assert said.text.endswith("; regimes: cpu/eager/1 thread: overhead-bound at width "
+                              "8-32, compute-bound at width 128")
+    assert "regimes" not in answer("cnn", sweep, 4).text

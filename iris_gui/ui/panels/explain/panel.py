@@ -13,6 +13,7 @@ Run ``python -m iris_gui.ui.panels.explain.panel`` to see the panel alone with s
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
@@ -113,6 +114,8 @@ class ExplainPanel(QWidget):
         self.trace_button.setEnabled(False)
         self.trace_button.clicked.connect(self._on_save_trace)
         self._traces: dict[str, str] = {}  # run label -> its profiled window's trace file
+        # A breakdown's regime in words, against the kept ceilings (the presenter reads them).
+        self.regime_of: Callable[[Breakdown], str] | None = None
         self._status = ElidedLabel()  # a failure's words may be a host's, and long
         top = QHBoxLayout()
         top.setContentsMargins(8, 4, 8, 0)
@@ -284,7 +287,8 @@ class ExplainPanel(QWidget):
             self._text.setHtml(f"<p>{html.escape(IDLE_TEXT)}</p>")
             return
         hint = CLICK_HINT if len(self._items) > 1 else ""
-        self._text.setHtml(breakdown_html(self._current or "", current, hint))
+        regime = self.regime_of(current) if self.regime_of is not None else ""
+        self._text.setHtml(breakdown_html(self._current or "", current, hint, regime))
 
     def _on_mouse_clicked(self, event) -> None:
         row = self.row_at(event.scenePos())

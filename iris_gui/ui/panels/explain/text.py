@@ -21,9 +21,9 @@ COUNT_COLUMNS = 3  # name/value pairs per table row
 ESTIMATE_TITLE = f"On a GPU — {ESTIMATE_MARK}"
 
 
-def breakdown_html(label: str, breakdown: Breakdown, hint: str = "") -> str:
-    """The answer, the sentences as a list, the run's head, then the estimate, the counts as a
-    table, the notes small and grey."""
+def breakdown_html(label: str, breakdown: Breakdown, hint: str = "", regime: str = "") -> str:
+    """The answer, the regime (against the device's kept ceilings), the sentences as a list,
+    the run's head, then the estimate, the counts as a table, the notes small and grey."""
     aside = f' <span style="color:{NOTE}">({html.escape(hint)})</span>' if hint else ""
     # The label names the device; the head adds what it is and the window's sizes.
     head = (f"<b>{html.escape(label)}</b>{aside} · {html.escape(breakdown.device_name)}: "
@@ -33,6 +33,9 @@ def breakdown_html(label: str, breakdown: Breakdown, hint: str = "") -> str:
     # shows without scrolling; then which run and window they are of.
     text = (f'<p style="margin-top:0px; margin-bottom:0px"><b>{html.escape(breakdown.answer())}'
             "</b></p>")
+    if regime:
+        text += (f'<p style="margin-top:0px; margin-bottom:0px"><span style="color:{NOTE}">'
+                 f"regime</span> {html.escape(regime)}</p>")
     sentences = "".join(f"<li>{html.escape(s)}</li>" for s in breakdown.sentences())
     text += f'<ul style="margin-top:0px; margin-bottom:0px">{sentences}</ul>'
     text += f'<p style="margin-top:0px; margin-bottom:2px">{head}</p>'
