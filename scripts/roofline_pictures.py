@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -41,13 +42,19 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from iris_gui.ui.app import create_window
+    from iris_gui.ui.jobs.run_state import RunState
     from iris_gui.ui.window.settings import AppSettings
 
     app = QApplication(sys.argv)
     settings = AppSettings(QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat))
     window = create_window(settings)
     window.show()
-    app.processEvents()
+    window.controller.start()
+    # The worker's devices, so the window shows what a user sees once it is ready.
+    deadline = time.monotonic() + 120
+    while window.controller.state is not RunState.IDLE and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.05)
     if args.sweep is not None:
         window.crossover_presenter.reopen(args.sweep)
     ids = [int(v) for v in args.runs.split(",") if v]

@@ -30,7 +30,8 @@ SWEEP_COLUMNS: tuple[str, ...] = (
     "series", "model", "device", "engine", "threads", "rows", "hidden", "batch",
     "steps_per_epoch",
     "status", "message",
-    "epoch_us", "epoch_us_iqr", "epochs", "flops_per_epoch", "bytes_per_epoch", "gflops",
+    "epoch_us", "epoch_us_iqr", "epochs", "flops_per_epoch", "bytes_per_epoch", "ops_per_step",
+    "gflops",
     "cpu_wait_share", "cpu_busy", "remeasured",
     "fit_floor_us", "fit_gflops", "fit_us", "fit_error", "fit_ok",
 )
@@ -88,6 +89,7 @@ def _point_values(point: SweepPoint) -> dict[str, Any]:
         "epoch_us": _value(point.epoch_us), "epoch_us_iqr": _value(point.epoch_us_iqr),
         "epochs": point.epochs, "flops_per_epoch": _value(point.flops_per_epoch),
         "bytes_per_epoch": _value(point.bytes_per_epoch),
+        "ops_per_step": _value(point.ops_per_step),
         "gflops": _value(point.gflops),
         "cpu_wait_share": _value(point.cpu_wait_share), "cpu_busy": point.busy_flag,
         "remeasured": point.remeasured,

@@ -188,7 +188,7 @@ def _check_point(name: str, point: Any) -> None:
     if "epochs" in point:
         _int(f"{name}'s epochs", point["epochs"], 0)
     for key in ("epoch_us", "epoch_us_iqr", "flops_per_epoch", "cpu_wait_share",
-                "bytes_per_epoch"):
+                "bytes_per_epoch", "ops_per_step"):
         _number_or_null(f"{name}'s {key}", point.get(key))
     if not isinstance(point.get("remeasured", False), bool):
         raise _fail(f"{name}'s remeasured", point["remeasured"], "true or false")

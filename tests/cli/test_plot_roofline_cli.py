@@ -76,16 +76,17 @@ def test_the_figure_draws_a_datasheet_dashed_a_noisy_run_hollow_and_finds_marks(
     figure.draw(roofs_for(marks, [roofs()]) + [datasheet_roof(datasheet_for("NVIDIA L4"))],
                 marks)
     names = [label.text for _, label in figure.legend.items]
-    assert names[:3] == ["Test CPU, 2 threads, float32 (measured)",
-                         "Test CPU, 1 thread, float32 (measured)",
-                         f"NVIDIA L4, float32 ({LABEL})"]
-    assert "its ops a step at the per-op floor" in names
-    assert names[-2:] == ["Test CPU: runs", "Test CPU: busy or noisy (hollow)"]
+    assert names == ["Test CPU, 2 threads, float32 (measured)",
+                     "Test CPU, 1 thread, float32 (measured)", f"NVIDIA L4, float32 ({LABEL})"]
     drawn = {label.text: sample.item.opts for sample, label in figure.legend.items}
-    pens = {name: opts["pen"] for name, opts in drawn.items() if opts.get("pen") is not None}
-    assert pens[f"NVIDIA L4, float32 ({LABEL})"].style().name == "DashLine"
-    assert pens["Test CPU, 2 threads, float32 (measured)"].style().name == "SolidLine"
-    assert drawn["Test CPU: busy or noisy (hollow)"]["symbolBrush"] is None
+    assert drawn[f"NVIDIA L4, float32 ({LABEL})"]["pen"].style().name == "DashLine"
+    assert drawn["Test CPU, 2 threads, float32 (measured)"]["pen"].style().name == "SolidLine"
+    # The quiet run filled, the noisy one hollow; the quiet one's ops' floor a dotted dash.
+    dots = [item.opts for item in figure.items if item.opts.get("symbol")]
+    assert [opts["symbolBrush"] is None for opts in dots] == [False, True]
+    dotted = [item for item in figure.items if item.opts.get("pen") is not None
+              and item.opts["pen"].style().name == "DotLine"]
+    assert len(dotted) == 2 == len(figure.dashes)  # each run's: both counted their ops
     at = (math.log10(marks[1].intensity), math.log10(marks[1].achieved / 1e9))
     assert figure.mark_at(*at, reach=(0.05, 0.05)) is marks[1]
     assert figure.mark_at(at[0] + 1, at[1], reach=(0.05, 0.05)) is None

@@ -36,7 +36,8 @@ def test_measure_ceilings_in_the_worker_then_the_run_is_placed(qtbot, open_windo
     assert window.status.currentMessage().startswith("Ceilings 1 kept: ")
     assert panel.measure_button.isEnabled() and panel.measure_button.text() == (
         "Measure ceilings")
-    assert "measured" in panel.ceilings_label.text()
+    assert panel.ceilings_label.text().startswith(f"{ceilings.device_name}, ")
+    assert "measured" in panel.ceilings_label.toolTip()
     window.results_dock.raise_()
     window.results.select_ids([1])
     window.roofline_dock.raise_()

@@ -147,7 +147,8 @@ def _placed_point(sweep: SweepResult, point: SweepPoint, kept: list[Ceilings]
     names = sweep.env.get("device_names", {}) if isinstance(sweep.env, dict) else {}
     device = str(names.get(point.device, point.device))
     steps = max(1, point.steps_per_epoch)
-    work = StepWork(point.flops_per_epoch / steps, point.bytes_per_epoch / steps, math.nan)
+    work = StepWork(point.flops_per_epoch / steps, point.bytes_per_epoch / steps,
+                    point.ops_per_step)
     step_seconds = point.epoch_us * 1e-6 / steps
     ceilings = ceilings_matching(kept, device, "float32", point.threads)
     placed = (place(step_seconds, work, ceilings, point.threads) if ceilings is not None

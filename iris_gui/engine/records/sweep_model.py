@@ -124,7 +124,7 @@ def series_label(device: str, engine: str, threads: int | None) -> str:
 
 
 _POINT_FIGURES = frozenset({"epoch_us", "epoch_us_iqr", "flops_per_epoch", "cpu_wait_share",
-                            "bytes_per_epoch"})
+                            "bytes_per_epoch", "ops_per_step"})
 
 
 @dataclass
@@ -148,8 +148,10 @@ class SweepPoint:
     # without them was full batch, one step per epoch.
     batch: int = 0
     steps_per_epoch: int = 1
-    # The bytes an epoch moves at least (records/regime.py's rule); NaN in an older record.
+    # The bytes an epoch moves at least (records/regime.py's rule) and, for the eager engine,
+    # the aten ops a step dispatches; NaN where not counted (an older record, another engine).
     bytes_per_epoch: float = math.nan
+    ops_per_step: float = math.nan
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SweepPoint:

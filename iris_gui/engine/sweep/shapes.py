@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from iris_gui.engine.models.build import build_model
-from iris_gui.engine.models.cost import activation_values, model_cost, traffic_bytes
+from iris_gui.engine.models.cost import activation_values, model_cost, step_ops, traffic_bytes
 from iris_gui.engine.records.sweep_model import SweepSpec, flops_per_epoch
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.models import SWEPT_DATA, input_shape
@@ -55,6 +55,16 @@ def point_bytes(spec: SweepSpec, rows: int, hidden: int, steps: int) -> float:
     (models/cost.py ``traffic_bytes``), for placing the point against a device's roofs."""
     return traffic_bytes(_model(spec, hidden), point_config(spec, hidden), row_values(spec),
                          rows, steps)
+
+
+def point_ops(spec: SweepSpec, hidden: int, engine: str) -> float:
+    """The aten ops an eager step of the point's model dispatches (models/cost.py); NaN for
+    another engine, which dispatches other ops."""
+    if engine != "eager":
+        return math.nan
+    config = point_config(spec, hidden)
+    return float(step_ops(_model(spec, hidden), row_values(spec), config.optimizer, config.lr,
+                          config.momentum))
 
 
 def values_held(spec: SweepSpec, hidden: int) -> int:

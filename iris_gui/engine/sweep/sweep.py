@@ -55,6 +55,7 @@ from iris_gui.engine.sweep.shapes import (
     point_bytes,
     point_config,
     point_flops,
+    point_ops,
     row_values,
     values_held,
 )
@@ -141,6 +142,7 @@ def new_point(spec: SweepSpec, device_id: str, engine: str, threads: int | None,
     return SweepPoint(device_id, engine, threads, rows, hidden, status, message=message,
                       flops_per_epoch=point_flops(spec, rows, hidden),
                       bytes_per_epoch=point_bytes(spec, rows, hidden, steps),
+                      ops_per_step=point_ops(spec, hidden, engine),
                       batch=batch, steps_per_epoch=steps)
 
 

@@ -23,13 +23,14 @@ from iris_gui.figures.sample_mark import SampleMark
 
 __all__ = ["ABOUT", "RooflineFigure"]
 
-ABOUT = ("Each mark is a run (or a sweep's point) at its arithmetic intensity and the GFLOP/s "
-         "it achieved; the lines are its device's roofs: memory bandwidth rising, peak "
-         "arithmetic flat. A mark far below both is overhead-bound; a dotted dash over a run "
-         "is its ops a step at the device's per-op floor. Hollow: busy or noisy, no finding.")
+ABOUT = ("Each mark is a run or a sweep's point: its arithmetic intensity and the GFLOP/s it "
+         "achieved, under its device's roofs (memory bandwidth rising, peak arithmetic flat). "
+         "Far below both: overhead-bound; dotted: its ops a step at the per-op floor; hollow: "
+         "busy or noisy, no finding.")
 MARK_SIZE = 11
 DASH_HALF_WIDTH = 0.25  # decades either side of a mark's intensity
 MARGIN = 0.6  # decades around what is drawn
+ASSUMED_VIEW_PX = 300.0  # the view's height before it has one
 
 
 def rate(flops: float) -> str:
@@ -48,6 +49,8 @@ class RooflineFigure(PlotFigure):
                                            "left": SparseLogAxis("left")})
         self.roofs: list[Roof] = []
         self.marks: list[Mark] = []
+        self.dashes: list[Mark] = []  # the marks whose ops' floor is drawn
+        self._span = (1.0, 10.0)  # the intensities drawn
         self.items: list[pg.PlotDataItem] = []
         self.run_labels: list[pg.TextItem] = []
         item = self.plot_item
@@ -58,11 +61,13 @@ class RooflineFigure(PlotFigure):
         item.getAxis("left").setWidth(64)  # room for 10⁵ beside the axis' title
         item.setMenuEnabled(False)
         item.hideButtons()
-        # Top left: above the memory roofs, where no mark can sit.
+        # Top left, over headroom kept for it (``_fit``): the roofs by name; what a dash, a
+        # hollow mark and a colour mean is said in ABOUT, under the picture.
         self.legend = pg.LegendItem(labelTextSize="8pt")
         self.legend.setParentItem(item.vb)
         self.legend.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(8, 8))
         self.sample_mark = SampleMark(item)
+        item.vb.sigResized.connect(self._fit)  # the legend's headroom is in pixels
         self.colour_frame(theme)
 
     def colour_frame(self, theme: PlotTheme) -> None:
@@ -87,25 +92,30 @@ class RooflineFigure(PlotFigure):
             style = Qt.PenStyle.SolidLine if roof.measured else Qt.PenStyle.DashLine
             edges = [low, roof.balance, high] if low < roof.balance < high else [low, high]
             # A device's second roof (a CPU's one thread) thinner than its first.
-            width = 1 if roof.device in drawn else 2.5
+            second = roof.device in drawn
             drawn.add(roof.device)
             self._add(pg.PlotDataItem(
                 edges, [roof.at(x) / 1e9 for x in edges],
-                pen=pg.mkPen(colours[roof.device], width=width, style=style)), roof.label)
+                pen=pg.mkPen(colours[roof.device], width=1 if second else 2.5, style=style)),
+                roof.label)
+            # Its peak at the right end: over the line, a second roof's under its own, so
+            # two roofs close together keep their figures apart.
             self._add_text(rate(roof.peak), colours[roof.device],
-                           (math.log10(high), math.log10(roof.peak / 1e9)), (1.05, 1.0))
+                           (math.log10(high), math.log10(roof.peak / 1e9)),
+                           (1.05, 0.0 if second else 1.0))
         # Only where the ops' floor lies under the device's roofs: there it is the ceiling
         # that binds (above them, the roofs do).
         under = {r.device: r for r in reversed(self.roofs)}
-        dashes = [m for m in self.marks if math.isfinite(m.floor_flops)
-                  and (m.device not in under or m.floor_flops < under[m.device].at(m.intensity))]
+        self.dashes = [m for m in self.marks if math.isfinite(m.floor_flops) and (
+            m.device not in under or m.floor_flops < under[m.device].at(m.intensity))]
+        dashes = self.dashes
         for mark in dashes:
             spread = 10 ** DASH_HALF_WIDTH
             self._add(pg.PlotDataItem(
                 [mark.intensity / spread, mark.intensity * spread], [mark.floor_flops / 1e9] * 2,
-                pen=pg.mkPen(colours[mark.device], width=2, style=Qt.PenStyle.DotLine)),
-                "its ops a step at the per-op floor" if mark is dashes[0] else None)
+                pen=pg.mkPen(colours[mark.device], width=2, style=Qt.PenStyle.DotLine)), None)
         for device, colour in colours.items():
+            named = device in drawn  # its roof names its colour; else its first marks do
             for finding in (True, False):
                 chosen = [m for m in self.marks if m.device == device and m.finding == finding]
                 if chosen:
@@ -114,9 +124,11 @@ class RooflineFigure(PlotFigure):
                         pen=None, symbol="o", symbolSize=MARK_SIZE,
                         symbolPen=pg.mkPen(colour, width=2),
                         symbolBrush=pg.mkBrush(colour) if finding else None),
-                        f"{device}: runs" if finding else f"{device}: busy or noisy (hollow)")
+                        None if named else f"{device} (no ceilings kept)")
+                    named = True
         self._label_runs(colours)
-        self._fit(low, high)
+        self._span = (low, high)
+        self._fit()
 
     def _add(self, item: pg.PlotDataItem, name: str | None) -> None:
         self.plot_item.addItem(item)
@@ -149,13 +161,17 @@ class RooflineFigure(PlotFigure):
         shown = [x for x in shown if math.isfinite(x) and x > 0] or [1.0]
         return min(shown) / 10 ** MARGIN, max(shown) * 10 ** MARGIN
 
-    def _fit(self, low: float, high: float) -> None:
+    def _fit(self, *_: object) -> None:
+        """The view around what is drawn, with headroom over it for the legend."""
+        low, high = self._span
         heights = ([m.achieved for m in self.marks] + [r.peak for r in self.roofs]
-                   + [r.at(low) for r in self.roofs]
-                   + [m.floor_flops for m in self.marks if math.isfinite(m.floor_flops)])
+                   + [r.at(low) for r in self.roofs] + [m.floor_flops for m in self.dashes])
         heights = [h / 1e9 for h in heights if math.isfinite(h) and h > 0] or [1.0]
         # Room above the highest roof for its label.
         bottom, top = np.log10(min(heights)) - MARGIN / 2, np.log10(max(heights)) + MARGIN
+        view_px = self.plot_item.vb.height() or ASSUMED_VIEW_PX
+        share = min(0.6, (self.legend.boundingRect().height() + 16) / view_px)
+        top += (top - bottom) * share / (1 - share)
         self.plot_item.setRange(xRange=(math.log10(low), math.log10(high)),
                                 yRange=(bottom, top), padding=0)
 

@@ -83,7 +83,9 @@ class RooflinePresenter(QObject):
         sheet = self.panel.chosen_datasheet()
         if sheet is not None:
             roofs.append(datasheet_roof(sheet))
-        self.panel.show_roofline(roofs, marks, _words(kept, {m.device for m in marks}))
+        shown = _shown(kept, {m.device for m in marks})
+        self.panel.show_roofline(roofs, marks, "; ".join(_one(c) for c in shown) or NONE_KEPT)
+        self.panel.ceilings_label.setToolTip("\n".join(_one(c, when=True) for c in shown))
 
     def measure(self) -> None:
         """The Run panel's device at its threads and precision, measured where runs train."""
@@ -109,21 +111,27 @@ class RooflinePresenter(QObject):
         if reason:
             w.status.showMessage(f"The ceilings were measured but not kept: {reason}", SAID_MS)
         else:
-            w.status.showMessage(f"Ceilings {ceilings_id} kept: {_one(ceilings)}", SAID_MS)
+            w.status.showMessage(f"Ceilings {ceilings_id} kept: {_one(ceilings, when=True)}",
+                                 SAID_MS)
             w.watch.absorb()  # the window's own save: the watch need not reload for it
             w.results.refresh()  # each run's placement is read again, under the new ceilings
         self.redraw()
 
 
-def _one(ceilings: Ceilings) -> str:
+def _one(ceilings: Ceilings, when: bool = False) -> str:
+    """"AMD EPYC, 1 thread: 83 GFLOP/s, 16.2 GB/s, 2.4 µs an op" (``when``: and when it was
+    measured, at what precision)."""
     threads = (f", {ceilings.threads} thread{'s' if ceilings.threads != 1 else ''}"
                if ceilings.device == "cpu" else "")
-    return (f"{ceilings.device_name}{threads}, {ceilings.precision}: "
-            f"{rate(ceilings.flops.median)}, {ceilings.bandwidth.median / 1e9:.3g} GB/s, "
-            f"{ceilings.op_floor.median * 1e6:.2g} µs an op, measured {ceilings.measured_at}")
+    figures = (f"{ceilings.device_name}{threads}: {rate(ceilings.flops.median)}, "
+               f"{ceilings.bandwidth.median / 1e9:.3g} GB/s, "
+               f"{ceilings.op_floor.median * 1e6:.2g} µs an op")
+    if not when:
+        return figures
+    return (f"{figures} ({ceilings.precision}, measured "
+            f"{ceilings.measured_at[:16].replace('T', ' ')})")
 
 
-def _words(kept: list[Ceilings], devices: set[str]) -> str:
+def _shown(kept: list[Ceilings], devices: set[str]) -> list[Ceilings]:
     """Which measurements the roofs are: those of the marks' devices, else all kept."""
-    shown = [c for c in kept if not devices or c.device_name in devices]
-    return "; ".join(_one(c) for c in shown) if shown else NONE_KEPT
+    return [c for c in kept if not devices or c.device_name in devices]

@@ -1,4 +1,4 @@
-"""A sweep point records the bytes its epoch moves at least, by the rule a run's step uses
+"""A sweep point records the bytes its epoch moves at least and (eager) its ops a step, by the rule a run's step uses
 (records/regime.py): the parameters' traffic once a step, the rows' inputs and activations
 once an epoch; a record from before the count reads as not counted."""
 
@@ -22,6 +22,9 @@ def test_a_new_point_carries_its_epochs_bytes_and_an_older_record_none():
     spec = SweepSpec(rows=(120,), hidden=(10,))
     point = new_point(spec, "cpu", "eager", 1, 120, 10, 30)
     assert point.steps_per_epoch == 4 and point.bytes_per_epoch == point_bytes(spec, 120, 10, 4)
+    # An eager step's ops are counted (the note's MLP: as its run's), another engine's not.
+    assert point.ops_per_step > 0
+    assert math.isnan(new_point(spec, "cpu", "manual", 1, 120, 10, 30).ops_per_step)
     record = {"device": "cpu", "engine": "eager", "threads": 1, "rows": 120, "hidden": 10,
               "status": "completed"}
     assert math.isnan(SweepPoint.from_dict(record).bytes_per_epoch)
