@@ -20,7 +20,7 @@ def test_this_cpu_is_measured_kept_and_listed(tmp_path):
     figures = [line.split("  ")[0] for line in out.splitlines()
                if line.startswith(("peak", "memory", "per-op"))]
     assert figures == ["peak arithmetic", "peak arithmetic, one thread", "memory bandwidth",
-                       "per-op floor"]
+                       "memory bandwidth, one thread", "per-op floor"]
     assert "balance: " in out and out.rstrip().endswith("kept as ceilings 1")
     listed = run_cli(["ceilings", "--list", "--json"], data)
     (kept,) = json.loads(listed.stdout)

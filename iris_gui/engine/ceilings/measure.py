@@ -70,6 +70,16 @@ def measure_ceilings(device_id: str = "cpu", threads: int | None = None,
         size = _buffer_bytes(device, copy_bytes)
         say("memory")
         found.bandwidth, found.methods["bandwidth"] = _bandwidth(timer, device, dtype, size)
+        if device.type == "cpu":
+            if threads > 1:
+                say("memory, one thread")
+                torch.set_num_threads(1)
+                found.bandwidth_one_thread, found.methods["bandwidth_one_thread"] = _bandwidth(
+                    timer, device, dtype, size)
+                torch.set_num_threads(threads)
+            else:
+                found.bandwidth_one_thread = found.bandwidth
+                found.methods["bandwidth_one_thread"] = found.methods["bandwidth"]
         say("per-op floor")
         found.op_floor, found.methods["op_floor"] = _op_floor(timer, device, dtype)
         if device.type != "cpu":

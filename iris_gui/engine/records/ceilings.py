@@ -5,7 +5,8 @@ thread count:
 
 - ``flops``: arithmetic, FLOP/s of a large matrix product (2 FLOPs a multiply-add); on a CPU
   also with one thread (``flops_one_thread``), the figure a one-thread run is held against;
-- ``bandwidth``: memory, bytes read plus bytes written per second by a large copy;
+- ``bandwidth``: memory, bytes read plus bytes written per second by a large copy; on a CPU
+  also with one thread (``bandwidth_one_thread``: one core's share of the memory system);
 - ``op_floor``: seconds a tiny op costs, issued back to back and synchronised at the end
   (Python, dispatch and, on an accelerator, the launch): what each op of a step costs at least;
 - on an accelerator, ``to_device`` and ``to_host`` (bytes/s of a large pinned copy) and the
@@ -34,6 +35,7 @@ FIGURES = (
     ("flops", "peak arithmetic", "FLOP/s"),
     ("flops_one_thread", "peak arithmetic, one thread", "FLOP/s"),
     ("bandwidth", "memory bandwidth", "B/s"),
+    ("bandwidth_one_thread", "memory bandwidth, one thread", "B/s"),
     ("op_floor", "per-op floor", "s"),
     ("to_device", "host to device", "B/s"),
     ("to_host", "device to host", "B/s"),
@@ -54,6 +56,7 @@ class Ceilings:
     flops: Summary = NOTHING
     flops_one_thread: Summary = NOTHING
     bandwidth: Summary = NOTHING
+    bandwidth_one_thread: Summary = NOTHING
     op_floor: Summary = NOTHING
     to_device: Summary = NOTHING
     to_host: Summary = NOTHING

@@ -99,13 +99,15 @@ def place(step_seconds: float, work: StepWork, ceilings: Ceilings,
           threads: int | None = None) -> Placement:
     """``work`` done in ``step_seconds`` (a steady state's time per step) against
     ``ceilings``; ``threads``: the run's, when the arithmetic roof differs by thread count."""
-    peak = ceilings.flops.median
+    peak, bandwidth = ceilings.flops.median, ceilings.bandwidth.median
     if threads == 1 and ceilings.flops_one_thread.n:
         peak = ceilings.flops_one_thread.median
+        if ceilings.bandwidth_one_thread.n:  # measured before one-thread bandwidth was: none
+            bandwidth = ceilings.bandwidth_one_thread.median
     elif threads is not None and threads != ceilings.threads:
         return Placement(UNPLACED, reason=f"the ceilings were measured at {ceilings.threads} "
                                           f"threads, the run used {threads}")
-    floor, bandwidth = ceilings.op_floor.median, ceilings.bandwidth.median
+    floor = ceilings.op_floor.median
     known = {"the step's time": step_seconds, "its FLOPs": work.flops, "its bytes": work.bytes,
              "the arithmetic roof": peak, "the memory roof": bandwidth}
     missing = [name for name, value in known.items() if not (math.isfinite(value) and value > 0)]

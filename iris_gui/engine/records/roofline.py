@@ -71,12 +71,16 @@ class Mark:
 
 
 def roof_of(ceilings: Ceilings, one_thread: bool = False) -> Roof:
-    """A measured roof; ``one_thread``: the CPU's one-thread arithmetic roof."""
+    """A measured roof; ``one_thread``: the CPU's one-thread roofs (its one-thread bandwidth
+    where that was measured)."""
     peak = ceilings.flops_one_thread.median if one_thread else ceilings.flops.median
+    bandwidth = ceilings.bandwidth.median
+    if one_thread and ceilings.bandwidth_one_thread.n:
+        bandwidth = ceilings.bandwidth_one_thread.median
     threads = 1 if one_thread else ceilings.threads
     where = f", {threads} thread{'s' if threads != 1 else ''}" if ceilings.device == "cpu" else ""
     return Roof(ceilings.device_name, f"{ceilings.device_name}{where}, {ceilings.precision} "
-                f"({MEASURED})", peak, ceilings.bandwidth.median, ceilings.op_floor.median)
+                f"({MEASURED})", peak, bandwidth, ceilings.op_floor.median)
 
 
 def run_mark(run_id: int | None, result: RunResult, placed: Placement | None) -> Mark | None:

@@ -29,11 +29,12 @@ def cpu() -> Ceilings:
 
 def test_each_cpu_figure_is_a_median_of_its_replicates(cpu):
     names = [name for name, *_ in cpu.measured()]
-    assert names == ["flops", "flops_one_thread", "bandwidth", "op_floor"]
+    assert names == ["flops", "flops_one_thread", "bandwidth", "bandwidth_one_thread", "op_floor"]
     for _name, _what, _unit, figure in cpu.measured():
         assert figure.n == 3 and figure.iqr >= 0
         assert 0 < figure.minimum <= figure.median <= figure.maximum < math.inf
-    assert cpu.methods["told"] == "arithmetic, arithmetic, one thread, memory, per-op floor"
+    assert cpu.methods["told"] == ("arithmetic, arithmetic, one thread, memory, memory, one "
+                                   "thread, per-op floor")
     assert cpu.methods["flops"].startswith("torch.mm of two ")
     assert cpu.balance == pytest.approx(cpu.flops.median / cpu.bandwidth.median)
     assert (cpu.device, cpu.threads, cpu.precision) == ("cpu", 2, "float32")

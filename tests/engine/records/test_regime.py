@@ -5,6 +5,7 @@ roof explains, and what cannot be placed. No test here measures anything."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -92,6 +93,11 @@ def test_one_thread_is_held_against_the_one_thread_roof_and_other_counts_are_ref
     assert place(1e-3, work, roof, threads=2).peak_flops == 180e9
     other = place(1e-3, work, roof, threads=4)
     assert other.regime == UNPLACED and "measured at 2 threads" in other.reason
+    # And against one core's memory bandwidth where that was measured (16 of 27 GB/s).
+    one_core = replace(roof, bandwidth_one_thread=summarize([16e9]))
+    assert place(1e-3, work, one_core, threads=1).bandwidth_share == pytest.approx(2e9 / 16e9)
+    assert place(1e-3, work, one_core, threads=2).bandwidth_share == pytest.approx(2e9 / 27e9)
+    assert place(1e-3, work, roof, threads=1).bandwidth_share == pytest.approx(2e9 / 27e9)
 
 
 def test_what_is_not_known_is_named_and_nothing_is_placed():

@@ -24,7 +24,7 @@ QUICK = CeilingsAsked("cpu", 1, "float32", 3)
 
 def _figures_are_read(found: Ceilings) -> None:
     assert (found.device, found.threads, found.precision) == ("cpu", 1, "float32")
-    for figure in (found.flops, found.bandwidth, found.op_floor):
+    for figure in (found.flops, found.bandwidth, found.op_floor, found.bandwidth_one_thread):
         assert figure.n == 3 and figure.median > 0 and math.isfinite(figure.median)
     assert found.to_host.n == 0  # a CPU has no host copy: not measured, never made up
 
