@@ -9,7 +9,7 @@ import csv
 import math
 
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QHelpEvent
+from PySide6.QtGui import QHelpEvent, QImage
 from PySide6.QtWidgets import QApplication, QToolTip
 from support.made_ceilings import note_run, roofs
 
@@ -74,6 +74,12 @@ def test_selected_runs_stand_under_their_devices_ceilings(qtbot, tmp_path, windo
     with open(tmp_path / "roofline.csv", newline="", encoding="utf-8-sig") as handle:
         kinds = [row["kind"] for row in csv.DictReader(handle)]
     assert kinds == ["roof"] * 3 + ["mark"] * 2
+    # File → Export Roofline as PNG and SVG write what the view shows, its sentence under it.
+    panel.export_png(tmp_path / "roofline.png", 900)
+    panel.export_svg(tmp_path / "roofline.svg")
+    assert QImage(str(tmp_path / "roofline.png")).width() == 900
+    svg = (tmp_path / "roofline.svg").read_text(encoding="utf-8")
+    assert "<title>roofline</title>" in svg and "NVIDIA T4, float32 (datasheet" in svg
     store.close()
 
 
