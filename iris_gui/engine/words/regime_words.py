@@ -21,16 +21,18 @@ def device_of(result: RunResult) -> str:
 
 def regime_text(result: RunResult, placed: Placement) -> str:
     """"overhead-bound: 0.36% of AMD EPYC's measured 99 GFLOP/s; …", after "not a finding
-    (noisy): " where the run's steady state is no result on its own."""
+    (noisy): " where the run's steady state is no result on its own (a run not placed has no
+    finding to doubt)."""
     stand = measurable(result)
-    caveat = f"not a finding ({stand.short}): " if not stand.is_result else ""
+    caveat = f"not a finding ({stand.short}): " if placed.regime and not stand.is_result else ""
     return f"{caveat}{placed.sentence(device_of(result))}"
 
 
 def explained_regime(breakdown: Breakdown, placed: Placement) -> str:
     """An explained step's regime, as ``regime_text`` says a run's: "not a finding (busy)"
-    first where its wall-clock figures were read on a busy CPU."""
-    caveat = "not a finding (busy): " if breakdown.cpu_busy else ""
+    first where its wall-clock figures were read on a busy CPU (a step not placed has no
+    finding to doubt)."""
+    caveat = "not a finding (busy): " if placed.regime and breakdown.cpu_busy else ""
     return f"{caveat}{placed.sentence(breakdown.device_name)}"
 
 

@@ -123,3 +123,23 @@ def test_an_explained_step_is_placed_by_its_unprofiled_epoch_over_its_steps():
                                                 "(iris-gui ceilings measures them)")
     older = Breakdown.from_dict({**made.to_dict(), "flops_per_step": None})
     assert place_breakdown(older, [ceilings()]).reason == "its FLOPs not known"
+
+
+def test_a_noisy_or_busy_steps_placement_is_no_finding_and_one_not_placed_says_only_that():
+    from support.made_ceilings import note_run, roofs
+
+    from iris_gui.engine.records.breakdown import Breakdown
+    from iris_gui.engine.records.regime import place_breakdown, place_run
+    from iris_gui.engine.words.regime_words import explained_regime, regime_text
+
+    noisy = note_run(iqr=30.0)
+    assert regime_text(noisy, place_run(noisy, roofs())).startswith(
+        "not a finding (noisy): overhead-bound: ")
+    assert regime_text(noisy, place_run(noisy, None)).startswith("not placed: no ceilings of ")
+    busy = Breakdown.from_dict({"config": {"threads": 1}, "device": "cpu",
+                                "device_name": "Test CPU", "epoch_us_unprofiled": 120.0,
+                                "cpu_wait_share": 0.5, "flops_per_step": 40_800,
+                                "bytes_per_step": 25_992, "ops_per_step": 37})
+    assert explained_regime(busy, place_breakdown(busy, [roofs()])).startswith(
+        "not a finding (busy): overhead-bound: ")
+    assert explained_regime(busy, place_breakdown(busy, [])).startswith("not placed: ")
