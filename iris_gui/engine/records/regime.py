@@ -159,9 +159,15 @@ def place_run(result: RunResult, ceilings: Ceilings | None) -> Placement:
         return unplaced(result.env.device_name or result.config.device, result.config.precision)
     work = StepWork(result.flops_per_step, result.bytes_per_step, result.ops_per_step)
     threads = result.env.threads if result.config.device == "cpu" else None
+    return place(step_seconds(result), work, ceilings, threads)
+
+
+def step_seconds(result: RunResult) -> float:
+    """A run's steady-state time per optimizer step (its epoch's over its steps where the
+    step was not timed apart)."""
     t = result.timings
     step_us = t.step_us if math.isfinite(t.step_us) else t.epoch_us / max(1, t.steps_per_epoch)
-    return place(step_us * 1e-6, work, ceilings, threads)
+    return step_us * 1e-6
 
 
 def place_breakdown(breakdown: Breakdown, kept: list[Ceilings]) -> Placement:

@@ -25,6 +25,7 @@ from iris_gui.engine.records.regime import (
     StepWork,
     ceilings_matching,
     place,
+    step_seconds,
 )
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.standing import measurable
@@ -85,17 +86,15 @@ def roof_of(ceilings: Ceilings, one_thread: bool = False) -> Roof:
 
 def run_mark(run_id: int | None, result: RunResult, placed: Placement | None) -> Mark | None:
     """The run's mark; None where its FLOPs, bytes or steady state were not recorded."""
-    t = result.timings
-    step_us = t.step_us if math.isfinite(t.step_us) else t.epoch_us / max(1, t.steps_per_epoch)
-    flops, moved = result.flops_per_step, result.bytes_per_step
-    if not all(math.isfinite(v) and v > 0 for v in (step_us, flops, moved)):
+    step, flops, moved = step_seconds(result), result.flops_per_step, result.bytes_per_step
+    if not all(math.isfinite(v) and v > 0 for v in (step, flops, moved)):
         return None
     placed = placed or Placement(UNPLACED)
     floor = (flops / (result.ops_per_step * placed.op_floor)
              if math.isfinite(result.ops_per_step * placed.op_floor) else math.nan)
     label = f"run {run_id}" if run_id is not None else "an unsaved run"
     return Mark(label, result.env.device_name or result.config.device, flops / moved,
-                flops / (step_us * 1e-6), placed.regime, measurable(result).is_result, floor,
+                flops / step, placed.regime, measurable(result).is_result, floor,
                 placed.sentence(result.env.device_name or "its device"), run_id)
 
 
