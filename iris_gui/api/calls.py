@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from iris_gui.api.options import OptionError, parsed
-from iris_gui.api.records import Explanation, Ladder, Run, Runs, Sweep
+from iris_gui.api.records import Explanation, Ladder, Measured, Run, Runs, Sweep
 from iris_gui.api.running import interrupt_stops, progress_bar
 from iris_gui.cli.session import open_store
 from iris_gui.engine.spec.config import RunConfig
@@ -77,6 +77,28 @@ def sweep(*, save: bool = True, progress: bool = True, **options: Any) -> Sweep:
     result, sweep_id, _ = _checked(lambda: measure(spec_from_args(args), args.parallel,
                                                    progress, line, save))
     return Sweep(sweep_id, result)
+
+
+def ceilings(*, save: bool = True, **options: Any) -> Measured | list[Measured]:
+    """``iris-gui ceilings``: a device's peak arithmetic, memory bandwidth and per-op floor
+    measured through the job service in this process and kept; with ``list=True``, the latest
+    kept of each device, thread count and precision, measuring nothing."""
+    from iris_gui.engine.jobs.places import Places
+    from iris_gui.engine.jobs.service import JobService
+    from iris_gui.engine.remote.host_runners import HostRunners
+    from iris_gui.engine.workers.in_process import InProcessRunner
+    from iris_gui.engine.workers.messages import CeilingsAsked
+
+    args = parsed("ceilings", options)
+    with open_store(save or args.list) as store:
+        if args.list:
+            return [Measured(e.id, e.ceilings) for e in store.list_ceilings(latest=True)]
+        service = JobService(Places(InProcessRunner(), HostRunners([]), "in-process"), store)
+        asked = CeilingsAsked(args.device, args.threads, args.precision, args.repeat)
+        kept = _checked(lambda: service.ceilings(asked))
+    if kept.unsaved:
+        _say(f"iris-gui: the ceilings were not kept: {kept.unsaved}")
+    return Measured(kept.ceilings_id, kept.ceilings)
 
 
 def explain(*, progress: bool = True, **options: Any) -> Explanation:

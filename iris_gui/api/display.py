@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.sweep_model import SweepResult
 from iris_gui.report.table import HEADERS, NUMERIC, results_table
 from iris_gui.store.run_rows import StoredRun
@@ -99,6 +100,18 @@ def explain_shown(breakdown: Breakdown) -> Shown:
     return Shown(shown.html + f"<ul>{said}</ul>"
                  + (f"<p>Estimated for a GPU:</p><ul>{estimate}</ul>" if estimate else ""),
                  shown.png, shown.alt)
+
+
+def ceilings_shown(ceilings: Ceilings) -> Shown:
+    """The measured figures as a table: median, IQR, replicates and how each was measured."""
+    rows = "".join(
+        f"<tr><td>{escape(what)}</td><td style=\"text-align:right\">{figure.median:.4g} "
+        f"{escape(unit)}</td><td style=\"text-align:right\">{figure.iqr:.3g}</td>"
+        f"<td style=\"text-align:right\">{figure.n}</td>"
+        f"<td>{escape(ceilings.methods.get(name, ''))}</td></tr>"
+        for name, what, unit, figure in ceilings.measured())
+    return Shown("<table><thead><tr><th>ceiling</th><th>median</th><th>IQR</th><th>n</th>"
+                 f"<th>measured with</th></tr></thead><tbody>{rows}</tbody></table>")
 
 
 def _curves(runs: list[StoredRun], saved: list[bool]) -> list[tuple[str, Any, int]]:

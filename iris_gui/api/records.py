@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from iris_gui.engine.records.breakdown import Breakdown
+from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.regime import Placement
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.sweep_model import SweepResult
@@ -201,3 +202,33 @@ class Explanation(_ReadsThrough):
         from iris_gui.api.display import explain_shown
 
         return explain_shown(self.breakdown)
+
+
+@dataclass(repr=False)
+class Measured(_ReadsThrough):
+    """A device's measured ceilings (records/ceilings.py): their id in the store (None when
+    not kept) and the record."""
+
+    THROUGH = "ceilings"
+    id: int | None
+    ceilings: Ceilings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, **self.ceilings.to_dict()}
+
+    def to_frame(self) -> Any:
+        return _frame([{"ceiling": what, "unit": unit, **figure.to_dict()}
+                       for _, what, unit, figure in self.ceilings.measured()])
+
+    def __repr__(self) -> str:
+        c = self.ceilings
+        name = f"Ceilings {self.id}" if self.id is not None else "Ceilings (not kept)"
+        threads = f", {counted(c.threads, 'thread')}" if c.device == "cpu" else ""
+        return (f"{name}: {c.device} ({c.device_name}){threads}, {c.precision}: "
+                f"{c.flops.median / 1e9:.3g} GFLOP/s, {c.bandwidth.median / 1e9:.3g} GB/s, "
+                f"{c.op_floor.median * 1e6:.2g} µs an op")
+
+    def _shown(self) -> Any:
+        from iris_gui.api.display import ceilings_shown
+
+        return ceilings_shown(self.ceilings)
