@@ -33,7 +33,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "iris_gui"
 ENGINE = "iris_gui.engine"
 RECORD_FOLDERS = ("spec", "data", "records", "timing", "words")
-TRAINING_SIDE = ("train", "rungs", "kernels", "explain", "sweep", "models", "ceilings")
+TRAINING_SIDE = ("train", "rungs", "kernels", "explain", "sweep", "models", "ceilings",
+                 "parallel")
 
 def module_files(root: Path = PACKAGE) -> dict[str, Path]:
     found = {}

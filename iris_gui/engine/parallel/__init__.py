@@ -1,0 +1,1 @@
+"""Training one run across several processes (data parallel)."""
