@@ -142,7 +142,7 @@ def _run(configs: list[RunConfig], save: bool, progress: bool,
         kept = _checked(partial(service.runs, configs, stop.is_set, bar))
         done = [StoredRun(one.run_id or 0, "", one.result) for one in kept]
         if store is not None:
-            placed(done, lambda: [c.ceilings for c in store.list_ceilings(latest=True)], _say)
+            placed(done, store.kept_ceilings, _say)
     for one in kept:
         if one.unsaved:
             _say(f"iris-gui: the run {table_label(one.result.config)} was not saved: "

@@ -52,7 +52,7 @@ def _kept_ceilings() -> list[Ceilings]:
         return []
     try:
         with open_store(True) as store:
-            return [entry.ceilings for entry in store.list_ceilings(latest=True)]
+            return store.kept_ceilings()
     except EngineError:
         return []
 

@@ -30,7 +30,7 @@ def report_command(args: argparse.Namespace) -> int:
         runs = [store.get(run_id) for run_id in dict.fromkeys(args.runs)]  # full records
         stored = store.get_sweep(args.sweep) if args.sweep is not None else None
         sweeps = [(s.id, s.result) for s in store.list_sweeps()] if args.wins else []
-        kept = [entry.ceilings for entry in store.list_ceilings(latest=True)]
+        kept = store.kept_ceilings()
     wins = answers(sweeps, kept) if args.wins else None
     from PySide6.QtWidgets import QApplication
 

@@ -37,7 +37,7 @@ def roofline_plot(args: argparse.Namespace, out: Path) -> int:
     with open_store(True) as store:
         runs = [store.get(run_id) for run_id in dict.fromkeys(args.runs or [])]
         sweep = store.get_sweep(args.sweep) if args.sweep is not None else None
-        kept = [entry.ceilings for entry in store.list_ceilings(latest=True)]
+        kept = store.kept_ceilings()
     marks, unmarked = [], []
     for run in runs:
         mark = run_mark(run.id, run.result, run.placement)

@@ -70,7 +70,7 @@ def wins_command(args: argparse.Namespace) -> int:
             break  # Ctrl+C stops the whole list, keeping what was measured
     with open_store(True) as store:
         found = answers([(s.id, s.result) for s in store.list_sweeps()],
-                        [entry.ceilings for entry in store.list_ceilings(latest=True)])
+                        store.kept_ceilings())
     if args.json:
         print_json([_record(a) for a in found])
     else:

@@ -241,9 +241,12 @@ class RunStore:
             found = ceilings_rows.list_all(conn, self._say)
         return ceilings_rows.latest(found) if latest else found
 
+    def kept_ceilings(self) -> list[Ceilings]:
+        """The latest measurement of each device, torch, thread count and precision."""
+        return [kept.ceilings for kept in self.list_ceilings(latest=True)]
+
     def _placed(self, runs: list[StoredRun]) -> list[StoredRun]:
-        return placed(
-            runs, lambda: [kept.ceilings for kept in self.list_ceilings(latest=True)], self._say)
+        return placed(runs, self.kept_ceilings, self._say)
 
     def delete(self, run_id: int) -> None:
         """Delete a run; its curve goes with it (ON DELETE CASCADE)."""

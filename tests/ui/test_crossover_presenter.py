@@ -70,7 +70,7 @@ class FakeStore:
             raise StoreError(self.fail)
         return list(self.sweeps)
 
-    def list_ceilings(self, latest: bool = False) -> list:
+    def kept_ceilings(self) -> list:
         return []  # none kept: the answers place no regime
 
     def get_sweep(self, sweep_id: int) -> StoredSweep:

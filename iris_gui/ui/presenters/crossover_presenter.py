@@ -68,7 +68,7 @@ class CrossoverPresenter(QObject):
         """The stored sweeps, newest first; a store error is said and the list kept."""
         try:
             stored = self.views.store.list_sweeps()
-            kept = [entry.ceilings for entry in self.views.store.list_ceilings(latest=True)]
+            kept = self.views.store.kept_ceilings()
         except EngineError as error:
             self._say(f"The earlier sweeps cannot be listed: {error}")
             return

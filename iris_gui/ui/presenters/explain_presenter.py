@@ -49,7 +49,7 @@ class ExplainPresenter(QObject):
         where none are kept (the Roofline view says how to measure them), so the pane keeps
         its room for the sentences."""
         try:
-            kept = [entry.ceilings for entry in self.views.store.list_ceilings(latest=True)]
+            kept = self.views.store.kept_ceilings()
         except EngineError:
             kept = []  # the store's trouble is said where runs are read
         placed = place_breakdown(breakdown, kept)

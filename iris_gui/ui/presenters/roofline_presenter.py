@@ -68,7 +68,7 @@ class RooflinePresenter(QObject):
         that cannot be read is said in the status bar and leaves the view as it was."""
         w = self.views
         try:
-            kept = [entry.ceilings for entry in w.store.list_ceilings(latest=True)]
+            kept = w.store.kept_ceilings()
         except EngineError as error:
             w.status.showMessage(f"The roofline cannot be shown: {error}", SAID_MS)
             return

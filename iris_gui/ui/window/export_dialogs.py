@@ -176,7 +176,7 @@ def export_report(parent: QWidget, window) -> str | None:
         runs = [window.store.get(run_id) for run_id in run_ids]  # full curves and breakdowns
         # The note's list joins the report once a stored sweep answers one of its items.
         stored = [(s.id, s.result) for s in window.store.list_sweeps()]
-        wins = answers(stored, [e.ceilings for e in window.store.list_ceilings(latest=True)])
+        wins = answers(stored, window.store.kept_ceilings())
         write_report(target, runs, command_for, sweep=sweep,
                      sweep_label=f"the sweep of {started}" if started else "the shown sweep",
                      log_y=window.plot.log_y(),
