@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from iris_gui.engine.records.jsonable import json_ready, nan_if_none
+from iris_gui.engine.records.parallel import ParallelRecord
 from iris_gui.engine.records.standing_words import busy_sentence
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.timing.contention import is_busy, is_measured
@@ -157,6 +158,9 @@ class RunResult:
     # others, and for older runs): what places the run under its device's ceilings.
     bytes_per_step: float = math.nan
     ops_per_step: float = math.nan
+    # A data-parallel run's world, backend, devices and every rank's timings
+    # (records/parallel.py); None for a run on one process.
+    parallel: ParallelRecord | None = None
 
     @property
     def timing_is_partial(self) -> bool:
@@ -252,6 +256,7 @@ class RunResult:
             "flops_per_step": self.flops_per_step,
             "bytes_per_step": self.bytes_per_step,
             "ops_per_step": self.ops_per_step,
+            "parallel": self.parallel.to_dict() if self.parallel is not None else None,
         })
 
     @classmethod
@@ -284,6 +289,7 @@ class RunResult:
             flops_per_step=nan_if_none(data.get("flops_per_step")),
             bytes_per_step=nan_if_none(data.get("bytes_per_step")),
             ops_per_step=nan_if_none(data.get("ops_per_step")),
+            parallel=ParallelRecord.from_dict(data.get("parallel")),
         )
 
 

@@ -32,6 +32,7 @@ MAX_LAYERS = 8
 MAX_WIDTH = 4096
 MAX_LR = 100.0
 MAX_THREADS = 256
+MAX_WORLD = 64
 MAX_SYNTHETIC_ROWS = 10_000_000
 MAX_SYNTHETIC_FEATURES = 10_000
 MAX_SYNTHETIC_CLASSES = 100
@@ -161,6 +162,9 @@ class RunConfig:
     seq_len: int = 16
     image_size: int = 16
     channels: int = 1
+    # Data-parallel training (parallel/): the processes that train one model together, each
+    # with ``threads`` threads and a shard of the rows; 1 is one process, as the note's.
+    world: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hidden", tuple(self.hidden))
@@ -191,6 +195,16 @@ class RunConfig:
             self._check_synthetic()
         self._check_batching()
         self._check_data_file()
+        self._check_world()
+
+    def _check_world(self) -> None:
+        _check_int("world", self.world, 1, MAX_WORLD)
+        if self.world > 1 and (self.engine not in ("eager", "lean") or self.batch
+                               or self.data_path != "resident"
+                               or self.precision not in ("float32", "float64")):
+            raise ConfigError(f"world {self.world} is not allowed with these settings; a "
+                              "data-parallel run takes the eager or lean engine, the full "
+                              "batch, resident data and float32 or float64")
 
     def _check_batching(self) -> None:
         check_batch_settings(self)

@@ -59,17 +59,20 @@ def new_model(config: RunConfig, features: int, classes: int) -> nn.Module:
 
 
 def prepare_run(config: RunConfig, device: torch.device, data: DeviceData,
-                model: nn.Module | None = None, *, classes: int | None = None) -> Prepared:
+                model: nn.Module | None = None, *, classes: int | None = None,
+                criterion: nn.Module | None = None) -> Prepared:
     """``config`` ready to train on ``data`` (``to_device``'s): ``model`` (already on the
     device in the storage dtype), else a new one of ``classes`` outputs put there; the
-    config's recorder for ``config.epochs`` epochs."""
+    config's recorder for ``config.epochs`` epochs; ``criterion``, else the mean
+    cross-entropy (a data-parallel rank brings its own: parallel/rank.ShardLoss)."""
     precision = data.precision
     if model is None:
         if classes is None:
             raise TypeError("prepare_run needs classes= (the output count) when no model is given")
         model = new_model(config, data.x.shape[1], classes).to(device, precision.storage)
     recorder = make_recorder(config.recording, config.epochs, device)
-    return Prepared(config, device, model, nn.CrossEntropyLoss(), data.x, data.y, recorder,
+    criterion = criterion if criterion is not None else nn.CrossEntropyLoss()
+    return Prepared(config, device, model, criterion, data.x, data.y, recorder,
                     precision=precision, x_host=data.x_host, y_host=data.y_host)
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from iris_gui.engine.parallel.rank import Rank
 from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.rungs.base import Stepper
 from iris_gui.engine.timing.contention import WaitMeter
@@ -94,11 +95,14 @@ def run_loop(
     observer: Observer | None = None,
     stop: StopCheck | None = None,
     boundary_sync: bool = True,
+    rank: Rank | None = None,
 ) -> None:
     """Train ``epochs`` epochs into ``state`` with a rung's stepper (rungs/base.py), one call
     per epoch or per block of epochs. ``boundary_sync=False`` exists only for
     benchmarks/chunk_sync.py, which measures what the boundary's sync costs; without it a
-    chunk's time on an accelerator is the host's queueing, not the work."""
+    chunk's time on an accelerator is the host's queueing, not the work. With ``rank`` (one
+    rank of a data-parallel run), a chunk ends on a quota of epochs the ranks agree on, never a
+    deadline of this rank's own, and so do a stop and the curve (parallel/rank.py)."""
     run, recorder, block = stepper.run, stepper.recorder, stepper.block
     perf_counter = time.perf_counter
 
@@ -120,16 +124,20 @@ def run_loop(
     try:
         run(0, 1)
         t_first = t_boundary = clock()
-        state.first_epoch_seconds = t_first - t_start
+        state.first_epoch_seconds = pace = t_first - t_start
         state.epochs_done = state.epochs_run = epoch = 1
+        if rank is not None:
+            pace, _ = rank.agree(pace, False)
         if stepper.adaptive:
-            block = max(1, min(block, int(CALL_SECONDS / max(state.first_epoch_seconds, 1e-9))))
+            block = max(1, min(block, int(CALL_SECONDS / max(pace, 1e-9))))
         # A synchronous device's calls return when their work is done: its deadline suffices.
-        paced = device.type != "cpu" or stepper.sync is not None
-        quota = chunk_quota(1, state.first_epoch_seconds, block) if paced else math.inf
+        paced = device.type != "cpu" or stepper.sync is not None or rank is not None
+        quota = chunk_quota(1, pace, block) if paced else math.inf
+        span = CHUNK_SECONDS if rank is None else math.inf
 
-        chunk_start, chunk_t0 = 1, t_first
-        deadline = t_first + CHUNK_SECONDS
+        # A rank's first chunk starts after the agreement, which is in no chunk's time.
+        chunk_start, chunk_t0 = 1, t_first if rank is None else perf_counter()
+        deadline = t_first + span
         while True:
             if epoch < epochs and epoch - chunk_start < quota and perf_counter() < deadline:
                 count = min(block, epochs - epoch)
@@ -139,13 +147,14 @@ def run_loop(
             losses = recorder.flush()
             if boundary_sync:
                 sync()
+            seconds = math.nan
             if epoch > chunk_start:
                 t_boundary = perf_counter()
                 seconds = t_boundary - chunk_t0
                 state.chunk_epochs.append(epoch - chunk_start)
                 state.chunk_seconds.append(seconds)
-                if paced:
-                    quota = chunk_quota(epoch - chunk_start, seconds, block)
+            if rank is not None:
+                losses = rank.global_losses(losses)
             meter.close()
             state.cpu_wait_share = meter.share
             state.epochs_done = state.epochs_run = epoch
@@ -154,12 +163,17 @@ def run_loop(
                 observer(Chunk(first_point * recorder.stride, kept, recorder.stride, epoch, time.time()))
             if epoch >= epochs or state.diverged_epoch is not None:
                 break
-            if stop is not None and stop():
+            stopping = stop is not None and stop()
+            if rank is not None:
+                seconds, stopping = rank.agree(seconds, stopping)
+            if stopping:
                 state.stopped = True
                 break
+            if paced and epoch > chunk_start:
+                quota = chunk_quota(epoch - chunk_start, seconds, block)
             # The observer's time is between chunks: it counts in train_seconds, not in a chunk.
             chunk_start, chunk_t0 = epoch, perf_counter()
-            deadline = chunk_t0 + CHUNK_SECONDS
+            deadline = chunk_t0 + span
     except StopRequested:
         # Inside an epoch: the run ends at its last boundary (the module's docstring).
         state.stopped = True

@@ -21,6 +21,7 @@ import torch
 
 from iris_gui.engine.data.datasets import load_dataset
 from iris_gui.engine.models.cost import step_work
+from iris_gui.engine.parallel.rank import Rank, ShardLoss
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.rungs import require_available
 from iris_gui.engine.rungs.base import Prepared, Rung, Stepper
@@ -50,9 +51,11 @@ def train(
     stop: StopCheck | None = None,
     execution: str = "in-process",
     boundary_sync: bool = True,
+    rank: Rank | None = None,
 ) -> RunResult:
     """Run ``config`` to the end, a stop, a divergence or a failure. ``boundary_sync=False``
-    is for benchmarks/chunk_sync.py only (see loop.run_loop)."""
+    is for benchmarks/chunk_sync.py only (see loop.run_loop). ``rank``: this process is one
+    rank of a data-parallel run (parallel/launch.py), which trains its shard of the rows."""
     fault = fault_from_env()
     info = resolve_device(config.device)
     device = torch.device(info.id)
@@ -73,7 +76,7 @@ def train(
             # throughout: captures and Triton launches follow it, not the tensors.
             with on_device(device), matmul_precision(config, device):
                 _run_phases(config, rung, device, result, state, observer, stop, fault,
-                            boundary_sync)
+                            boundary_sync, rank)
         except ConfigError:
             raise
         except RunCancelled as cancelled:  # stopped before its first epoch: kept as such
@@ -99,30 +102,40 @@ def train(
 def _run_phases(
     config: RunConfig, rung: Rung, device: torch.device, result: RunResult,
     state: LoopState, observer: Observer | None, stop: StopCheck | None, fault: Fault | None,
-    boundary_sync: bool,
+    boundary_sync: bool, rank: Rank | None = None,
 ) -> None:
     timings = result.timings
+    # A rank stops only where the ranks agree to (at a chunk boundary): one that stopped alone
+    # would leave the others waiting in a collective.
+    alone_stop = stop if rank is None else None
     t0 = time.perf_counter()
-    data = load_dataset(config, stop)
+    data = load_dataset(config, alone_stop)
     result.class_names = list(data.class_names)
     result.data_file = dict(data.data_file)
     model = new_model(config, data.n_features, data.n_classes)
     result.model_file = dict(getattr(model, "source", {}))
     t1 = time.perf_counter()
-    result.env.warm_up = warm_up(config, device, len(data.x_train), data.n_features,
+    start, stop_row = rank.rows(len(data.x_train)) if rank else (0, len(data.x_train))
+    result.env.warm_up = warm_up(config, device, stop_row - start, data.n_features,
                                  data.n_classes)
     precision = precision_of(config, device)
     t_transfer = synced_clock(device)
     train = to_device(config, device, data.x_train, data.y_train, precision)
     test = to_device(config, device, data.x_test, data.y_test, precision, host_copies=False)
+    fed = train if rank is None else to_device(config, device, data.x_train[start:stop_row],
+                                               data.y_train[start:stop_row], precision)
     model.to(device, precision.storage)
     t2 = synced_clock(device)
     x_train, y_train, x_test, y_test = train.x, train.y, test.x, test.y
-    prepared = prepare_run(config, device, train, model)
+    if rank is None:
+        prepared = prepare_run(config, device, fed, model)
+    else:  # DDP's wrapping broadcasts rank 0's weights: setup
+        prepared = prepare_run(config, device, fed, rank.wrap(model),
+                               criterion=ShardLoss(len(data.x_train), rank.world))
     t_setup = time.perf_counter()
     # What the rung prepares beyond setup (compiling, capturing) is timed on its own, and
     # never inside the loop: compile_seconds.
-    stepper = _build(prepared, fault, rung, stop)
+    stepper = _build(prepared, fault, rung, alone_stop)
     t_built = synced_clock(device)
     if rung.prepares:
         timings.compile_seconds = t_built - t_setup
@@ -133,9 +146,9 @@ def _run_phases(
     batches = prepared.batches
     timings.steps_per_epoch = batches.plan.steps if batches is not None else 1
     if batches is not None:
-        batches.watch(stop)
+        batches.watch(alone_stop)
     try:
-        run_loop(stepper, config.epochs, device, state, observer, stop, boundary_sync)
+        run_loop(stepper, config.epochs, device, state, observer, stop, boundary_sync, rank)
     finally:
         if isinstance(batches, LoaderBatches):
             batches.close()
@@ -147,7 +160,8 @@ def _run_phases(
     t3 = synced_clock(device)
     with torch.no_grad():
         train_logits = model(x_train)
-        result.final_loss = prepared.criterion(train_logits, y_train).item()
+        # The mean loss over every training row (a rank's criterion is its shard's share).
+        result.final_loss = torch.nn.functional.cross_entropy(train_logits, y_train).item()
         result.train_accuracy = (train_logits.argmax(1) == y_train).sum().item() / len(y_train)
         predicted = model(x_test).argmax(1)
         result.test_accuracy = (predicted == y_test).sum().item() / len(y_test)

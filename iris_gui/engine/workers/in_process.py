@@ -57,7 +57,7 @@ class InProcessRunner:
         return self.start()
 
     def run(self, config: RunConfig, observer: Observer | None = None) -> RunResult:
-        from iris_gui.engine.train.trainer import train
+        from iris_gui.engine.parallel.launch import train_world
 
         asked = Asked(0, "run", config)
 
@@ -67,7 +67,7 @@ class InProcessRunner:
                 observer(read)
 
         try:
-            result = train(config, heard, self._stop.is_set, execution="in-process")
+            result = train_world(config, heard, self._stop.is_set, execution="in-process")
             return checked("result", (result.to_dict(), result.losses,
                                       (result.chunk_epochs, result.chunk_seconds)), asked)
         except EngineError:

@@ -150,7 +150,7 @@ def devices_payload() -> dict[str, Any]:
 def train_job(payload: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:
     """Every exception becomes an answer: a refusal for bad input, else a ``failed`` result."""
     from iris_gui.engine.train.faults import fault_from_env
-    from iris_gui.engine.train.trainer import train
+    from iris_gui.engine.parallel.launch import train_world
 
     try:
         config = RunConfig.from_dict(payload)
@@ -162,7 +162,7 @@ def train_job(payload: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:
 
         fault = fault_from_env()
         sending = send if fault is None else fault.garbling(send, config.epochs)
-        result = train(config, sending, stop.is_set, execution="process")
+        result = train_world(config, sending, stop.is_set, execution="process")
     except EngineError as error:
         return ("error", str(error))
     except Exception as error:  # the parent must hear of it, whatever it is
