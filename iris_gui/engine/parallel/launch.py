@@ -33,8 +33,8 @@ from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfi
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.timing.other_work import OtherWork
-from iris_gui.engine.train.loop import Observer, StopCheck
 from iris_gui.engine.train import trainer
+from iris_gui.engine.train.loop import Observer, StopCheck
 
 log = logging.getLogger(__name__)
 

@@ -149,8 +149,8 @@ def devices_payload() -> dict[str, Any]:
 
 def train_job(payload: dict[str, Any], conn: Any, stop: Any) -> tuple[str, Any]:
     """Every exception becomes an answer: a refusal for bad input, else a ``failed`` result."""
-    from iris_gui.engine.train.faults import fault_from_env
     from iris_gui.engine.parallel.launch import train_world
+    from iris_gui.engine.train.faults import fault_from_env
 
     try:
         config = RunConfig.from_dict(payload)

@@ -119,9 +119,9 @@ def test_a_world_this_machine_cannot_take_is_one_line(config, words):
         check_world(config, cores=2)
 
 
-@pytest.mark.parametrize("changes", [dict(batch=16), dict(engine="graph", record="device"), dict(world=0),
-                                     dict(world=65), dict(data_path="loader"),
-                                     dict(precision="bfloat16")])
+@pytest.mark.parametrize("changes", [{"batch": 16}, {"engine": "graph", "record": "device"}, {"world": 0},
+                                     {"world": 65}, {"data_path": "loader"},
+                                     {"precision": "bfloat16"}])
 def test_settings_a_data_parallel_run_cannot_take_are_refused_in_one_line(changes):
     with pytest.raises(ConfigError) as refused:
         RunConfig(**{"world": 2, **changes})
