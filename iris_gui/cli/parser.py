@@ -119,6 +119,8 @@ def _add_run_options(parser: argparse.ArgumentParser, single: bool) -> None:
     group.add_argument("--threads", type=int, default=DEFAULTS.threads,
                        help="intra-op threads (default 1: never slower for this model size, and "
                             "torch's default is 2.5-3.5x slower beside another busy thread)")
+    group.add_argument("--world", type=int, default=DEFAULTS.world, metavar="N",
+                       help="train one model on N processes together (data-parallel, gloo)")
     group.add_argument("--rows", type=int, default=DEFAULTS.synthetic_rows, help="synthetic data set rows")
     group.add_argument("--features", type=int, default=DEFAULTS.synthetic_features, help="synthetic features")
     group.add_argument("--classes", type=int, default=DEFAULTS.synthetic_classes, help="synthetic classes")
@@ -361,7 +363,7 @@ def config_from_args(args: argparse.Namespace, **overrides: object) -> RunConfig
         "dataset": _dataset(args), "epochs": args.epochs, "lr": args.lr, "hidden": args.hidden,
         "optimizer": args.optimizer, "momentum": args.momentum, "scaler": args.scaler,
         "test_size": args.test_size, "seed": args.seed, "split_seed": args.split_seed,
-        "threads": args.threads, "synthetic_rows": args.rows,
+        "threads": args.threads, "world": args.world, "synthetic_rows": args.rows,
         "synthetic_features": args.features, "synthetic_classes": args.classes,
     }
     for name in ("device", "record", "call", "engine"):

@@ -5,6 +5,7 @@ runs trained and saved in turn under the signal guard, their records and the exi
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from iris_gui.engine.spec.batch_settings import restart_warning
 from iris_gui.engine.spec.config import ConfigError, RunConfig
 from iris_gui.engine.spec.engines import ENGINES, default_recording, recording_note
 from iris_gui.engine.spec.models import is_model_file, model_file_path
+from iris_gui.engine.spec.world import check_world
 from iris_gui.engine.words.labels import table_label
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ def checked_config(args: argparse.Namespace, **overrides: Any) -> RunConfig:
         config = config_from_args(args, **{**engine_default, **overrides})
         check_device(config.device)
         check_data_on_host(config)
+        check_world(config, os.cpu_count() if ":" not in config.device else None)
         if is_model_file(config.model):
             model_file_path(config.model)  # before a worker starts for it: one line at once
     except ConfigError as error:

@@ -21,6 +21,7 @@ from iris_gui.engine.words.batch_words import batch_summary, data_file_summary
 from iris_gui.engine.words.counted import counted
 from iris_gui.engine.words.labels import model_words, table_label
 from iris_gui.engine.words.model_words import model_file_words, model_sentence
+from iris_gui.engine.words.parallel_words import parallel_lines
 
 
 def summary_lines(result: Any, run_id: int | None) -> list[str]:
@@ -47,6 +48,7 @@ def summary_lines(result: Any, run_id: int | None) -> list[str]:
          f"{'  noisy: IQR > 10% of the median' if t.noisy else ''}"),
     ]
     lines += batch_lines(result)
+    lines += [f"  {label:<13} {text}" for label, text in parallel_lines(result.parallel)]
     if result.timing_is_partial:
         lines.append(f"  partial       {result.partial_reason}")
     busy = contention_line(result)

@@ -32,6 +32,7 @@ from iris_gui.engine.records.parallel import ParallelRecord, RankTiming
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfinished_result
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.spec.world import check_world
 from iris_gui.engine.timing.other_work import OtherWork
 from iris_gui.engine.train import trainer
 from iris_gui.engine.train.loop import Observer, StopCheck
@@ -45,23 +46,12 @@ POLL_SECONDS = 0.05
 SETTLE_SECONDS = 30.0
 
 
-def check_world(config: RunConfig, cores: int | None = None) -> None:
-    """ConfigError in one line for a world this machine cannot take."""
-    world, cores = config.world, cores or os.cpu_count() or 1
-    if config.device != "cpu":
-        raise ConfigError(f"--world {world} on {config.device}: data-parallel runs train on "
-                          "the CPU with gloo here; NCCL on CUDA devices is not built yet")
-    if world * config.threads > cores:
-        raise ConfigError(f"--world {world} with {config.threads} thread(s) a rank needs "
-                          f"{world * config.threads} cores; this machine has {cores}")
-
-
 def train_world(config: RunConfig, observer: Observer | None = None,
                 stop: StopCheck | None = None, execution: str = "in-process") -> RunResult:
     """``config`` trained on its world; one process is the trainer itself."""
     if config.world == 1:
         return trainer.train(config, observer, stop, execution)
-    check_world(config)
+    check_world(config, os.cpu_count() or 1)
     return _Launch(config, observer, stop, execution).run()
 
 

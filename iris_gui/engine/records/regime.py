@@ -155,6 +155,11 @@ def ceilings_matching(kept: list[Ceilings], device_name: str, precision: str,
 
 def place_run(result: RunResult, ceilings: Ceilings | None) -> Placement:
     """A stored run against ``ceilings`` (``ceilings_for``), at its steady state per step."""
+    if result.parallel is not None:
+        return Placement(UNPLACED, reason=(
+            f"a data-parallel step spans {result.parallel.world} processes and their "
+            "all-reduce, and the roofs are one process's (the communication is under Data "
+            "parallel)"))
     if ceilings is None:
         return unplaced(result.env.device_name or result.config.device, result.config.precision)
     work = StepWork(result.flops_per_step, result.bytes_per_step, result.ops_per_step)

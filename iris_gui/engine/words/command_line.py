@@ -21,7 +21,7 @@ OPTIONS: tuple[tuple[str, str], ...] = (
     ("synthetic_features", "--features"), ("synthetic_classes", "--classes"),
     ("device", "--device"), ("engine", "--engine"), ("epochs", "--epochs"), ("lr", "--lr"),
     ("hidden", "--hidden"), ("optimizer", "--optimizer"), ("momentum", "--momentum"),
-    ("record", "--record"), ("call", "--call"), ("threads", "--threads"),
+    ("record", "--record"), ("call", "--call"), ("threads", "--threads"), ("world", "--world"),
     ("scaler", "--scaler"), ("test_size", "--test-size"), ("seed", "--seed"),
     ("split_seed", "--split-seed"), ("data_file", "--data"), ("target", "--target"),
     ("batch", "--batch"), ("drop_last", "--drop-last"), ("data_path", "--data-path"),

@@ -40,9 +40,9 @@ def model_words(config: Any, times: str = "×") -> str:
 
 
 def setting_parts(config: Any, times: str = "×") -> list[str]:
-    """``flowers.csv``, ``cnn 16×2``, ``batch 32``, ``loader ×2``, ``bfloat16``, ``TF32``: your
-    own data's file, the model, batching, data path and precision choices that differ from the
-    note's, in the order the Run panel shows them."""
+    """``flowers.csv``, ``cnn 16×2``, ``batch 32``, ``loader ×2``, ``bfloat16``, ``TF32``,
+    ``world 2``: your own data's file, the model, batching, data path, precision and world
+    choices that differ from the note's, in the order the Run panel shows them."""
     model = model_words(config, times)
     parts = [_file_name(config.data_file)] if getattr(config, "dataset", "") == "csv" else []
     parts += [model] if model else []
@@ -54,6 +54,8 @@ def setting_parts(config: Any, times: str = "×") -> list[str]:
         parts.append(config.precision)
     if config.tf32:
         parts.append("TF32")
+    if getattr(config, "world", 1) > 1:
+        parts.append(f"world {config.world}")
     return parts
 
 

@@ -14,11 +14,12 @@ import re
 import numpy as np
 import pytest
 
-from iris_gui.engine.parallel.launch import check_world, train_world
+from iris_gui.engine.parallel.launch import train_world
 from iris_gui.engine.parallel.rank import shard
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.spec.world import check_world
 from iris_gui.engine.train.faults import FAULT_ENV, FAULT_EXIT_CODE
 from iris_gui.engine.train.trainer import train
 
@@ -110,13 +111,21 @@ def test_a_file_a_rank_cannot_read_is_refused_as_for_one_process(tmp_path):
 
 
 @pytest.mark.parametrize(("config", "words"), [
-    (RunConfig(world=3), "--world 3 with 1 thread(s) a rank needs 3 cores; this machine has 2"),
-    (RunConfig(world=2, threads=2), "--world 2 with 2 thread(s) a rank needs 4 cores"),
-    (RunConfig(world=2, device="cuda:0"), "--world 2 on cuda:0: data-parallel runs train on"),
+    (RunConfig(world=3), ("3 processes of 1 thread need 3 cores; this machine has 2: choose "
+                         "--world 2 or fewer$")),
+    (RunConfig(world=2, threads=2), ("2 processes of 2 threads need 4 cores; this machine has 2: "
+                                    "choose --world 1 or fewer --threads$")),
+    (RunConfig(world=2, device="cuda:0"), "2 processes on cuda:0: data-parallel runs train on"),
+    (RunConfig(world=2, device="lab:cuda:1"), "2 processes on lab:cuda:1: data-parallel runs"),
 ])
 def test_a_world_this_machine_cannot_take_is_one_line(config, words):
     with pytest.raises(ConfigError, match="^" + words.replace("(", r"\(").replace(")", r"\)")):
         check_world(config, cores=2)
+
+
+def test_a_hosts_cpu_is_checked_by_the_host_and_one_process_is_always_allowed():
+    check_world(RunConfig(world=2, device="lab:cpu"), cores=None)
+    check_world(RunConfig(threads=8), cores=2)
 
 
 @pytest.mark.parametrize("changes", [{"batch": 16}, {"engine": "graph", "record": "device"}, {"world": 0},

@@ -51,6 +51,7 @@ from iris_gui.ui.panels.results.details_data import (
     data_file_group,
     form_group,
     model_file_group,
+    parallel_group,
     regime_group,
     selectable,
 )
@@ -97,6 +98,8 @@ def _cpu_wait(result: RunResult) -> str:
         return f"{MISSING} ({NOT_MEASURED}: {NO_COUNTS})"
     if result.contention:
         return f"{share:.0%}: {result.contention}"
+    if result.parallel is not None:  # the ranks' own waits are under Data parallel
+        return f"{share:.0%} of the machine held by other work while the ranks ran (a quiet CPU)"
     return f"{share:.0%} of the loop waiting for a core (a quiet CPU)"
 
 
@@ -289,6 +292,8 @@ class RunDetailsDialog(QDialog):
             extra.append(model_file_group(result.model_file))
         if run.placement is not None:
             extra.append(regime_group(result, run.placement))
+        if result.parallel is not None:
+            extra.append(parallel_group(result.parallel))
         for box in extra:  # each under the column that is shorter so far
             shorter = min((left, right), key=lambda column: sum(
                 b.sizeHint().height() for b in stacked[id(column)]))

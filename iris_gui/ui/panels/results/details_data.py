@@ -1,5 +1,5 @@
-"""The run details' Batches and data, Data file, Model file and ceilings groups, and the selectable form
-groups every part of the details is made of."""
+"""The run details' Batches and data, Data file, Model file, ceilings and data-parallel
+groups, and the selectable form groups every part of the details is made of."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel
 
 from iris_gui.engine.data.csv_data import many_classes_note
+from iris_gui.engine.records.parallel import ParallelRecord
 from iris_gui.engine.records.regime import Placement
 from iris_gui.engine.records.result import RunResult
 from iris_gui.engine.records.standing import measurable
 from iris_gui.engine.words.model_words import SHA_SHOWN  # the tooltip has it whole
 from iris_gui.engine.words.numbers import measured
+from iris_gui.engine.words.parallel_words import parallel_lines
 from iris_gui.engine.words.regime_words import regime_rows
 from iris_gui.figures.plot_theme import CAUTION
 from iris_gui.ui.panels.results.cells import (
@@ -26,10 +28,11 @@ from iris_gui.ui.panels.results.cells import (
 )
 from iris_gui.ui.panels.shared.plain_text import plain, plain_row, plain_tip
 
-# Shown in their own groups (Batches and data, Data file), not in Configuration's list.
+# Shown in their own groups (Batches and data, Data file, Data parallel), not in
+# Configuration's list.
 GROUPED_FIELDS = ("batch", "drop_last", "data_path", "workers", "pin_memory", "non_blocking",
                   "persistent_workers", "prefetch_factor", "precision", "tf32", "data_file",
-                  "target")
+                  "target", "world")
 _SELECTABLE = (Qt.TextInteractionFlag.TextSelectableByMouse
                | Qt.TextInteractionFlag.TextSelectableByKeyboard)
 
@@ -132,6 +135,13 @@ def regime_group(result: RunResult, placed: Placement) -> QGroupBox:
         form.itemAt(0, QFormLayout.ItemRole.FieldRole).widget().setStyleSheet(
             f"color: {CAUTION};")
     return box
+
+
+def parallel_group(record: ParallelRecord) -> QGroupBox:
+    """A data-parallel run's world, its all-reduce against the step and each rank
+    (words/parallel_words.py)."""
+    return form_group("Data parallel", [(label.capitalize(), text)
+                                        for label, text in parallel_lines(record)])
 
 
 def model_file_group(record: dict) -> QGroupBox:

@@ -10,6 +10,8 @@ state beyond "busy" (fields locked while a run is in flight).
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -27,6 +29,7 @@ from iris_gui.engine.spec.config import RunConfig, parse_hidden
 from iris_gui.engine.spec.engines import ENGINE_INFO, default_recording
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.spec.models import is_model_file
+from iris_gui.engine.spec.world import check_world
 from iris_gui.ui.panels.run.batch import BatchFields
 from iris_gui.ui.panels.run.devices import DETECTING, DeviceChoice
 from iris_gui.ui.panels.run.engine import EngineCombo
@@ -56,6 +59,8 @@ from iris_gui.ui.window.settings import DEFAULT_EXECUTION, IN_PROCESS_MODEL_FILE
 
 SYNTHETIC = ("synthetic", "images", "sequences")
 THREADS_TIP = "intra-op threads; 1 is never slower for this model size"
+PROCESSES_TIP = ("data-parallel: N processes train one model together on the CPU (gloo), each "
+                 "with its share of the rows and its own threads; 1 is one process, as the note")
 HIDDEN_TIP = (
     f"one width per hidden layer: 10 is the note's one layer of 10 units, 10,10 two such "
     f"layers; 1 to {limits.MAX_LAYERS} layers, each 1 to {limits.MAX_WIDTH:,} units"
@@ -118,16 +123,19 @@ class RunConfigForm(DeviceChoice, QWidget):
             parse_seed("weight seed", 2**63 - 1), "seed of the initial weights")
         self.threads_spin = int_spin(1, limits.MAX_THREADS)
         self.threads_spin.setToolTip(THREADS_TIP)
+        self.world_spin = int_spin(1, limits.MAX_WORLD)
+        self.world_spin.setToolTip(PROCESSES_TIP)
         self.execution_combo = ValueCombo(EXECUTION_ITEMS)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         for label, field in [("Scaler", self.scaler_combo), ("Test fraction", self.test_size_spin),
                              ("Split seed", self.split_seed_edit), ("Weight seed", self.seed_edit),
-                             ("Threads", self.threads_spin), ("Execution", self.execution_combo),
+                             ("Threads", self.threads_spin), ("Processes", self.world_spin),
+                             ("Execution", self.execution_combo),
                              *self.batch.advanced_rows()]:
             plain_row(form, label, field)
         section = CollapsibleSection("Advanced", form)
-        section.setToolTip("Scaling, the split and weight seeds, threads, where the run "
+        section.setToolTip("Scaling, the split and weight seeds, threads, processes, where the run "
                            "executes, the last partial batch, the loader's options and TF32; "
                            "the note's values by default")
         return section
@@ -190,7 +198,8 @@ class RunConfigForm(DeviceChoice, QWidget):
         self.batch.changed.connect(self._batch_edited)
         self.model.changed.connect(self._edited)
         for spin in (self.rows_spin, self.features_spin, self.classes_spin, self.test_size_spin,
-                     self.momentum_spin, self.epochs_spin, self.threads_spin, self.every_spin):
+                     self.momentum_spin, self.epochs_spin, self.threads_spin, self.every_spin,
+                     self.world_spin):
             spin.valueChanged.connect(self._edited)
         for edit in (self.split_seed_edit, self.hidden_edit, self.seed_edit, self.lr_edit):
             edit.textChanged.connect(self._edited)
@@ -264,6 +273,7 @@ class RunConfigForm(DeviceChoice, QWidget):
                    self.split_seed_edit.text() != str(defaults.split_seed),
                    self.seed_edit.text() != str(defaults.seed),
                    self.threads_spin.value() != defaults.threads,
+                   self.world_spin.value() != defaults.world,
                    self.execution_combo.value() != DEFAULT_EXECUTION]
         count = sum(changed) + self.batch.advanced_changes()
         return f"{count} changed" if count else ""
@@ -288,7 +298,8 @@ class RunConfigForm(DeviceChoice, QWidget):
             "hidden": self._hidden(), "optimizer": self.optimizer_combo.value(),
             "lr": self.lr_edit.value(), "momentum": self.momentum_spin.value(),
             "epochs": self.epochs_spin.value(), "seed": self.seed_edit.value(),
-            "device": self._selected_device(), "threads": self.threads_spin.value(), "record": record,
+            "device": self._selected_device(), "threads": self.threads_spin.value(),
+            "world": self.world_spin.value(), "record": record,
             "call": self.call_combo.value(), "engine": self.engine_combo.value(),
             "synthetic_rows": self.rows_spin.value(),
             "synthetic_features": self.features_spin.value(),
@@ -311,7 +322,8 @@ class RunConfigForm(DeviceChoice, QWidget):
         """Why config() would fail or the selected device cannot run it, or "" when it can,
         naming the fields to change as this panel does (hints.py)."""
         try:
-            self.config()
+            config = self.config()
+            check_world(config, os.cpu_count() if ":" not in config.device else None)
         except ConfigError as exc:
             return form_words(str(exc), items_of({
                 "dataset": self.dataset_combo, "model": self.model.model_combo,
@@ -344,6 +356,7 @@ class RunConfigForm(DeviceChoice, QWidget):
             self.momentum_spin.setValue(config.momentum)
             self.epochs_spin.setValue(config.epochs)
             self.threads_spin.setValue(config.threads)
+            self.world_spin.setValue(config.world)
             recording = config.recording
             self.record_combo.set_value(recording.mode)
             if recording.mode == "every":

@@ -18,7 +18,8 @@ _HINT = re.compile(r"\b(?:give|choose|use) --([a-z][a-z-]*)((?: (?!or\b)[\w.:]+)
 # Each flag an engine's hint names, as its field is labelled in the Run panel.
 FIELDS = {"dataset": "Data set", "model": "Model", "record": "Loss recording",
           "optimizer": "Optimizer", "call": "Call style", "engine": "Engine",
-          "data-path": "Data path", "precision": "Precision", "batch": "Batch"}
+          "data-path": "Data path", "precision": "Precision", "batch": "Batch",
+          "world": "Processes", "threads": "Threads", "device": "Device"}
 # What a flag's field is called in the window, where it is not a field of its own.
 ELSEWHERE = {"data": "Data set → Open CSV…"}
 
