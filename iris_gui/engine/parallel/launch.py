@@ -24,8 +24,11 @@ import math
 import os
 import socket
 import threading
+from collections.abc import Callable
 from queue import Empty
 from typing import Any
+
+import numpy as np
 
 from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.records.parallel import ParallelRecord, RankTiming
@@ -52,55 +55,85 @@ def train_world(config: RunConfig, observer: Observer | None = None,
     if config.world == 1:
         return trainer.train(config, observer, stop, execution)
     check_world(config, os.cpu_count() or 1)
-    return _Launch(config, observer, stop, execution).run()
+    ranks = Ranks(config.world, _train_rank, (config.to_dict(), execution), observer, stop)
+    try:
+        answers = ranks.run()
+    except RankFailed as failed:
+        heard = ranks.heard
+        losses = np.concatenate([c.losses for c in heard]) if heard else None
+        env = EnvRecord(device=config.device, threads=config.threads, execution=execution)
+        return unfinished_result(config, RunStatus.FAILED, str(failed), env, losses,
+                                 heard[-1].stride if heard else 1,
+                                 heard[-1].epochs_done if heard else 0)
+    result = answers[0][0]
+    timings = [timing for _, timing in answers]
+    for timing in timings:
+        timing.cpu_seconds = ranks.cpu_seconds[timing.rank]
+    result.parallel = ParallelRecord(config.world, BACKEND, [t.device for t in timings],
+                                     ranks=timings)
+    result.timings.cpu_wait_share = ranks.load
+    return result
 
 
-class _Launch:
-    def __init__(self, config: RunConfig, observer: Observer | None, stop: StopCheck | None,
-                 execution: str) -> None:
+class RankFailed(Exception):
+    """A rank failed or died: "rank 1: died (exit code 86)"."""
+
+
+class Ranks:
+    """``world`` spawned processes that each run ``job(rank, send, stop, *args)`` with this
+    process's ``Rank`` (rank.py) and hand back what it returns; ``send`` (rank 0's only,
+    else None) relays a chunk to ``observer``; ``stop`` is every rank's view of a stop asked
+    here. ``run`` returns the answers in rank order; ``load`` is then other work's share of
+    the machine meanwhile (timing/other_work.py), from each rank's CPU seconds."""
+
+    def __init__(self, world: int, job: Callable[..., Any], args: tuple,
+                 observer: Observer | None = None, stop: StopCheck | None = None) -> None:
         import torch.multiprocessing as mp
 
-        self.config, self.observer, self.stop, self.execution = config, observer, stop, execution
+        self.world, self.observer, self.stop = world, observer, stop
         context = mp.get_context("spawn")
         self.queue, self.stopping = context.Queue(), context.Event()
         port = _free_port()
         self.processes = [
             context.Process(target=_rank_main, name=f"iris-gui-rank-{rank}", daemon=True,
-                            args=(rank, config.world, port, config.to_dict(), execution,
-                                  self.queue, self.stopping))
-            for rank in range(config.world)]
+                            args=(rank, world, port, job, args, self.queue, self.stopping))
+            for rank in range(world)]
         self.heard: list[Chunk] = []
-        self.results: dict[int, tuple[RunResult, RankTiming]] = {}
-        self.other_work: OtherWork | None = None
+        self.answers: dict[int, Any] = {}
+        self.cpu_seconds: dict[int, float] = {}  # each rank's, start-up included
         self.load = math.nan
+        self.stopped = False  # a stop was asked here while the ranks ran
 
-    def run(self) -> RunResult:
+    def run(self) -> list[Any]:
         try:
-            self.other_work = OtherWork()
+            other_work = OtherWork()
             for process in self.processes:
                 process.start()
-            ended = self._gather()
+            self._gather()
+            # Read before the ranks' exits: their teardown is CPU time no rank reports.
+            self.load = other_work.share(sum(self.cpu_seconds.values()))
         finally:
             self._end_all()
-        return ended if ended is not None else self._assemble()
+        return [self.answers[r] for r in range(self.world)]
 
-    def _gather(self) -> RunResult | None:
-        """Relay rank 0's chunks until every rank has answered; a failed run's result as soon
-        as one rank fails or dies, else None."""
+    def _gather(self) -> None:
+        """Relay rank 0's chunks until every rank has answered."""
         import time
 
         settle_by = math.inf
-        while len(self.results) < self.config.world:
+        while len(self.answers) < self.world:
             if self.stop is not None and self.stop():
+                self.stopped = True
                 self.stopping.set()
             dead = [r for r, p in enumerate(self.processes)
-                    if r not in self.results and p.exitcode not in (0, None)]
+                    if r not in self.answers and p.exitcode not in (0, None)]
             if dead:
-                return self._failed(dead[0], f"died (exit code {self.processes[dead[0]].exitcode})")
+                raise RankFailed(f"rank {dead[0]}: died (exit code "
+                                 f"{self.processes[dead[0]].exitcode})")
             if time.monotonic() > settle_by:
-                missing = min(set(range(self.config.world)) - set(self.results))
-                return self._failed(missing, f"did not end within {SETTLE_SECONDS:.0f} s of "
-                                    "the others")
+                missing = min(set(range(self.world)) - set(self.answers))
+                raise RankFailed(f"rank {missing}: did not end within {SETTLE_SECONDS:.0f} s "
+                                 "of the others")
             try:
                 kind, rank, payload = self.queue.get(timeout=POLL_SECONDS)
             except Empty:
@@ -112,43 +145,17 @@ class _Launch:
             elif kind == "refused":
                 raise ConfigError(payload)
             elif kind == "error":
-                return self._failed(rank, payload)
+                raise RankFailed(f"rank {rank}: {payload}")
             else:
-                result, timing = payload
-                if result.status is RunStatus.FAILED:
-                    return self._failed(rank, result.message)
-                self.results[rank] = (result, timing)
+                self.answers[rank], self.cpu_seconds[rank] = payload
                 settle_by = min(settle_by, time.monotonic() + SETTLE_SECONDS)
-        # Read now, before the ranks' exits (their teardown is CPU time no rank reports).
-        assert self.other_work is not None, "run() starts the reading"
-        self.load = self.other_work.share(sum(t.cpu_seconds for _, t in self.results.values()))
-        return None
-
-    def _failed(self, rank: int, said: str) -> RunResult:
-        import numpy as np
-
-        losses = [c.losses for c in self.heard]
-        env = EnvRecord(device=self.config.device, threads=self.config.threads,
-                        execution=self.execution)
-        stride = self.heard[-1].stride if self.heard else 1
-        done = self.heard[-1].epochs_done if self.heard else 0
-        return unfinished_result(self.config, RunStatus.FAILED, f"rank {rank}: {said}", env,
-                                 np.concatenate(losses) if losses else None, stride, done)
-
-    def _assemble(self) -> RunResult:
-        result = self.results[0][0]
-        timings = [self.results[r][1] for r in range(self.config.world)]
-        result.parallel = ParallelRecord(self.config.world, BACKEND,
-                                         [t.device for t in timings], ranks=timings)
-        result.timings.cpu_wait_share = self.load
-        return result
 
     def _end_all(self) -> None:
         self.stopping.set()
         for process in self.processes:
             if process.pid is None:
                 continue
-            if process.exitcode is None and len(self.results) < self.config.world:
+            if process.exitcode is None and len(self.answers) < self.world:
                 process.kill()
             process.join(5.0)
             if process.is_alive():
@@ -164,16 +171,17 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _rank_main(rank: int, world: int, port: int, config_dict: dict[str, Any], execution: str,
+def _rank_main(rank: int, world: int, port: int, job: Callable[..., Any], args: tuple,
                queue: Any, stopping: Any) -> None:
-    """One rank: train through the trainer with its ``Rank``, then hand in its result."""
+    """One rank: ``job`` with its ``Rank``, then its answer and CPU seconds handed in."""
+    import time
+
     import torch.distributed as dist
 
     from iris_gui.engine.parallel.rank import Rank
 
     _watch_parent()
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    config = RunConfig.from_dict(config_dict)
 
     def send(chunk: Chunk) -> None:
         queue.put(("chunk", rank, chunk))
@@ -181,27 +189,31 @@ def _rank_main(rank: int, world: int, port: int, config_dict: dict[str, Any], ex
     try:
         dist.init_process_group(BACKEND, rank=rank, world_size=world)
         try:
-            me = Rank(rank, world, BACKEND)
-            result = trainer.train(config, send if rank == 0 else None, stopping.is_set,
-                                   execution, rank=me)
+            answer = job(Rank(rank, world, BACKEND), send if rank == 0 else None,
+                         stopping.is_set, *args)
         finally:
             dist.destroy_process_group()
-        queue.put(("result", rank, (result, _timing(me, result))))
+        queue.put(("answer", rank, (answer, time.process_time())))
     except ConfigError as error:
         queue.put(("refused", rank, str(error)))
+    except RankFailed as error:
+        queue.put(("error", rank, str(error)))
     except Exception as error:  # said in one line by the parent, the traceback logged here
-        log.exception("rank %d of a data-parallel run failed", rank)
+        log.exception("rank %d of a data-parallel job failed", rank)
         queue.put(("error", rank, f"{type(error).__name__}: {error}"))
 
 
-def _timing(me: Any, result: RunResult) -> RankTiming:
-    import time
-
+def _train_rank(me: Any, send: Observer | None, stop: StopCheck, config_dict: dict[str, Any],
+                execution: str) -> tuple[RunResult, RankTiming]:
+    """A rank of a run: the trainer with its ``Rank``; a failed result fails the run."""
+    result = trainer.train(RunConfig.from_dict(config_dict), send, stop, execution, rank=me)
+    if result.status is RunStatus.FAILED:
+        raise RankFailed(result.message)
     t, comm = result.timings, me.comm
-    return RankTiming(me.rank, result.env.device or "cpu", me.shard_rows,
-                      t.epoch_us, t.first_epoch_seconds, t.train_seconds, comm.step_us(),
-                      sum(comm.step_seconds), t.cpu_wait_share, comm.buckets, comm.bucket_bytes,
-                      cpu_seconds=time.process_time())
+    return result, RankTiming(me.rank, result.env.device or "cpu", me.shard_rows, t.epoch_us,
+                              t.first_epoch_seconds, t.train_seconds, comm.step_us(),
+                              sum(comm.step_seconds), t.cpu_wait_share, comm.buckets,
+                              comm.bucket_bytes)
 
 
 def _watch_parent() -> None:
