@@ -321,6 +321,8 @@ def _add_sweep_commands(commands: argparse._SubParsersAction) -> None:
     sweep.add_argument("--threads", type=_csv, default=list(spec.threads), metavar="1,all",
                        help="CPU series: intra-op threads (all: torch's default, the physical "
                             "cores)")
+    sweep.add_argument("--world", type=_ints, default=list(spec.worlds), metavar="1,2,...",
+                       help="CPU series: processes training each point together")
     sweep.add_argument("--rows", type=_ints, default=list(spec.rows), metavar="120,1000,...")
     sweep.add_argument("--hidden", "--width", type=_ints, default=list(spec.hidden),
                        metavar="10,64,...", help="the widths swept: the MLP's hidden layer, a "

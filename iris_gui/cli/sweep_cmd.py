@@ -27,7 +27,7 @@ def spec_from_args(args: argparse.Namespace) -> SweepSpec:
                      batches=tuple(args.batch), features=args.features,
                      classes=args.classes, devices=tuple(args.devices),
                      engines=tuple(args.engines), threads=tuple(args.threads),
-                     min_seconds=args.min_seconds, min_epochs=args.min_epochs,
+                     worlds=tuple(args.world), min_seconds=args.min_seconds, min_epochs=args.min_epochs,
                      **{name: getattr(args, name) for name in SWEEP_MODEL_FIELDS})
 
 

@@ -76,6 +76,8 @@ class SweepSpec:
     devices: tuple[str, ...] = ("all",)
     engines: tuple[str, ...] = DEFAULT_ENGINES
     threads: tuple[str, ...] = DEFAULT_THREADS
+    # Processes training each point together (parallel/; CPU series only): 1 is one process.
+    worlds: tuple[int, ...] = (1,)
     min_seconds: float = 0.3
     min_epochs: int = 20
     optimizer: str = "sgd"
@@ -116,11 +118,13 @@ def _whole(value: Any, low: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
-def series_label(device: str, engine: str, threads: int | None) -> str:
-    """``cpu/eager/1 thread``, ``cpu/manual/16 threads``, ``cuda:0/graph``."""
+def series_label(device: str, engine: str, threads: int | None, world: int = 1) -> str:
+    """``cpu/eager/1 thread``, ``cpu/manual/16 threads``, ``cuda:0/graph``,
+    ``cpu/eager/1 thread/2 processes``."""
     if threads is None:
         return f"{device}/{engine}"
-    return f"{device}/{engine}/{threads} thread{'' if threads == 1 else 's'}"
+    label = f"{device}/{engine}/{threads} thread{'' if threads == 1 else 's'}"
+    return label if world == 1 else f"{label}/{world} processes"
 
 
 _POINT_FIGURES = frozenset({"epoch_us", "epoch_us_iqr", "flops_per_epoch", "cpu_wait_share",
@@ -152,6 +156,10 @@ class SweepPoint:
     # the aten ops a step dispatches; NaN where not counted (an older record, another engine).
     bytes_per_epoch: float = math.nan
     ops_per_step: float = math.nan
+    # The processes that trained it together (parallel/); a stored point without it had one.
+    # A point of several has its slowest rank's steady state, and its load is the machine's
+    # other work's share (timing/other_work.py).
+    world: int = 1
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SweepPoint:
@@ -163,7 +171,7 @@ class SweepPoint:
 
     @property
     def series(self) -> str:
-        return series_label(self.device, self.engine, self.threads)
+        return series_label(self.device, self.engine, self.threads, self.world)
 
     @property
     def measured(self) -> bool:

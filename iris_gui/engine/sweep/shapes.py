@@ -2,7 +2,7 @@
 point's width on rows of ``features`` values), or a CNN or a transformer of the point's width
 on synthetic images or sequences (spec/models.py), with the work of an epoch counted for each.
 
-The points' data is Gaussian noise labelled by a random linear teacher (sweep.synthetic):
+The points' data is Gaussian noise labelled by a random linear teacher (``synthetic``):
 the timing does not depend on the values. A row holds what the model's input shape holds: an
 image's pixels, a sequence's steps of values.
 """
@@ -13,6 +13,7 @@ import math
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import torch
 
 from iris_gui.engine.models.build import build_model
@@ -20,6 +21,18 @@ from iris_gui.engine.models.cost import activation_values, model_cost, step_ops,
 from iris_gui.engine.records.sweep_model import SweepSpec, flops_per_epoch
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.models import SWEPT_DATA, input_shape
+
+# A point trains until its window is full; this bounds the config it runs.
+MAX_EPOCHS_PER_POINT = 1_000_000
+
+
+def synthetic(rows: int, features: int, classes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gaussian features labelled by a random linear teacher: any size, made in milliseconds
+    (the timing does not depend on the values, the fit does not matter here)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((rows, features), dtype=np.float32)
+    teacher = rng.standard_normal((features, classes), dtype=np.float32)
+    return x, np.argmax(x @ teacher, axis=1).astype(np.int64)
 
 
 def point_config(spec: SweepSpec, hidden: int, **run: Any) -> RunConfig:

@@ -34,7 +34,6 @@ from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
 
-import numpy as np
 import torch
 
 from iris_gui.engine.records.standing_words import busy_for
@@ -47,18 +46,21 @@ from iris_gui.engine.records.sweep_model import (
 )
 from iris_gui.engine.rungs import availability
 from iris_gui.engine.spec.batch_settings import MAX_BATCH, batch_text
-from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.spec.config import MAX_WORLD, RunConfig
 from iris_gui.engine.spec.engines import unsupported_batching
 from iris_gui.engine.spec.errors import ConfigError, EngineError
 from iris_gui.engine.spec.models import FAMILIES
 from iris_gui.engine.sweep.shapes import (
+    MAX_EPOCHS_PER_POINT,
     point_bytes,
     point_config,
     point_flops,
     point_ops,
     row_values,
+    synthetic,
     values_held,
 )
+from iris_gui.engine.sweep.together import measure_together
 from iris_gui.engine.timing.memory import available_memory
 from iris_gui.engine.train.assemble import build_run, prepare_run, to_device
 from iris_gui.engine.train.current_device import on_device
@@ -73,7 +75,6 @@ PointObserver = Callable[[SweepPoint, int, int], None]
 # A point may use at most this share of the memory it is judged against: the rest is the
 # framework's, the other points', and the machine's.
 MEMORY_SHARE = 0.5
-MAX_EPOCHS_PER_POINT = 1_000_000
 # The most points a sweep may ask for: a grid past it is a typing slip (each point is timed
 # for --min-seconds after its warm-up, and the sweep's record is kept whole), never a plan.
 MAX_POINTS = 2_000
@@ -126,24 +127,16 @@ def memory_reason(device: torch.device, rows: int, features: int, hidden: int,
     return None
 
 
-def synthetic(rows: int, features: int, classes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gaussian features labelled by a random linear teacher: any size, made in milliseconds
-    (the timing does not depend on the values, the fit does not matter here)."""
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((rows, features), dtype=np.float32)
-    teacher = rng.standard_normal((features, classes), dtype=np.float32)
-    return x, np.argmax(x @ teacher, axis=1).astype(np.int64)
-
-
 def new_point(spec: SweepSpec, device_id: str, engine: str, threads: int | None, rows: int,
-              hidden: int, batch: int, status: str = "completed", message: str = "") -> SweepPoint:
+              hidden: int, batch: int, status: str = "completed", message: str = "",
+              world: int = 1) -> SweepPoint:
     """A point of this size, with its work and steps per epoch, not measured yet."""
     steps = steps_per_epoch(rows, batch)
     return SweepPoint(device_id, engine, threads, rows, hidden, status, message=message,
                       flops_per_epoch=point_flops(spec, rows, hidden),
                       bytes_per_epoch=point_bytes(spec, rows, hidden, steps),
                       ops_per_step=point_ops(spec, hidden, engine),
-                      batch=batch, steps_per_epoch=steps)
+                      batch=batch, steps_per_epoch=steps, world=world)
 
 
 def batch_reason(engine: str, rows: int, batch: int) -> str | None:
@@ -155,8 +148,10 @@ def batch_reason(engine: str, rows: int, batch: int) -> str | None:
 
 def measure_point(spec: SweepSpec, device_id: str, engine: str, threads: int | None,
                   rows: int, hidden: int, stop: StopCheck | None = None,
-                  batch: int = 0) -> SweepPoint:
-    point = new_point(spec, device_id, engine, threads, rows, hidden, batch)
+                  batch: int = 0, world: int = 1) -> SweepPoint:
+    point = new_point(spec, device_id, engine, threads, rows, hidden, batch, world=world)
+    if world > 1:
+        return measure_together(spec, point, stop)
     device = torch.device(device_id)
     reason = batch_reason(engine, rows, batch) or availability(engine, device)
     if reason is None:
@@ -245,11 +240,13 @@ def _measure(spec: SweepSpec, config: RunConfig, device: torch.device, point: Sw
 
 def measure_calmly(spec: SweepSpec, device_id: str, engine: str, threads: int | None,
                    rows: int, hidden: int, stop: StopCheck | None = None,
-                   batch: int = 0) -> SweepPoint:
+                   batch: int = 0, world: int = 1) -> SweepPoint:
     """``measure_point``, and once more if the CPU was busy with other work during it: the
     measurement that waited less for a core is kept, and its message says so."""
-    # A full batch is asked without a batch, as measure_point's own default.
-    more = {"batch": batch} if batch else {}
+    # A full batch and one process are asked without them, as measure_point's own defaults.
+    more: dict[str, int] = {"batch": batch} if batch else {}
+    if world > 1:
+        more["world"] = world
     first = measure_point(spec, device_id, engine, threads, rows, hidden, stop, **more)
     if not first.cpu_busy:
         return first
@@ -279,7 +276,8 @@ def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
     point can take minutes: the first would otherwise leave its viewer with no count at all).
     ConfigError for bad input before anything runs."""
     _check(spec)
-    series = series_of(spec)
+    series = [(device, engine, threads, world) for device, engine, threads in series_of(spec)
+              for world in (spec.worlds if device == "cpu" else (1,))]
     result = SweepResult(spec, started_at=datetime.now().astimezone().isoformat(
         timespec="seconds"), env=_environment())
     if not result.env["accelerators"]:
@@ -290,7 +288,7 @@ def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
     broken: dict[str, str] = {}  # device -> why its later points are not measured
     started = time.perf_counter()
     for rows, hidden, batch in sizes:
-        for device, engine, threads in series:
+        for device, engine, threads, world in series:
             if stop is not None and stop():
                 result.status = "stopped"
                 result.message = f"stopped after {done:,} of {total:,} points"
@@ -299,10 +297,10 @@ def run_sweep(spec: SweepSpec, observer: PointObserver | None = None,
                 starting(done, total)
             if device in broken:
                 point = new_point(spec, device, engine, threads, rows, hidden, batch,
-                                  "skipped", broken[device])
+                                  "skipped", broken[device], world)
             else:
                 point = measure_calmly(spec, device, engine, threads, rows, hidden, stop,
-                                       batch)
+                                       batch, world)
             if point.status == "failed" and device not in broken:
                 fault = device_fault(device)
                 if fault is not None:
@@ -343,8 +341,13 @@ def _check(spec: SweepSpec) -> None:
     if len(set(spec.batches)) != len(spec.batches):
         raise ConfigError(f"batch {','.join(map(batch_text, spec.batches))} names a size "
                           "twice; give each once")
+    if not spec.worlds or len(set(spec.worlds)) != len(spec.worlds) or any(
+            isinstance(w, bool) or not isinstance(w, int) or not 1 <= w <= MAX_WORLD
+            for w in spec.worlds):
+        raise ConfigError(f"world {','.join(map(str, spec.worlds)) or 'none'} is not allowed; "
+                          f"give process counts from 1 to {MAX_WORLD}, each once (e.g. 1,2)")
     points = math.prod(map(len, (spec.rows, spec.hidden, spec.batches, spec.devices,
-                                 spec.engines, spec.threads)))
+                                 spec.engines, spec.threads, spec.worlds)))
     if points > MAX_POINTS:
         raise ConfigError(f"this sweep asks for up to {points:,} points (sizes x series); at "
                           f"most {MAX_POINTS:,} are allowed: give fewer rows, widths, batches, "
