@@ -21,7 +21,8 @@ def add_wins_command(commands: argparse._SubParsersAction,
     wins = commands.add_parser(
         "wins", help="the note's list of when the GPU wins, each item answered by a sweep",
         description=("Answers each item of the note's list (large data sets, a wider MLP, CNNs, "
-                     "Transformers, batch sizes that fill the device) from the stored sweeps "
+                     "Transformers, batch sizes that fill the device, more than one device) "
+                     "from the stored sweeps "
                      "that vary its size, a sweep of your own included; --measure runs the "
                      "items' own sweeps first. " + PARALLEL_MATHS))
     wins.add_argument("--measure", type=_items, metavar="all|ITEM[,ITEM...]",

@@ -1,7 +1,9 @@
 """The note's list of when the GPU wins, each item answered by a sweep.
 
 The study note ends with when a GPU pays off: large data sets, large models (CNNs,
-Transformers), batch sizes that fill the device, heavy parallel maths. Each item here is a
+Transformers), batch sizes that fill the device, heavy parallel maths; the same question one
+level up, when a second device pays off, is the last item (one process against two, each
+answered by the crossings between their series). Each item here is a
 sweep along one axis (``ITEMS``: its spec, sized to take well under a minute per device on a
 laptop's CPU), answered from the measured crossings between a CPU series and an accelerator
 series along that axis (records/sweep_fit.py): where the accelerator overtakes the CPU, that one
@@ -42,8 +44,17 @@ class NoteItem:
     def size(self, value: float) -> str:
         return self.unit.format(f"{value:,.0f}")
 
+    @property
+    def across_worlds(self) -> bool:
+        """Whether the item compares process counts rather than the CPU and an
+        accelerator."""
+        return len(self.spec.worlds) > 1
+
     def answered_by(self, spec: SweepSpec) -> bool:
-        """Whether a sweep of ``spec`` varies this item's axis for this item's family."""
+        """Whether a sweep of ``spec`` varies this item's axis for this item's family (and,
+        for the item across worlds, the processes)."""
+        if self.across_worlds and len(set(spec.worlds)) < 2:
+            return False
         if self.axis == "batch":
             return len(set(spec.batches)) >= 2
         if spec.model != self.spec.model:
@@ -64,6 +75,13 @@ ITEMS: tuple[NoteItem, ...] = (
                        classes=4, seq_len=16, heads=2, depth=2)),
     NoteItem("batch", "Batch sizes that fill the device", "batch", "{} rows per step",
              _spec(rows=(16_384,), hidden=(100,), batches=(64, 512, 4_096, 0))),
+    # The note's lesson one level up: a second device pays an all-reduce before it pays off.
+    # Processes of one thread each on the CPU, so it runs on any machine of two cores.
+    NoteItem("world", "More than one device: data-parallel processes", "hidden",
+             "{} channels",
+             SweepSpec(model="cnn", engines=("eager",), devices=("cpu",), threads=("1",),
+                       worlds=(1, 2), rows=(1_024,), hidden=(4, 16, 64), features=16,
+                       classes=10, image_size=16, channels=1, depth=2)),
 )
 PARALLEL_MATHS = ("Heavy parallel maths (matrix products, convolutions) is what the model-size "
                   "items measure: their work per step grows with the width.")
@@ -113,6 +131,8 @@ def _answer(key: str, result: SweepResult | None, sweep_id: int | None) -> NoteA
     if result is None or not any(p.measured for p in result.points):
         return NoteAnswer(wanted, "unmeasured", "not measured yet", sweep_id)
     where = f"sweep {sweep_id}: " if sweep_id is not None else ""
+    if wanted.across_worlds:
+        return _world_answer(wanted, result, where, sweep_id)
     if not _accelerators(result):
         return NoteAnswer(wanted, "cpu only", where + CPU_ONLY.format(_cpu_range(result, wanted)),
                           sweep_id)
@@ -127,6 +147,37 @@ def _answer(key: str, result: SweepResult | None, sweep_id: int | None) -> NoteA
              else "throughout")
     at = min((c.at for c in firm if c.at is not None), default=None)
     return NoteAnswer(wanted, state, where + "; ".join(sentences), sweep_id, at)
+
+
+def _world_answer(wanted: NoteItem, result: SweepResult, where: str,
+                  sweep_id: int | None) -> NoteAnswer:
+    """One process against several of the same engine and threads, along the item's axis."""
+    def alone(series: str) -> str:  # the series without its processes
+        return "/".join(series.split("/")[:3])
+
+    pairs = [c for c in result.crossovers if c.axis == wanted.axis and alone(c.a) == alone(c.b)
+             and (c.a == alone(c.a)) != (c.b == alone(c.b))]
+    if not pairs:
+        return NoteAnswer(wanted, "unmeasured", where + "no one-process and several-process "
+                          "point was measured at two common sizes", sweep_id)
+    sentences, firm_at = [], []
+    for c in pairs:
+        one, many = (c.a, c.b) if c.a == alone(c.a) else (c.b, c.a)
+        span = f"{wanted.size(c.low)} to {wanted.size(c.high)}"
+        if c.at is None:
+            faster, other = (many, one) if c.faster_above == many else (one, many)
+            text = f"{faster} was faster than {other} throughout {span} ({c.where()})"
+        elif c.faster_above == many:
+            text = f"{many} overtakes {one} from ~{wanted.size(c.at)} ({c.where()})"
+            if not c.cpu_busy:
+                firm_at.append(c.at)
+        else:
+            text = f"{one} overtakes {many} again from ~{wanted.size(c.at)} ({c.where()})"
+        sentences.append(not_a_finding(text) if c.cpu_busy else text)
+    state = ("crossing" if firm_at else "not a finding" if any(c.cpu_busy for c in pairs)
+             else "throughout")
+    return NoteAnswer(wanted, state, where + "; ".join(sentences), sweep_id,
+                      min(firm_at, default=None))
 
 
 def answers(stored: Sequence[tuple[int, SweepResult]],
@@ -157,10 +208,11 @@ def _accelerators(result: SweepResult) -> set[str]:
 
 
 def _cpu_series(result: SweepResult) -> set[str]:
-    """Per engine, the CPU series with the most threads: torch's default, the note's CPU."""
+    """Per engine, the one-process CPU series with the most threads: torch's default, the
+    note's CPU."""
     best: dict[str, tuple[int, str]] = {}
     for p in result.points:
-        if p.device == "cpu" and p.measured and (p.threads or 0) >= best.get(p.engine, (-1, ""))[0]:
+        if p.device == "cpu" and p.world == 1 and p.measured and (p.threads or 0) >= best.get(p.engine, (-1, ""))[0]:
             best[p.engine] = (p.threads or 0, p.series)
     return {series for _, series in best.values()}
 

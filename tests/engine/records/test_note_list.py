@@ -28,10 +28,12 @@ def _rows_sweep(cpu: list[float], gpu: list[float] | None, busy: float = 0.0) ->
 
 
 def test_every_item_is_a_sweep_along_its_axis_and_answered_by_its_own_spec() -> None:
-    assert [i.key for i in ITEMS] == ["data", "mlp", "cnn", "transformer", "batch"]
+    assert [i.key for i in ITEMS] == ["data", "mlp", "cnn", "transformer", "batch", "world"]
     for each in ITEMS:
         assert each.answered_by(each.spec), each.key
-        assert each.spec.engines == ("eager",) and each.spec.devices == ("all",)
+        assert each.spec.engines == ("eager",)
+        # The GPU's items on every device; the processes' on the CPU, where worlds apply.
+        assert each.spec.devices == (("cpu",) if each.across_worlds else ("all",))
     assert "parallel maths" in note_list.PARALLEL_MATHS
 
 
@@ -89,7 +91,8 @@ def test_the_newest_sweep_with_an_accelerator_answers_before_a_newer_cpu_only_on
     listed = answers(stored)
     assert [(a.item.key, a.state, a.sweep_id) for a in listed] == [
         ("data", "crossing", 1), ("mlp", "cpu only", 3), ("cnn", "unmeasured", None),
-        ("transformer", "unmeasured", None), ("batch", "unmeasured", None)]
+        ("transformer", "unmeasured", None), ("batch", "unmeasured", None),
+        ("world", "unmeasured", None)]
 
 
 def test_the_batch_item_reads_the_crossings_along_the_batch() -> None:
@@ -109,3 +112,36 @@ def test_an_unknown_item_is_named_with_the_items_there_are() -> None:
     with pytest.raises(ValueError, match="no item 'gpu' in the note's list; there are data, mlp"):
         item("gpu")
     assert math.isnan(SweepPoint("cpu", "eager", 1, 1, 1, "skipped").epoch_us)
+
+
+def _world_sweep(alone: list[float], together: list[float], busy: float = 0.0) -> SweepResult:
+    spec = item("world").spec
+    points = [SweepPoint("cpu", "eager", 1, 1_024, width, "completed", epoch_us=us, epochs=20,
+                         flops_per_epoch=1e6 * width**2, cpu_wait_share=busy, world=world)
+              for world, times in ((1, alone), (2, together))
+              for width, us in zip(spec.hidden, times, strict=True)]
+    return SweepResult(spec, points=points).analyse()
+
+
+def test_more_than_one_device_is_answered_by_one_process_against_two() -> None:
+    world = item("world")
+    assert world.across_worlds and world.spec.worlds == (1, 2) and world.axis == "hidden"
+    assert world.answered_by(world.spec) and not world.answered_by(item("cnn").spec)
+    crossing = answer("world", _world_sweep([9_000, 54_000, 344_000],
+                                            [11_000, 29_000, 137_000]), 4)
+    assert crossing.state == "crossing" and 4 < crossing.at < 16
+    assert crossing.text.startswith("sweep 4: cpu/eager/1 thread/2 processes overtakes "
+                                    "cpu/eager/1 thread from ~")
+    throughout = answer("world", _world_sweep([300, 400, 500], [900, 1_000, 1_100]))
+    assert throughout.state == "throughout" and throughout.at is None
+    assert throughout.text == ("cpu/eager/1 thread was faster than cpu/eager/1 thread/2 "
+                               "processes throughout 4 channels to 64 channels (1,024 rows)")
+    busy = answer("world", _world_sweep([9_000, 54_000, 344_000], [11_000, 29_000, 137_000],
+                                        busy=0.5))
+    assert busy.state == "not a finding"
+
+
+def test_the_cpu_items_read_the_one_process_series_of_a_world_sweep() -> None:
+    found = answer("cnn", _world_sweep([9_000, 54_000, 344_000], [11_000, 29_000, 137_000]))
+    assert found.state == "cpu only" and "cpu/eager/1 thread:" in found.text
+    assert "processes" not in found.text
