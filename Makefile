@@ -46,7 +46,7 @@ test-fast: $(STAMP)
 # engine, command line, API and the window's real-worker tests. Not in `make test` (it roughly
 # doubles their time: each spawned worker imports torch afresh).
 SPAWN_TESTS := tests/engine tests/cli tests/api tests/ui/test_real_worker.py \
-	tests/ui/test_failures.py tests/ui/test_quit_leaves_nothing.py
+	tests/ui/test_failures.py tests/ui/test_quit_leaves_nothing.py tests/ui/test_data_parallel_window.py
 test-spawn: $(STAMP)
 	IRIS_GUI_START_METHOD=spawn QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PARALLEL) $(SPAWN_TESTS) $(PYTEST_ARGS)
 # The whole suite with every core kept busy (two spinning processes per core, beside it): no

@@ -1,7 +1,7 @@
 """A run on its world: one process (the trainer as always), or ``config.world`` CPU processes
 training one model together with torch.distributed (gloo) and DistributedDataParallel.
 
-Each rank is a spawned process with ``config.threads`` threads, a replica of the config's
+Each rank is a process (rank_context: forked from a warm forkserver, or spawned) with ``config.threads`` threads, a replica of the config's
 model (the same seed, so the same weights) and its shard of the training rows (rank.py), and it
 trains through the project's own trainer and loop: its chunks are timed, its steady state and
 its wait for a core read, as in any run. Rank 0's chunks are the run's: they come back through
@@ -23,6 +23,7 @@ import logging
 import math
 import os
 import socket
+import sys
 import threading
 from collections.abc import Callable
 from queue import Empty
@@ -30,9 +31,11 @@ from typing import Any
 
 import numpy as np
 
+from iris_gui.engine.parallel import main_module
 from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.records.parallel import ParallelRecord, RankTiming
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfinished_result
+from iris_gui.engine.spec.batch_settings import forced_start_method
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.spec.world import check_world
@@ -47,6 +50,8 @@ POLL_SECONDS = 0.05
 # How long the other ranks may take to hand in their results once one has: they end the same
 # epoch together and differ only by their evaluation and the queue.
 SETTLE_SECONDS = 30.0
+# What the ranks' forkserver imports before it forks the first rank.
+PRELOAD = ("iris_gui.engine.train.preload", "iris_gui.engine.parallel.launch")
 
 
 def train_world(config: RunConfig, observer: Observer | None = None,
@@ -88,15 +93,14 @@ class Ranks:
 
     def __init__(self, world: int, job: Callable[..., Any], args: tuple,
                  observer: Observer | None = None, stop: StopCheck | None = None) -> None:
-        import torch.multiprocessing as mp
-
         self.world, self.observer, self.stop = world, observer, stop
-        context = mp.get_context("spawn")
+        context = rank_context()
         self.queue, self.stopping = context.Queue(), context.Event()
         port = _free_port()
         self.processes = [
             context.Process(target=_rank_main, name=f"iris-gui-rank-{rank}", daemon=True,
-                            args=(rank, world, port, job, args, self.queue, self.stopping))
+                            args=(rank, world, port, job, args, self.queue, self.stopping,
+                                  dict(os.environ)))
             for rank in range(world)]
         self.heard: list[Chunk] = []
         self.answers: dict[int, Any] = {}
@@ -107,8 +111,9 @@ class Ranks:
     def run(self) -> list[Any]:
         try:
             other_work = OtherWork()
-            for process in self.processes:
-                process.start()
+            with main_module.left_out():
+                for process in self.processes:
+                    process.start()
             self._gather()
             # Read before the ranks' exits: their teardown is CPU time no rank reports.
             self.load = other_work.share(sum(self.cpu_seconds.values()))
@@ -165,6 +170,21 @@ class Ranks:
         self.queue.join_thread()
 
 
+def rank_context() -> Any:
+    """How ranks start: forked from a forkserver that has imported torch and the trainer once
+    (each rank then starts in a fraction of a second, not the seconds an interpreter takes to
+    import torch), or spawned where there is none, in a frozen bundle, on macOS and under
+    ``IRIS_GUI_START_METHOD=spawn``, as the window's worker starts (workers/runner.py)."""
+    import torch.multiprocessing as mp
+
+    if (getattr(sys, "frozen", False) or sys.platform == "darwin"
+            or forced_start_method() == "spawn" or "forkserver" not in mp.get_all_start_methods()):
+        return mp.get_context("spawn")
+    context = mp.get_context("forkserver")
+    context.set_forkserver_preload(list(PRELOAD))
+    return context
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -172,8 +192,10 @@ def _free_port() -> int:
 
 
 def _rank_main(rank: int, world: int, port: int, job: Callable[..., Any], args: tuple,
-               queue: Any, stopping: Any) -> None:
-    """One rank: ``job`` with its ``Rank``, then its answer and CPU seconds handed in."""
+               queue: Any, stopping: Any, environment: dict[str, str]) -> None:
+    """One rank: ``job`` with its ``Rank``, then its answer and CPU seconds handed in; in
+    the launcher's environment as it is now (a forkserver's children inherit the server's,
+    from when it started)."""
     import time
 
     import torch.distributed as dist
@@ -181,7 +203,8 @@ def _rank_main(rank: int, world: int, port: int, job: Callable[..., Any], args: 
     from iris_gui.engine.parallel.rank import Rank
 
     _watch_parent()
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    os.environ.clear()
+    os.environ.update(environment, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
 
     def send(chunk: Chunk) -> None:
         queue.put(("chunk", rank, chunk))

@@ -34,6 +34,7 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
+from iris_gui.engine.parallel import main_module
 from iris_gui.engine.records.accelerator import AcceleratorRecord
 from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.device_info import DeviceInfo
@@ -42,7 +43,6 @@ from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
 from iris_gui.engine.spec.batch_settings import forced_start_method
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError, EngineError
-from iris_gui.engine.workers import main_module
 from iris_gui.engine.workers.jobs import (
     Observer,
     PointObserver,

@@ -1,11 +1,12 @@
-"""A worker started from someone else's program (a script or a notebook using the API) must
+"""A process of ours started from someone else's program (a script or a notebook using the
+API): the window's worker (workers/runner.py) or a data-parallel run's ranks (launch.py) must
 not run that program again.
 
 A spawned or forkserver child is prepared by importing the parent's main module, by path
 or by name, as ``__mp_main__``: a script without ``if __name__ == "__main__":`` would run its
-calls again in the worker, which multiprocessing then refuses ("An attempt has been made to
+calls again in the child, which multiprocessing then refuses ("An attempt has been made to
 start a new process before the current process has finished its bootstrapping phase"). The
-worker needs nothing from the main module (its target and arguments are the package's and
+child needs nothing from the main module (its target and arguments are the package's and
 plain data), so while it starts the main module is left out of what the child prepares.
 """
 
