@@ -42,8 +42,8 @@ def test_a_world_larger_than_the_cores_is_one_line_before_anything_starts(tmp_pa
     line = one_line_error(run_cli(["train", "--world", str(cores + 1), "--epochs", "5"],
                                   tmp_path / "data"))
     assert f"{cores + 1} processes of 1 thread need {cores + 1} cores" in line
-    line = one_line_error(run_cli(["train", "--world", "2", "--batch", "16"], tmp_path / "data"))
-    assert "a data-parallel run takes the eager or lean engine, the full batch" in line
+    line = one_line_error(run_cli(["train", "--world", "2", "--batch", "1"], tmp_path / "data"))
+    assert "batch 1 is smaller than world 2: every process needs a row of every batch" in line
 
 
 def test_copy_as_command_carries_the_world():

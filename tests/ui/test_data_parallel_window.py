@@ -61,7 +61,7 @@ def test_settings_a_world_cannot_take_block_train_with_the_reason(panel, qtbot):
     combo = panel.form.batch.precision_combo
     combo.setCurrentIndex(combo.findData("bfloat16"))
     assert not panel.train_button.isEnabled()
-    assert "a data-parallel run takes the eager or lean engine, the full batch" in (
+    assert "a data-parallel run takes the eager or lean engine, resident data" in (
         panel.problem_label.text())
 
 

@@ -3,6 +3,9 @@ the model wrapped in DistributedDataParallel with its all-reduces timed, the los
 the ranks' averaged gradients the full batch's, and the two agreements the loop makes with the
 other ranks at each chunk boundary.
 
+With mini-batches every rank walks the run's global batches in the same order and trains its
+share of each (``RankBatches``), so the global batch stays the user's.
+
 The ranks must run the same epochs in the same chunks, or one waits in a collective the others
 never join: so a chunk ends on a quota of epochs (never a rank's own deadline), the quota comes
 from the slowest rank's pace, and a stop or a divergence is decided together (``agree``). The
@@ -15,11 +18,15 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
+
+from iris_gui.engine.spec.errors import ConfigError
+from iris_gui.engine.train.batching import BatchPlan, ResidentBatches, plan_of
 
 
 def shard(rows: int, world: int, rank: int) -> tuple[int, int]:
@@ -31,17 +38,53 @@ def shard(rows: int, world: int, rank: int) -> tuple[int, int]:
 
 
 class ShardLoss(nn.Module):
-    """The rank's rows' summed cross-entropy over the global row count, times the world: DDP
-    averages the ranks' gradients, which is then the full batch's mean gradient, uneven shards
-    included."""
+    """A rank's loss: its rows' summed cross-entropy times ``grad_scale``, so that DDP's
+    average of the ranks' gradients is the global batch's mean gradient (``world / n`` for a
+    step of ``n`` rows across the ranks, uneven shares included). Its value, which the
+    recording reads, is the summed loss times ``value_scale``: the ranks' mean of what each
+    records is then the global loss (``world / rows`` for the full batch; ``world / m`` for a
+    mini-batch share of ``m`` rows, which the epoch weighs by ``m``). ``RankBatches`` sets both
+    at each step."""
 
     def __init__(self, global_rows: int, world: int) -> None:
         super().__init__()
-        self.scale = world / global_rows
+        self.grad_scale = self.value_scale = world / global_rows
         self.summed = nn.CrossEntropyLoss(reduction="sum")
 
     def forward(self, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        return self.summed(logits, target) * self.scale
+        summed = self.summed(logits, target)
+        if self.value_scale == self.grad_scale:
+            return summed * self.grad_scale
+        # The value the recording reads, with the gradient DDP's average needs.
+        return summed * self.grad_scale + (summed * (self.value_scale - self.grad_scale)).detach()
+
+
+class RankBatches(ResidentBatches):
+    """A rank's mini-batches: the run's global batches in the global order (the same seed on
+    every rank), each split as the rows are (``shard``), the rank taking its share; every
+    rank must have at least one row of every batch, the last included."""
+
+    def __init__(self, x: torch.Tensor, y: torch.Tensor, plan: BatchPlan, seed: int,
+                 rank: Rank, loss: ShardLoss) -> None:
+        super().__init__(x, y, plan, seed)
+        short = [stop - start for start, stop in self._bounds if stop - start < rank.world]
+        if short:
+            raise ConfigError(
+                f"a batch of {short[-1]} rows is fewer than the {rank.world} processes: every "
+                f"process needs a row of every batch; choose --drop-last or a --batch whose "
+                f"last batch keeps {rank.world} rows or more")
+        self.rank, self.loss = rank, loss
+        rank.shard_rows = sum(b - a for a, b in (shard(stop - start, rank.world, rank.rank)
+                                                 for start, stop in self._bounds))
+
+    def epoch(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        order = self._order.next().to(self.x.device)
+        world, rank, loss = self.rank.world, self.rank.rank, self.loss
+        for start, stop in self._bounds:
+            first, last = shard(stop - start, world, rank)
+            loss.grad_scale, loss.value_scale = world / (stop - start), world / (last - first)
+            index = order[start + first:start + last]
+            yield self.x.index_select(0, index), self.y.index_select(0, index)
 
 
 class Rank:
@@ -57,6 +100,12 @@ class Rank:
         start, stop = shard(total, self.world, self.rank)
         self.shard_rows = stop - start
         return start, stop
+
+    def batches(self, config: Any, data: Any, loss: ShardLoss) -> RankBatches:
+        """This rank's share of the run's mini-batches over ``data`` (all the rows, on the
+        device: assemble.to_device's)."""
+        return RankBatches(data.x, data.y, plan_of(config, data.x.shape[0]), config.seed, self,
+                           loss)
 
     def wrap(self, model: nn.Module) -> nn.Module:
         from torch.nn.parallel import DistributedDataParallel

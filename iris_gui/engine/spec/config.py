@@ -199,12 +199,16 @@ class RunConfig:
 
     def _check_world(self) -> None:
         _check_int("world", self.world, 1, MAX_WORLD)
-        if self.world > 1 and (self.engine not in ("eager", "lean") or self.batch
+        if self.world > 1 and (self.engine not in ("eager", "lean")
                                or self.data_path != "resident"
                                or self.precision not in ("float32", "float64")):
             raise ConfigError(f"world {self.world} is not allowed with these settings; a "
-                              "data-parallel run takes the eager or lean engine, the full "
-                              "batch, resident data and float32 or float64")
+                              "data-parallel run takes the eager or lean engine, resident "
+                              "data and float32 or float64")
+        if 0 < self.batch < self.world:
+            raise ConfigError(f"batch {self.batch} is smaller than world {self.world}: every "
+                              f"process needs a row of every batch; give --batch "
+                              f"{self.world} or more")
 
     def _check_batching(self) -> None:
         check_batch_settings(self)

@@ -6,7 +6,8 @@ keeps its slowest rank's steady state (every step waits for it) and, as its load
 of the machine other work held meanwhile: a rank's own wait for a core counts the other ranks.
 
 A world this machine's cores cannot take (world x threads), or settings a data-parallel run
-does not take (an engine past lean, mini-batches), skips the point saying why.
+does not take (an engine past lean, a batch smaller than the world), skips the point saying
+why.
 """
 
 from __future__ import annotations
@@ -76,12 +77,16 @@ def _measure_rank(me: Rank, send: Any, stop: StopCheck, spec_dict: dict[str, Any
     features = row_values(spec)
     x_host, y_host = synthetic(rows, features, spec.classes, spec.seed)
     start, end = me.rows(rows)
+    if config.batch:  # shares of the global batches, over all the rows (rank.RankBatches)
+        start, end = 0, rows
     warm_process(device)
-    warm_step(config, device, end - start, features, spec.classes)
+    warm_step(config, device, config.batch or end - start, features, spec.classes)
     data = to_device(config, device, x_host[start:end], y_host[start:end])
     model = new_model(config, features, spec.classes).to(device)
-    stepper = build_run(prepare_run(config, device, data, me.wrap(model),
-                                    criterion=ShardLoss(rows, me.world)))
+    loss = ShardLoss(rows, me.world)
+    stepper = build_run(prepare_run(
+        config, device, data, me.wrap(model), criterion=loss,
+        batches=me.batches(config, data, loss) if config.batch else None))
     began, state = time.perf_counter(), LoopState()
 
     def enough() -> bool:  # each rank's view; the loop agrees on it with the others

@@ -19,6 +19,7 @@ from iris_gui.engine.rungs import get_rung
 from iris_gui.engine.rungs.base import Prepared, Stepper
 from iris_gui.engine.rungs.minibatch import Phase
 from iris_gui.engine.spec.config import RunConfig
+from iris_gui.engine.train.batching import Batches
 from iris_gui.engine.train.faults import Fault
 from iris_gui.engine.train.precision import Precision, precision_of
 from iris_gui.engine.train.recording import make_recorder
@@ -60,11 +61,12 @@ def new_model(config: RunConfig, features: int, classes: int) -> nn.Module:
 
 def prepare_run(config: RunConfig, device: torch.device, data: DeviceData,
                 model: nn.Module | None = None, *, classes: int | None = None,
-                criterion: nn.Module | None = None) -> Prepared:
+                criterion: nn.Module | None = None, batches: Batches | None = None) -> Prepared:
     """``config`` ready to train on ``data`` (``to_device``'s): ``model`` (already on the
     device in the storage dtype), else a new one of ``classes`` outputs put there; the
     config's recorder for ``config.epochs`` epochs; ``criterion``, else the mean
-    cross-entropy (a data-parallel rank brings its own: parallel/rank.ShardLoss)."""
+    cross-entropy, and ``batches``, else the config's (a data-parallel rank brings its own:
+    parallel/rank.py)."""
     precision = data.precision
     if model is None:
         if classes is None:
@@ -72,7 +74,7 @@ def prepare_run(config: RunConfig, device: torch.device, data: DeviceData,
         model = new_model(config, data.x.shape[1], classes).to(device, precision.storage)
     recorder = make_recorder(config.recording, config.epochs, device)
     criterion = criterion if criterion is not None else nn.CrossEntropyLoss()
-    return Prepared(config, device, model, criterion, data.x, data.y, recorder,
+    return Prepared(config, device, model, criterion, data.x, data.y, recorder, batches,
                     precision=precision, x_host=data.x_host, y_host=data.y_host)
 
 

@@ -122,16 +122,18 @@ def _run_phases(
     t_transfer = synced_clock(device)
     train = to_device(config, device, data.x_train, data.y_train, precision)
     test = to_device(config, device, data.x_test, data.y_test, precision, host_copies=False)
-    fed = train if rank is None else to_device(config, device, data.x_train[start:stop_row],
-                                               data.y_train[start:stop_row], precision)
+    # A rank's full batch is its shard; its mini-batches are shares of the global ones.
+    fed = train if rank is None or config.batch else to_device(
+        config, device, data.x_train[start:stop_row], data.y_train[start:stop_row], precision)
     model.to(device, precision.storage)
     t2 = synced_clock(device)
     x_train, y_train, x_test, y_test = train.x, train.y, test.x, test.y
     if rank is None:
         prepared = prepare_run(config, device, fed, model)
     else:  # DDP's wrapping broadcasts rank 0's weights: setup
-        prepared = prepare_run(config, device, fed, rank.wrap(model),
-                               criterion=ShardLoss(len(data.x_train), rank.world))
+        loss = ShardLoss(len(data.x_train), rank.world)
+        prepared = prepare_run(config, device, fed, rank.wrap(model), criterion=loss,
+                               batches=rank.batches(config, fed, loss) if config.batch else None)
     t_setup = time.perf_counter()
     # What the rung prepares beyond setup (compiling, capturing) is timed on its own, and
     # never inside the loop: compile_seconds.

@@ -77,6 +77,19 @@ def test_every_recording_choice_and_uneven_shards_give_the_one_process_curve(rec
     assert math.isclose(together.final_loss, alone.final_loss, rel_tol=1e-4)
 
 
+def test_mini_batches_split_each_global_batch_and_give_the_one_process_curve():
+    config = RunConfig(epochs=30, batch=16, test_size=0.3)  # 105 rows: the last batch 9
+    alone, together = train(config), train_world(config.replace(world=2))
+    assert together.status is RunStatus.COMPLETED, together.message
+    assert together.timings.steps_per_epoch == alone.timings.steps_per_epoch == 7
+    assert [r.rows for r in together.parallel.ranks] == [53, 52]  # 6 x 8 + 5, 6 x 8 + 4
+    assert same_curve(together.losses, alone.losses) < 1e-4
+    assert math.isclose(together.final_loss, alone.final_loss, rel_tol=1e-4)
+    with pytest.raises(ConfigError, match=r"^a batch of 1 rows is fewer than the 2 processes"):
+        train_world(config.replace(batch=13, world=2))  # 105 = 8 x 13 + 1
+    assert multiprocessing.active_children() == []
+
+
 def test_a_stop_ends_every_rank_at_the_same_boundary():
     heard = []
     ended = train_world(RunConfig(epochs=2_000_000, world=2), heard.append,
@@ -128,7 +141,7 @@ def test_a_hosts_cpu_is_checked_by_the_host_and_one_process_is_always_allowed():
     check_world(RunConfig(threads=8), cores=2)
 
 
-@pytest.mark.parametrize("changes", [{"batch": 16}, {"engine": "graph", "record": "device"}, {"world": 0},
+@pytest.mark.parametrize("changes", [{"batch": 1}, {"engine": "graph", "record": "device"}, {"world": 0},
                                      {"world": 65}, {"data_path": "loader"},
                                      {"precision": "bfloat16"}])
 def test_settings_a_data_parallel_run_cannot_take_are_refused_in_one_line(changes):

@@ -28,7 +28,9 @@ def test_a_world_of_two_is_its_own_series_measured_by_two_ranks():
     alone, together = result.points
     assert alone.series == "cpu/eager/1 thread" and alone.measured
     assert together.series == "cpu/eager/1 thread/2 processes" and together.measured
-    assert together.epochs >= 5 and together.epoch_us > 0 and together.epoch_us_iqr >= 0
+    assert together.epochs >= 5 and together.epoch_us > 0
+    # A window of one chunk has a mean, without a spread (steady.py).
+    assert not together.epoch_us_iqr < 0
     assert math.isnan(together.cpu_wait_share) or 0 <= together.cpu_wait_share <= 1
     again = SweepResult.from_dict(result.to_dict())
     assert [p.world for p in again.points] == [1, 2]
