@@ -77,7 +77,7 @@ ITEMS: tuple[NoteItem, ...] = (
              _spec(rows=(16_384,), hidden=(100,), batches=(64, 512, 4_096, 0))),
     # The note's lesson one level up: a second device pays an all-reduce before it pays off.
     # Processes of one thread each on the CPU, so it runs on any machine of two cores.
-    NoteItem("world", "More than one device: data-parallel processes", "hidden",
+    NoteItem("world", "More than one device", "hidden",
              "{} channels",
              SweepSpec(model="cnn", engines=("eager",), devices=("cpu",), threads=("1",),
                        worlds=(1, 2), rows=(1_024,), hidden=(4, 16, 64), features=16,

@@ -53,8 +53,10 @@ class NoteListTab(QScrollArea):
             shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             measure = QPushButton("Sweep it")
             sizes = len(item.spec.rows) * len(item.spec.hidden) * len(item.spec.batches)
-            measure.setToolTip(f"Measure this item's {sizes} sizes on every device, then "
-                               "store the sweep")
+            where = (f"on the CPU with {' and '.join(map(str, item.spec.worlds))} processes"
+                     if item.across_worlds else "on every device")
+            measure.setToolTip(f"Measure this item's {sizes} sizes {where}, then store the "
+                               "sweep")
             measure.clicked.connect(lambda _=False, key=item.key: self.measure_requested.emit(key))
             reopen = QPushButton("Show")
             reopen.setToolTip("Show the sweep this answer is read from")

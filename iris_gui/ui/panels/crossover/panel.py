@@ -60,7 +60,8 @@ __all__ = ["CrossoverPanel"]
 IDLE_TEXT = "Press Start to sweep the sizes set under Sweep, or reopen an earlier sweep."
 HISTORY_PROMPT = "Earlier sweeps…"
 # What the view compares, for a learner who opens it first; the tags' sentences say the rest.
-ABOUT_TEXT = ("Each series (device / engine / CPU threads) timed in µs per epoch against the "
+ABOUT_TEXT = ("Each series (device / engine / CPU threads / processes) timed in µs per epoch "
+              "against the "
               "problem size (rows × the model's width), on log-log axes; a numbered line marks "
               "where one series overtakes another, and Findings says what each number means.")
 # The left column: Start, the sweep's settings and what it found, beside the plot. On a
