@@ -23,7 +23,6 @@ import logging
 import math
 import os
 import socket
-import sys
 import threading
 from collections.abc import Callable
 from queue import Empty
@@ -31,11 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from iris_gui.engine.parallel import main_module
+from iris_gui.engine.parallel import children
 from iris_gui.engine.records.chunk import Chunk
 from iris_gui.engine.records.parallel import ParallelRecord, RankTiming
 from iris_gui.engine.records.result import EnvRecord, RunResult, RunStatus, unfinished_result
-from iris_gui.engine.spec.batch_settings import forced_start_method
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.engine.spec.world import check_world
@@ -111,7 +109,7 @@ class Ranks:
     def run(self) -> list[Any]:
         try:
             other_work = OtherWork()
-            with main_module.left_out():
+            with children.left_out():
                 for process in self.processes:
                     process.start()
             self._gather()
@@ -171,18 +169,8 @@ class Ranks:
 
 
 def rank_context() -> Any:
-    """How ranks start: forked from a forkserver that has imported torch and the trainer once
-    (each rank then starts in a fraction of a second, not the seconds an interpreter takes to
-    import torch), or spawned where there is none, in a frozen bundle, on macOS and under
-    ``IRIS_GUI_START_METHOD=spawn``, as the window's worker starts (workers/runner.py)."""
-    import torch.multiprocessing as mp
-
-    if (getattr(sys, "frozen", False) or sys.platform == "darwin"
-            or forced_start_method() == "spawn" or "forkserver" not in mp.get_all_start_methods()):
-        return mp.get_context("spawn")
-    context = mp.get_context("forkserver")
-    context.set_forkserver_preload(list(PRELOAD))
-    return context
+    """How ranks start: as the window's worker does (children.py)."""
+    return children.context(PRELOAD)
 
 
 def _free_port() -> int:

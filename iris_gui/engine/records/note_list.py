@@ -160,20 +160,12 @@ def _world_answer(wanted: NoteItem, result: SweepResult, where: str,
     if not pairs:
         return NoteAnswer(wanted, "unmeasured", where + "no one-process and several-process "
                           "point was measured at two common sizes", sweep_id)
-    sentences, firm_at = [], []
+    sentences = []
     for c in pairs:
         one, many = (c.a, c.b) if c.a == alone(c.a) else (c.b, c.a)
-        span = f"{wanted.size(c.low)} to {wanted.size(c.high)}"
-        if c.at is None:
-            faster, other = (many, one) if c.faster_above == many else (one, many)
-            text = f"{faster} was faster than {other} throughout {span} ({c.where()})"
-        elif c.faster_above == many:
-            text = f"{many} overtakes {one} from ~{wanted.size(c.at)} ({c.where()})"
-            if not c.cpu_busy:
-                firm_at.append(c.at)
-        else:
-            text = f"{one} overtakes {many} again from ~{wanted.size(c.at)} ({c.where()})"
-        sentences.append(not_a_finding(text) if c.cpu_busy else text)
+        sentences.append(_sentence(c, wanted, many, one))
+    firm_at = [c.at for c in pairs if c.at is not None and c.faster_above != alone(
+        c.faster_above) and not c.cpu_busy]
     state = ("crossing" if firm_at else "not a finding" if any(c.cpu_busy for c in pairs)
              else "throughout")
     return NoteAnswer(wanted, state, where + "; ".join(sentences), sweep_id,
@@ -249,16 +241,20 @@ def _pairs(crossovers: Sequence[Crossover], axis: str, cpu: set[str]) -> list[Cr
             and ((c.a in cpu and not _on_cpu(c.b)) or (c.b in cpu and not _on_cpu(c.a)))]
 
 
-def _sentence(c: Crossover, wanted: NoteItem) -> str:
-    gpu = c.b if _on_cpu(c.a) else c.a
-    cpu = c.a if gpu == c.b else c.b
+def _sentence(c: Crossover, wanted: NoteItem, new: str | None = None,
+              old: str | None = None) -> str:
+    """Crossing ``c`` in words, ``new`` (by default the accelerator) against ``old`` (the
+    CPU)."""
+    if new is None or old is None:
+        new = c.b if _on_cpu(c.a) else c.a
+        old = c.a if new == c.b else c.b
     held = c.where()
     span = f"{wanted.size(c.low)} to {wanted.size(c.high)}"
     if c.at is None:
-        faster, other = (gpu, cpu) if c.faster_above == gpu else (cpu, gpu)
+        faster, other = (new, old) if c.faster_above == new else (old, new)
         text = f"{faster} was faster than {other} throughout {span} ({held})"
-    elif c.faster_above == gpu:
-        text = f"{gpu} overtakes {cpu} from ~{wanted.size(c.at)} ({held})"
+    elif c.faster_above == new:
+        text = f"{new} overtakes {old} from ~{wanted.size(c.at)} ({held})"
     else:
-        text = f"{cpu} overtakes {gpu} again from ~{wanted.size(c.at)} ({held})"
+        text = f"{old} overtakes {new} again from ~{wanted.size(c.at)} ({held})"
     return not_a_finding(text) if c.cpu_busy else text

@@ -29,18 +29,16 @@ from __future__ import annotations
 import logging
 import multiprocessing as mp
 import os
-import sys
 import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from iris_gui.engine.parallel import main_module
+from iris_gui.engine.parallel import children
 from iris_gui.engine.records.accelerator import AcceleratorRecord
 from iris_gui.engine.records.ceilings import Ceilings
 from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.records.result import RunResult, RunStatus
 from iris_gui.engine.records.sweep_model import SweepResult, SweepSpec
-from iris_gui.engine.spec.batch_settings import forced_start_method
 from iris_gui.engine.spec.config import RunConfig
 from iris_gui.engine.spec.errors import ConfigError, EngineError
 from iris_gui.engine.workers.jobs import (
@@ -68,14 +66,8 @@ PRELOAD = ("iris_gui.engine.train.preload", "iris_gui.engine.workers.worker_proc
 
 
 def worker_context() -> Any:
-    """How worker processes start (the module's notes); ``IRIS_GUI_START_METHOD=spawn``
-    simulates Windows and macOS here (batch_settings.py)."""
-    if (getattr(sys, "frozen", False) or sys.platform == "darwin"
-            or forced_start_method() == "spawn" or "forkserver" not in mp.get_all_start_methods()):
-        return mp.get_context("spawn")
-    context = mp.get_context("forkserver")
-    context.set_forkserver_preload(list(PRELOAD))
-    return context
+    """How worker processes start (the module's notes; parallel/children.py)."""
+    return children.context(PRELOAD)
 
 
 class WorkerError(EngineError):
@@ -158,7 +150,7 @@ class ProcessRunner:
             process = self._context.Process(
                 target=worker_main, args=(theirs, self._stop, self._log_path, dict(os.environ)),
                 name="iris-gui-worker", daemon=True)
-            with main_module.left_out():
+            with children.left_out():
                 process.start()
             return process
 
