@@ -1,7 +1,7 @@
 """``iris-gui train --world N``: the note's run on two CPU processes, stored with its world,
 backend, devices and each rank's timings, said by ``train`` and ``runs show`` (text and JSON);
-a world this machine cannot take is one line before anything starts; Copy as command carries
-the world. No test asserts which world is faster."""
+a world this machine cannot take, and explain of a world, are one line before anything
+starts; Copy as command carries the world. No test asserts which world is faster."""
 
 from __future__ import annotations
 
@@ -44,6 +44,11 @@ def test_a_world_larger_than_the_cores_is_one_line_before_anything_starts(tmp_pa
     assert f"{cores + 1} processes of 1 thread need {cores + 1} cores" in line
     line = one_line_error(run_cli(["train", "--world", "2", "--batch", "1"], tmp_path / "data"))
     assert "batch 1 is smaller than world 2: every process needs a row of every batch" in line
+    line = one_line_error(run_cli(["explain", "--world", "2", "--epochs", "20"],
+                                  tmp_path / "data"))
+    assert line.endswith("explain profiles one process, not a run of 2: train --world 2 "
+                         "measures its all-reduce against the step (its Data parallel "
+                         "details); choose --world 1")
 
 
 def test_copy_as_command_carries_the_world():

@@ -217,6 +217,10 @@ def explain(config: RunConfig, epochs: int = 200, warmup: int = 50,
     it. ``progress(done, total, next)``: told as each part ends, with what comes next (the
     warm-up, the profiled window, each round of unprofiled blocks, the loader's clock)."""
     _check(epochs, warmup, replicates)
+    if config.world > 1:
+        raise ConfigError(f"explain profiles one process, not a run of {config.world}: train "
+                          f"--world {config.world} measures its all-reduce against the step "
+                          "(its Data parallel details); choose --world 1")
     info = resolve_device(config.device)
     device = torch.device(info.id)
     config = config.replace(device=info.id)
