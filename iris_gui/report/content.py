@@ -26,6 +26,7 @@ from iris_gui.engine.spec.engines import ENGINE_INFO
 from iris_gui.engine.words.batch_words import batch_summary, data_file_summary, loader_words
 from iris_gui.engine.words.labels import table_label
 from iris_gui.engine.words.model_words import model_file_words, model_sentence
+from iris_gui.engine.words.parallel_words import parallel_lines
 from iris_gui.engine.words.regime_words import regime_rows
 from iris_gui.engine.words.verdict import verdict
 from iris_gui.report.table import HEADERS, results_table
@@ -155,6 +156,7 @@ def _section(run: StoredRun, command_for: CommandFor) -> RunSection:
         ("warm-up", env.warm_up), ("started", result.started_at), ("saved", run.created_at),
         ("batches", batch_summary(result, ascii=False)), ("data file", data_file_summary(result)),
         ("data changed", result.data_changed),
+        *parallel_lines(result.parallel),
     ]
     return RunSection(run.id, heading, result.message, sentences,
                       [(name, value) for name, value in environment if value],

@@ -23,7 +23,8 @@ from iris_gui.store.runs import StoredRun
 _SOURCES: tuple[tuple[str, str | None], ...] = (
     ("id", None), ("created_at", None), ("status", None), ("message", None),
     ("dataset", None), ("device", None), ("device_name", None), ("engine", None),
-    ("record", None), ("call", None), ("threads", None), ("epochs", None), ("epochs_completed", None),
+    ("record", None), ("call", None), ("threads", None), ("world", "config"), ("epochs", None),
+    ("epochs_completed", None),
     ("final_loss", None), ("train_accuracy", None), ("test_accuracy", None),
     ("diverged_epoch", None),
     ("setup_seconds", "timings"), ("transfer_seconds", "timings"),
@@ -71,6 +72,10 @@ CSV_COLUMNS: tuple[str, ...] = (
     # empty where it is not placed, regime_reason says why; regime_finding is false for a
     # busy or noisy run, whose placement is no finding.
     *(f"regime{suffix}" for _, suffix in _PLACEMENT), "regime_finding",
+    # A data-parallel run's communication (records/parallel.py), on its slowest rank; empty
+    # for a run on one process.
+    "parallel_backend", "parallel_allreduce_us", "parallel_allreduce_share",
+    "parallel_bucket_bytes", "parallel_wait_us",
     # The explain breakdown stored with a run (empty cells for a run never explained).
     *(f"explain_{name}_us" for name in CATEGORIES),
     *(f"explain_{name}" for name in _BREAKDOWN_FIELDS),
@@ -94,6 +99,7 @@ def flat_record(run: StoredRun) -> dict[str, object]:
         row[f"data_file_{key}"] = data_file.get(key)
     row.update(_model(record))
     row.update(_placement(run))
+    row.update(_parallel(run))
     # The batch as the CLI takes it: "full" rather than 0.
     if row["batch"] is not None:
         row["batch"] = row["batch"] or "full"
@@ -164,3 +170,16 @@ def export_runs_csv(runs: list[StoredRun], path: Path) -> None:
     writer.writeheader()
     writer.writerows(csv_row(flat_record(run)) for run in runs)
     write_csv(Path(path), text.getvalue())
+
+
+def _parallel(run: StoredRun) -> dict[str, object]:
+    record = run.result.parallel
+    slowest = record.slowest if record is not None else None
+    if record is None or slowest is None:
+        return {name: None for name in ("parallel_backend", "parallel_allreduce_us",
+                                        "parallel_allreduce_share", "parallel_bucket_bytes",
+                                        "parallel_wait_us")}
+    return {"parallel_backend": record.backend, "parallel_allreduce_us": slowest.allreduce_us,
+            "parallel_allreduce_share": record.allreduce_share,
+            "parallel_bucket_bytes": record.bucket_bytes,
+            "parallel_wait_us": max(r.wait_us for r in record.ranks)}

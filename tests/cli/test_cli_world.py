@@ -1,10 +1,12 @@
 """``iris-gui train --world N``: the note's run on two CPU processes, stored with its world,
-backend, devices and each rank's timings, said by ``train`` and ``runs show`` (text and JSON);
+backend, devices and each rank's timings, said by ``train``, ``runs show`` (text and JSON),
+the results CSV and the report;
 a world this machine cannot take, and explain of a world, are one line before anything
 starts; Copy as command carries the world. No test asserts which world is faster."""
 
 from __future__ import annotations
 
+import csv
 import multiprocessing
 import os
 
@@ -34,6 +36,16 @@ def test_train_with_two_processes_is_stored_with_its_world_and_shown(tmp_path):
     assert sum(line.startswith(("  rank 0 ", "  rank 1 ")) for line in lines) == 2
     again = ok_json(run_cli(["runs", "show", str(record["id"]), "--json"], data))
     assert again["parallel"] == parallel
+    exported = tmp_path / "runs.csv"
+    assert run_cli(["runs", "export", "--csv", str(exported)], data).returncode == 0
+    (row,) = csv.DictReader(exported.read_text(encoding="utf-8").splitlines())
+    assert (row["world"], row["parallel_backend"], row["parallel_bucket_bytes"]) == (
+        "2", "gloo", "332")
+    assert 0 < float(row["parallel_allreduce_share"]) <= 1
+    page = tmp_path / "report.md"
+    assert run_cli(["report", "--runs", str(record["id"]), "--out", str(page)],
+                   data).returncode == 0
+    assert "2 processes on cpu, cpu (gloo), rows 60 + 60 of the full batch" in page.read_text()
     assert multiprocessing.active_children() == []
 
 

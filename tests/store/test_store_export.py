@@ -17,7 +17,7 @@ from iris_gui.store.runs import StoreError
 
 EXPECTED_COLUMNS = (
     "id", "created_at", "status", "message", "dataset", "device", "device_name", "engine",
-    "record", "call", "threads", "epochs", "epochs_completed", "final_loss", "train_accuracy",
+    "record", "call", "threads", "world", "epochs", "epochs_completed", "final_loss", "train_accuracy",
     "test_accuracy", "diverged_epoch", "setup_seconds", "transfer_seconds",
     "first_epoch_seconds", "train_seconds", "epoch_us", "epoch_us_iqr", "epoch_us_method",
     "epoch_us_chunks", "compile_seconds", "eval_seconds", "cpu_wait_share", "cpu_busy",
@@ -31,7 +31,8 @@ EXPECTED_COLUMNS = (
     "ops_per_step", "regime", "regime_reason", "regime_achieved_flops_per_s",
     "regime_intensity_flops_per_byte", "regime_flops_share", "regime_bandwidth_share",
     "regime_floor_share", "regime_peak_flops_per_s", "regime_balance_flops_per_byte",
-    "regime_op_floor_seconds", "regime_finding",
+    "regime_op_floor_seconds", "regime_finding", "parallel_backend", "parallel_allreduce_us",
+    "parallel_allreduce_share", "parallel_bucket_bytes", "parallel_wait_us",
     "explain_data_us", "explain_forward_us", "explain_loss_us", "explain_backward_us", "explain_optimizer_us",
     "explain_step_us", "explain_recording_us", "explain_python_us", "explain_epoch_us_profiled",
     "explain_epoch_us_unprofiled", "explain_profiler_overhead_pct", "explain_syncs_per_epoch",
