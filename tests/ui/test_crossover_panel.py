@@ -300,6 +300,11 @@ def test_bad_settings_are_said_in_one_line_and_start_is_off(panel, qtbot) -> Non
     retype(qtbot, panel.settings.threads_edit, "1,lots")
     assert "CPU threads '1,lots' is not allowed" in panel.error_label.text()
     retype(qtbot, panel.settings.threads_edit, "1,4,all")
+    retype(qtbot, panel.settings.worlds_edit, "1,1")
+    assert "processes '1,1' is not allowed; give counts from 1 to 64" in (
+        panel.error_label.text())
+    retype(qtbot, panel.settings.worlds_edit, "1,2")
+    assert panel.spec().worlds == (1, 2)
     for name in ("eager", "manual"):
         panel.settings.engine_boxes[name].click()
     assert panel.error_label.text() == "no engine is chosen; tick at least one, e.g. eager"
@@ -314,7 +319,7 @@ def test_the_settings_make_the_spec_and_take_it_back(panel, qtbot) -> None:
     panel.show()
     spec = SweepSpec(rows=(500, 5_000), hidden=(10, 100), features=8, classes=5,
                      devices=("cpu",), engines=("eager", "compiled"), threads=("2", "all"),
-                     min_seconds=0.5, seed=7)
+                     worlds=(1, 2), min_seconds=0.5, seed=7)
     panel.set_spec(spec)
     assert panel.spec() == spec
     panel.set_devices([DeviceInfo("cpu", "cpu", "AMD EPYC"),

@@ -1,5 +1,5 @@
-"""The settings of a new sweep: sizes, batch sizes, engines, CPU threads, devices and the time
-per point.
+"""The settings of a new sweep: sizes, batch sizes, engines, CPU threads, processes, devices
+and the time per point.
 
 ``spec()`` builds the ``SweepSpec`` or raises ConfigError with one line a user can act on; the
 bounds are the sweep's own (engine/sweep/sweep.py checks them again before anything runs).
@@ -26,6 +26,7 @@ from iris_gui.engine.records.device_info import DeviceInfo
 from iris_gui.engine.records.sweep_model import SweepSpec
 from iris_gui.engine.remote.names import split_device
 from iris_gui.engine.spec.batch_settings import batch_text, parse_batch
+from iris_gui.engine.spec.config import MAX_WORLD
 from iris_gui.engine.spec.engines import ENGINE_INFO, ENGINES
 from iris_gui.engine.spec.errors import ConfigError
 from iris_gui.ui.panels.crossover.model_fields import WIDTHS_TIP, ModelFields, check
@@ -71,6 +72,16 @@ def parse_threads(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(counts))
 
 
+def parse_worlds(text: str) -> tuple[int, ...]:
+    """``1,2`` -> (1, 2): the processes training each CPU point together, once each."""
+    counts = [p.strip() for p in str(text).split(",")]
+    if not all(c.isdigit() and 1 <= int(c) <= MAX_WORLD for c in counts) or (
+            len(set(counts)) != len(counts)):
+        raise ConfigError(f"processes {text.strip()!r} is not allowed; give counts from 1 to "
+                          f"{MAX_WORLD}, each once, e.g. 1,2")
+    return tuple(int(c) for c in counts)
+
+
 def _whole(text: str) -> int | None:
     scale = _SUFFIXES.get(text[-1:].lower(), 1)
     digits = text[:-1] if scale > 1 else text
@@ -103,6 +114,8 @@ class SweepSettings(QWidget):
         self.classes_spin = int_spin(*CLASSES_RANGE)
         self.threads_edit = self._line("CPU thread counts, each a number or all (the cores "
                                        "torch uses by default), e.g. 1,all")
+        self.worlds_edit = self._line("Processes training each CPU point together "
+                                      "(data-parallel), e.g. 1,2: a series per count")
         self.seconds_spin = QDoubleSpinBox()
         self.seconds_spin.setRange(*SECONDS_RANGE)
         self.seconds_spin.setSingleStep(0.1)
@@ -145,6 +158,7 @@ class SweepSettings(QWidget):
         form.addRow(self._features_label, sizes)
         plain_row(form, "engines", engines)
         plain_row(form, "CPU threads", self.threads_edit)
+        plain_row(form, "processes", self.worlds_edit)
         plain_row(form, "devices", self._devices)
         plain_row(form, "per point", self.seconds_spin)
 
@@ -169,7 +183,7 @@ class SweepSettings(QWidget):
             self._base, rows=rows, hidden=hidden, batches=batches,
             features=self.features_spin.value(),
             classes=self.classes_spin.value(), engines=engines, threads=threads,
-            devices=self._chosen_devices(), min_seconds=round(self.seconds_spin.value(), 2),
+            worlds=parse_worlds(self.worlds_edit.text()), devices=self._chosen_devices(), min_seconds=round(self.seconds_spin.value(), 2),
             **self.model_fields.values())
         check(spec)
         return spec
@@ -193,6 +207,7 @@ class SweepSettings(QWidget):
         for name, box in self.engine_boxes.items():
             box.setChecked(name in spec.engines)
         self.threads_edit.setText(",".join(spec.threads))
+        self.worlds_edit.setText(",".join(map(str, spec.worlds)))
         for edit in (self.rows_edit, self.hidden_edit, self.batch_edit, self.threads_edit):
             edit.setCursorPosition(0)  # the smallest sizes in view, not the end of the list
         self.seconds_spin.setValue(spec.min_seconds)
